@@ -1,0 +1,961 @@
+//! Partial tool-call arguments: a value for the `TOOL_CALL_ARGS` buffer
+//! before its JSON is complete (SPEC section 5, "Partial tool arguments").
+//!
+//! A UI wants to show `{"city": "Par` as `{"city": "Par"}` while the model is
+//! still typing. [`PartialArgs`] takes the deltas one by one and after each
+//! one exposes the current value as a [`serde_json::Value`]:
+//!
+//! * open strings, arrays and objects are closed: `{"a": ["x` reads as
+//!   `{"a": ["x"]}`;
+//! * a cut literal is finished: `[fal` is `[false]`, `{"a":n` is
+//!   `{"a":null}`;
+//! * a cut number is finished with a `0` where it needs a digit: `1.` is
+//!   `1.0`, `1e` is `1e0` (so `1.0`), `-` is `-0` (`-0.0`);
+//! * what cannot be completed yet is dropped: a dangling key (`{"a"`,
+//!   `{"a":`), a trailing comma (`[1,` is `[1]`), a cut escape (`"ab\u12`
+//!   and a trailing `\` read as `"ab"`), a high-surrogate escape whose low
+//!   half has not arrived;
+//! * when the text so far has no value (only whitespace), or once it can no
+//!   longer be JSON (a bad byte, a second value), the value is the *last
+//!   good* one, initially `{}`, and it stays so for this buffer.
+//!
+//! These are the rules of the npm `untruncate-json` package followed by
+//! `JSON.parse`, as the reference client applies them, restated for valid
+//! prefixes. Numbers are what `serde_json` makes of the completed text
+//! (integers as `i64`/`u64` when they fit, else `f64`).
+//!
+//! The work per delta is proportional to the delta: the value tree is built
+//! in place from [`agui_core::json::Tokenizer`] tokens, a string grows by its
+//! new fragments, and only the open number (if any) is re-read from its own
+//! text. The whole buffer is never parsed again, except once to recover the
+//! last good value when the text turns out not to be JSON.
+//!
+//! ```
+//! use agui_alloc::partial::PartialArgs;
+//! use serde_json::json;
+//!
+//! let mut args = PartialArgs::new();
+//! assert_eq!(args.push("{\"city\": \"Par"), &json!({"city": "Par"}));
+//! assert_eq!(args.push("is\", \"days\": [1, 2"), &json!({"city": "Paris", "days": [1, 2]}));
+//! assert_eq!(args.push(", tr"), &json!({"city": "Paris", "days": [1, 2, true]}));
+//! assert_eq!(args.push("ue]}"), &json!({"city": "Paris", "days": [1, 2, true]}));
+//! assert_eq!(args.finish(), json!({"city": "Paris", "days": [1, 2, true]}));
+//! ```
+//!
+//! # Deviations from the reference
+//!
+//! * A lone surrogate escape (a high half followed by anything but its low
+//!   half, or a lone low half) reads as U+FFFD: a Rust string cannot hold
+//!   it, where `JSON.parse` would keep it.
+//! * `untruncate-json` takes the character right after a `\uXXXX` escape as
+//!   part of the escape, so the reference reports the last good value at a
+//!   few cut points just after such an escape (a cut right after a closing
+//!   quote, or inside a second escape). We apply the rules above there too.
+//! * Nesting deeper than 64 levels, and numbers out of the `f64` range
+//!   (`1e400`, which `JSON.parse` reads as `Infinity`), count as invalid.
+
+use agui_core::json::{Literal, Token, Tokenizer};
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde_json::{Map, Number, Value};
+
+/// The deepest nesting accepted (the tokenizer's maximum).
+const DEPTH: usize = 64;
+
+/// One step from a container to a child on the path to the open value.
+#[derive(Debug, Clone)]
+enum Step {
+    /// An array element (always the last one when it was opened).
+    Index(usize),
+    /// An object member.
+    Key(String),
+}
+
+/// The open scalar at the end of the path, if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Open {
+    /// None: the innermost open value is a container (or nothing).
+    Nothing,
+    /// A string growing by its fragments.
+    Str,
+    /// A number whose value is re-read from `Builder::number`.
+    Number,
+    /// A cut literal, already in the tree as its completed value.
+    Literal,
+}
+
+/// The value tree under construction and the path to its open end.
+#[derive(Debug, Clone)]
+struct Builder {
+    /// The top-level value, once it has started.
+    root: Option<Value>,
+    /// From the root to the innermost open value (empty: the root itself).
+    path: Vec<Step>,
+    /// The key being read, or read and waiting for its value.
+    key: String,
+    /// Whether `Text` belongs to a key.
+    in_key: bool,
+    /// The text of the open number.
+    number: String,
+    /// The open scalar.
+    open: Open,
+}
+
+/// The text could not be JSON (or holds a number out of range).
+struct Invalid;
+
+impl Builder {
+    const fn new() -> Self {
+        Builder {
+            root: None,
+            path: Vec::new(),
+            key: String::new(),
+            in_key: false,
+            number: String::new(),
+            open: Open::Nothing,
+        }
+    }
+
+    /// Applies one token to the tree.
+    fn token(&mut self, token: Token<'_>) -> Result<(), Invalid> {
+        match token {
+            Token::ObjectStart => self.place(Value::Object(Map::new())),
+            Token::ArrayStart => self.place(Value::Array(Vec::new())),
+            // Closing the root pops nothing: the path is empty then.
+            Token::ObjectEnd | Token::ArrayEnd => {
+                self.path.pop();
+            }
+            Token::KeyStart => {
+                self.key.clear();
+                self.in_key = true;
+            }
+            Token::KeyEnd => self.in_key = false,
+            Token::StrStart => {
+                self.place(Value::String(String::new()));
+                self.open = Open::Str;
+            }
+            Token::Text(text) if self.in_key => self.key.push_str(text),
+            Token::Char(c) if self.in_key => self.key.push(c),
+            Token::Text(text) => {
+                if let Some(Value::String(s)) = self.frontier() {
+                    s.push_str(text);
+                }
+            }
+            Token::Char(c) => {
+                if let Some(Value::String(s)) = self.frontier() {
+                    s.push(c);
+                }
+            }
+            Token::StrEnd => self.close_scalar(),
+            Token::Number(text) => {
+                if self.open != Open::Number {
+                    self.number.clear();
+                    self.place(Value::Null);
+                    self.open = Open::Number;
+                }
+                self.number.push_str(text);
+            }
+            Token::NumberEnd => {
+                self.settle_number()?;
+                self.close_scalar();
+            }
+            Token::True | Token::False | Token::Null => {
+                let value = match token {
+                    Token::True => Value::Bool(true),
+                    Token::False => Value::Bool(false),
+                    _ => Value::Null,
+                };
+                // A cut literal is already in place with this very value.
+                if self.open != Open::Literal {
+                    self.place(value);
+                }
+                self.close_scalar();
+            }
+        }
+        Ok(())
+    }
+
+    /// Completes the cut end of the tree after the last token of a delta:
+    /// the open number gets its tentative value, a cut literal its full one.
+    fn settle(&mut self, pending: Option<Literal>) -> Result<(), Invalid> {
+        if self.open == Open::Number {
+            self.settle_number()?;
+        }
+        if let (Some(lit), Open::Nothing) = (pending, self.open) {
+            self.place(match lit {
+                Literal::True => Value::Bool(true),
+                Literal::False => Value::Bool(false),
+                Literal::Null => Value::Null,
+            });
+            self.open = Open::Literal;
+        }
+        Ok(())
+    }
+
+    /// Sets the open number from its text, completed with a `0` if it
+    /// stops where a digit must follow (`-`, `1.`, `1e`, `1e+`).
+    fn settle_number(&mut self) -> Result<(), Invalid> {
+        let needs_digit = matches!(
+            self.number.as_bytes().last(),
+            Some(b'-' | b'+' | b'.' | b'e' | b'E')
+        );
+        let parsed = if needs_digit {
+            let mut text = String::with_capacity(self.number.len().saturating_add(1));
+            text.push_str(&self.number);
+            text.push('0');
+            serde_json::from_str::<Number>(&text)
+        } else {
+            serde_json::from_str::<Number>(&self.number)
+        };
+        let number = parsed.map_err(|_| Invalid)?;
+        if let Some(slot) = self.frontier() {
+            *slot = Value::Number(number);
+        }
+        Ok(())
+    }
+
+    /// Puts a new value where the next value goes (the root, the end of the
+    /// open array, or the member named by `key`) and makes it the end of
+    /// the path.
+    fn place(&mut self, value: Value) {
+        let Some(root) = self.root.as_mut() else {
+            self.root = Some(value);
+            return;
+        };
+        match at_mut(root, &self.path) {
+            Some(Value::Array(items)) => {
+                items.push(value);
+                self.path.push(Step::Index(items.len().saturating_sub(1)));
+            }
+            Some(Value::Object(members)) => {
+                let key = core::mem::take(&mut self.key);
+                members.insert(key.clone(), value);
+                self.path.push(Step::Key(key));
+            }
+            // The tokenizer only opens a value inside a container.
+            _ => {}
+        }
+    }
+
+    /// The open value at the end of the path.
+    fn frontier(&mut self) -> Option<&mut Value> {
+        at_mut(self.root.as_mut()?, &self.path)
+    }
+
+    /// The open scalar is complete.
+    fn close_scalar(&mut self) {
+        self.open = Open::Nothing;
+        self.path.pop();
+    }
+}
+
+/// Follows `path` down from `value`.
+fn at_mut<'v>(mut value: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> {
+    for step in path {
+        value = match (value, step) {
+            (Value::Array(items), Step::Index(i)) => items.get_mut(*i)?,
+            (Value::Object(members), Step::Key(key)) => members.get_mut(key.as_str())?,
+            _ => return None,
+        };
+    }
+    Some(value)
+}
+
+/// A value as it is shown when it is the last good one: the reference shows
+/// `{}` instead of a last good `null` (it falls back with `??`).
+fn as_last_good(value: Value) -> Value {
+    match value {
+        Value::Null => empty(),
+        value => value,
+    }
+}
+
+/// `{}`.
+fn empty() -> Value {
+    Value::Object(Map::new())
+}
+
+/// The arguments of one tool call as they stream in.
+///
+/// Keep one per tool call for as long as the tool call exists, feed it every
+/// `TOOL_CALL_ARGS` delta with [`push`](Self::push), and read
+/// [`finish`](Self::finish) at `TOOL_CALL_END`. A replayed
+/// `TOOL_CALL_START` for a tool call that still exists keeps appending to
+/// the same buffer, as the reference does; when the buffer is replaced (a
+/// new tool call under an id seen before, or arguments from a snapshot) call
+/// [`restart`](Self::restart), which keeps the last good value.
+#[derive(Debug, Clone)]
+pub struct PartialArgs {
+    /// Tokenizes the buffer, delta by delta.
+    tokenizer: Tokenizer<DEPTH>,
+    /// The text since the last restart (kept to recover the last good
+    /// value, once, if the text turns out not to be JSON).
+    buffer: String,
+    /// The tree and its open end.
+    builder: Builder,
+    /// The buffer length at the end of the last delta that gave a value.
+    good_len: Option<usize>,
+    /// Shown when the buffer gives no value.
+    last_good: Value,
+    /// The buffer can no longer be JSON.
+    failed: bool,
+}
+
+impl Default for PartialArgs {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PartialArgs {
+    /// An empty buffer; its value is `{}` until a value starts.
+    pub fn new() -> Self {
+        PartialArgs {
+            tokenizer: Tokenizer::new(),
+            buffer: String::new(),
+            builder: Builder::new(),
+            good_len: None,
+            last_good: empty(),
+            failed: false,
+        }
+    }
+
+    /// A buffer that already holds `prefix` (for example arguments that came
+    /// in a snapshot); the value shown until the first
+    /// [`push`](Self::push) is `{}`.
+    pub fn with_prefix(prefix: &str) -> Self {
+        let mut args = Self::new();
+        args.restart(prefix);
+        args
+    }
+
+    /// Appends one `TOOL_CALL_ARGS` delta and returns the partial value.
+    ///
+    /// ```
+    /// use agui_alloc::partial::PartialArgs;
+    /// use serde_json::json;
+    ///
+    /// let mut args = PartialArgs::new();
+    /// assert_eq!(args.push("  "), &json!({}));          // no value yet
+    /// assert_eq!(args.push("[1, -"), &json!([1, -0.0]));
+    /// assert_eq!(args.push("2]"), &json!([1, -2]));
+    /// assert_eq!(args.push(" x"), &json!([1, -2]));     // `x`: not JSON any more,
+    /// assert_eq!(args.push("\n"), &json!([1, -2]));     // ... for good
+    /// assert_eq!(args.finish(), json!({}));
+    /// ```
+    pub fn push(&mut self, delta: &str) -> &Value {
+        if !self.failed {
+            let start = self.buffer.len();
+            self.buffer.push_str(delta);
+            match self.feed(start) {
+                Ok(()) => {
+                    if self.builder.root.is_some() {
+                        self.good_len = Some(self.buffer.len());
+                    }
+                }
+                Err(Invalid) => self.fail(),
+            }
+        }
+        self.value()
+    }
+
+    /// The value after the last delta (see the module documentation).
+    pub fn value(&self) -> &Value {
+        match (&self.builder.root, self.good_len) {
+            (Some(value), Some(_)) if !self.failed => value,
+            _ => &self.last_good,
+        }
+    }
+
+    /// The arguments at `TOOL_CALL_END`: the buffer as JSON if it is one
+    /// complete, valid document (surrounding whitespace allowed), else `{}`.
+    pub fn finish(&self) -> Value {
+        if self.failed {
+            return empty();
+        }
+        let mut tokenizer = self.tokenizer.clone();
+        match (tokenizer.finish(), &self.builder.root) {
+            (Ok(_), Some(value)) => value.clone(),
+            _ => empty(),
+        }
+    }
+
+    /// Whether the buffer is one complete JSON document (then
+    /// [`finish`](Self::finish) is its value).
+    pub fn is_complete(&self) -> bool {
+        !self.failed && self.tokenizer.clone().finish().is_ok()
+    }
+
+    /// Replaces the buffer by `prefix`, keeping the last good value (the one
+    /// shown when the new text gives no value). The value shown is the last
+    /// good one until the next [`push`](Self::push).
+    pub fn restart(&mut self, prefix: &str) {
+        if !self.failed && self.good_len.is_some() {
+            if let Some(value) = self.builder.root.take() {
+                self.last_good = as_last_good(value);
+            }
+        }
+        self.tokenizer.reset();
+        self.builder = Builder::new();
+        self.buffer.clear();
+        self.buffer.push_str(prefix);
+        self.good_len = None;
+        self.failed = false;
+        if self.feed(0).is_err() {
+            self.failed = true;
+            self.drop_text();
+        }
+    }
+
+    /// Tokenizes `buffer[start..]` into the tree, then completes its cut end.
+    fn feed(&mut self, start: usize) -> Result<(), Invalid> {
+        let mut rest = self.buffer.as_bytes().get(start..).unwrap_or_default();
+        loop {
+            match self.tokenizer.next(rest) {
+                Ok((used, Some(token))) => {
+                    self.builder.token(token)?;
+                    rest = rest.get(used..).unwrap_or_default();
+                }
+                Ok((_, None)) => break,
+                Err(_) => return Err(Invalid),
+            }
+        }
+        self.builder.settle(self.tokenizer.pending_literal())
+    }
+
+    /// The buffer can no longer be JSON: from now on the value is the one
+    /// of the last delta that gave a value (rebuilt once from its text,
+    /// since the tree may already hold part of this delta).
+    fn fail(&mut self) {
+        self.failed = true;
+        let good = self.good_len.and_then(|len| self.buffer.get(..len));
+        if let Some(value) = good.and_then(build) {
+            self.last_good = as_last_good(value);
+        }
+        self.drop_text();
+    }
+
+    /// Frees what a failed buffer no longer needs.
+    fn drop_text(&mut self) {
+        self.buffer = String::new();
+        self.builder = Builder::new();
+    }
+}
+
+/// The partial value of `text` in one go (`None` if it has none).
+fn build(text: &str) -> Option<Value> {
+    let mut args = PartialArgs::new();
+    args.buffer.push_str(text);
+    args.feed(0).ok()?;
+    args.builder.root
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use alloc::format;
+    use alloc::string::ToString;
+    use alloc::vec;
+    use serde_json::json;
+
+    /// Feeds `deltas` to a fresh `PartialArgs`, checking the value after each.
+    fn check(deltas: &[&str], want: &[Value]) {
+        assert_eq!(deltas.len(), want.len());
+        let mut args = PartialArgs::new();
+        for (i, (delta, want)) in deltas.iter().zip(want).enumerate() {
+            let got = args.push(delta).clone();
+            assert_eq!(&got, want, "after delta {i} of {deltas:?}");
+            assert_eq!(args.value(), want);
+        }
+    }
+
+    /// The value of `text` pushed in one delta.
+    fn one(text: &str) -> Value {
+        PartialArgs::new().push(text).clone()
+    }
+
+    #[test]
+    fn spec_examples() {
+        let cases: &[(&str, Value)] = &[
+            ("{\"a\": tr", json!({"a": true})),
+            ("[fal", json!([false])),
+            ("{\"a\":n", json!({"a": null})),
+            ("{\"a\": 1.", json!({"a": 1.0})),
+            ("1e", json!(1.0)),
+            ("{\"a\": -", json!({"a": -0.0})),
+            ("{\"a\":", json!({})),
+            ("{\"a\"", json!({})),
+            ("{\"a", json!({})),
+            ("[1,", json!([1])),
+            ("\"ab\\u12", json!("ab")),
+            ("\"ab\\", json!("ab")),
+            ("[\"\\ud83d", json!([""])),
+            ("[\"x\\ud83d\\", json!(["x"])),
+            ("[\"x\\ud83d\\u", json!(["x"])),
+            ("[\"x\\ud83d\\ude8", json!(["x"])),
+            ("[\"x\\ud83d\\ude80", json!(["x\u{1F680}"])),
+            ("   ", json!({})),
+            ("", json!({})),
+        ];
+        for (text, want) in cases {
+            assert_eq!(&one(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn completion_table() {
+        let cases: &[(&str, Value)] = &[
+            ("{", json!({})),
+            ("[", json!([])),
+            ("\"", json!("")),
+            ("[[", json!([[]])),
+            ("[{", json!([{}])),
+            ("{\"a\":[{\"b\":\"x", json!({"a": [{"b": "x"}]})),
+            ("{\"a\":1, \"b", json!({"a": 1})),
+            ("{\"a\":1, \"b\" ", json!({"a": 1})),
+            ("{\"a\":1, \"b\": ", json!({"a": 1})),
+            ("{\"a\":1, \"b\": \"", json!({"a": 1, "b": ""})),
+            ("{\"a\":1, \"b\": [", json!({"a": 1, "b": []})),
+            ("{\"a\":1 ", json!({"a": 1})),
+            ("[1 ", json!([1])),
+            ("[1, 2", json!([1, 2])),
+            ("[true, fa", json!([true, false])),
+            ("[nul", json!([null])),
+            ("[\"a\", \"b\"", json!(["a", "b"])),
+            ("-", json!(-0.0)),
+            ("12.", json!(12.0)),
+            ("12e", json!(12.0)),
+            ("12E+", json!(12.0)),
+            ("12e-", json!(12.0)),
+            ("-0.5e", json!(-0.5)),
+            ("12", json!(12)),
+            ("-7", json!(-7)),
+            ("1.5", json!(1.5)),
+            ("18446744073709551615", json!(18446744073709551615u64)),
+            ("-9223372036854775809", json!(-9223372036854775809.0)),
+            ("{\"a\":1,\"a\":2", json!({"a": 2})),
+            ("{\"k\\\"ey\\n\":\"v\\t\\u00e9", json!({"k\"ey\n": "v\t\u{e9}"})),
+            ("{\"a\\", json!({})),
+            ("{\"hello\\nworld\": ", json!({})),
+            ("[\"\\\"Dr.]\\\" Leo", json!(["\"Dr.]\" Leo"])),
+            ("\"}{][\"", json!("}{][")),
+            ("\"\\ud83d\\ude80\\ud83d\"", json!("\u{1F680}\u{FFFD}")),
+            ("\"\\ude80x", json!("\u{FFFD}x")),
+            ("  {\"a\" : [ 1 , { } ] }  ", json!({"a": [1, {}]})),
+        ];
+        for (text, want) in cases {
+            assert_eq!(&one(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn incremental_steps() {
+        check(
+            &["{\"ci", "ty\": \"Pa", "ris\", \"n\": 1", "2.", "5, \"ok\": t", "rue}"],
+            &[
+                json!({}),
+                json!({"city": "Pa"}),
+                json!({"city": "Paris", "n": 1}),
+                json!({"city": "Paris", "n": 12.0}),
+                json!({"city": "Paris", "n": 12.5, "ok": true}),
+                json!({"city": "Paris", "n": 12.5, "ok": true}),
+            ],
+        );
+        // Every delta boundary inside escapes and surrogate pairs.
+        check(
+            &["[\"a\\", "u00", "e9\\u", "d83d", "\\", "ude80\"", "]"],
+            &[
+                json!(["a"]),
+                json!(["a"]),
+                json!(["a\u{e9}"]),
+                json!(["a\u{e9}"]),
+                json!(["a\u{e9}"]),
+                json!(["a\u{e9}\u{1F680}"]),
+                json!(["a\u{e9}\u{1F680}"]),
+            ],
+        );
+    }
+
+    #[test]
+    fn last_good_value_is_sticky() {
+        check(
+            &["[1", "]]", "", "[2]"],
+            &[json!([1]), json!([1]), json!([1]), json!([1])],
+        );
+        check(&["{\"a\":1,", "\"b\":2 x", "}"], &vec![json!({"a": 1}); 3]);
+        check(&["-2", "-2", "62"], &[json!(-2), json!(-2), json!(-2)]);
+        check(&["  ", "x", "{}"], &[json!({}), json!({}), json!({})]);
+        check(&["\"a\"", " \"b\""], &[json!("a"), json!("a")]);
+        // A cut number that can only grow out of range.
+        check(&["[1e30", "0", "0"], &[json!([1e30]), json!([1e300]), json!([1e300])]);
+    }
+
+    #[test]
+    fn a_last_good_null_shows_as_empty_object() {
+        check(&["nul", "l", "7"], &[json!(null), json!(null), json!({})]);
+    }
+
+    #[test]
+    fn restart_keeps_the_last_good_value() {
+        let mut args = PartialArgs::new();
+        assert_eq!(args.push("\"x\""), &json!("x"));
+        args.restart("");
+        assert_eq!(args.value(), &json!("x"));
+        assert_eq!(args.push("  "), &json!("x"));
+        assert_eq!(args.push("["), &json!([]));
+        args.restart("{\"a\":");
+        assert_eq!(args.value(), &json!([]));
+        assert_eq!(args.push("5"), &json!({"a": 5}));
+        assert_eq!(args.push("}"), &json!({"a": 5}));
+        assert_eq!(args.finish(), json!({"a": 5}));
+        // A prefix that is not JSON: the last good value stays.
+        args.restart("}");
+        assert_eq!(args.push("1"), &json!({"a": 5}));
+        assert_eq!(args.finish(), json!({}));
+        // The prefix's own value is never the last good one: the reference
+        // only parses the buffer at TOOL_CALL_ARGS.
+        let mut args = PartialArgs::with_prefix("[1");
+        assert_eq!(args.value(), &json!({}));
+        assert_eq!(args.push(" x"), &json!({}));
+        let mut args = PartialArgs::with_prefix("nu");
+        assert_eq!(args.push("ll"), &json!(null));
+        assert!(args.is_complete());
+    }
+
+    #[test]
+    fn finish_is_the_whole_document_or_empty() {
+        let cases: &[(&[&str], Value)] = &[
+            (&["{\"a\":1}  "], json!({"a": 1})),
+            (&["  12"], json!(12)),
+            (&["1", "2"], json!(12)),
+            (&["-1.5e3"], json!(-1500.0)),
+            (&["\"a\\u00e9\""], json!("a\u{e9}")),
+            (&["null"], json!(null)),
+            (&["[1"], json!({})),
+            (&["1."], json!({})),
+            (&[""], json!({})),
+            (&["  "], json!({})),
+            (&["tr"], json!({})),
+            (&["{} x"], json!({})),
+            (&["{}", "{}"], json!({})),
+            (&["[1e400]"], json!({})),
+        ];
+        for (deltas, want) in cases {
+            let mut args = PartialArgs::new();
+            for delta in *deltas {
+                args.push(delta);
+            }
+            assert_eq!(&args.finish(), want, "{deltas:?}");
+            assert_eq!(args.is_complete(), want != &json!({}) || deltas == &["{\"a\":1}  "]);
+        }
+    }
+
+    #[test]
+    fn nesting_up_to_64_levels() {
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        let mut want = json!([]);
+        for _ in 1..64 {
+            want = json!([want]);
+        }
+        assert_eq!(one(&deep(64)), want);
+        let mut args = PartialArgs::new();
+        args.push("[");
+        assert_eq!(args.push(&deep(64)), &json!([]));
+    }
+
+    // ---- the non-incremental reference ----
+
+    /// What can be open at the end of a valid prefix.
+    #[derive(Clone, Copy, PartialEq, Debug)]
+    enum Ctx {
+        Top,
+        Str,
+        Esc,
+        Hex(u8, u16),
+        Num(bool),
+        Lit(&'static str, usize),
+        ArrValue,
+        ArrComma,
+        ObjKey,
+        ObjColon,
+        ObjValue,
+        ObjComma,
+    }
+
+    /// Completes a valid JSON prefix by the section 5 rules, the simple way:
+    /// one pass over the whole text, a stack of contexts and a cut point
+    /// (where a dangling key or comma, or a cut escape, begins).
+    fn complete(prefix: &str) -> String {
+        let mut stack = vec![Ctx::Top];
+        // (byte position, stack length, is it an escape)
+        let mut cut: Option<(usize, usize, bool)> = None;
+        let chars: Vec<(usize, char)> = prefix.char_indices().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            let (pos, c) = chars[i];
+            let top = *stack.last().unwrap();
+            let mut advance = true;
+            let start = |stack: &mut Vec<Ctx>, c: char| match c {
+                '"' => stack.push(Ctx::Str),
+                '-' => stack.push(Ctx::Num(true)),
+                '0'..='9' => stack.push(Ctx::Num(false)),
+                't' => stack.push(Ctx::Lit("true", 1)),
+                'f' => stack.push(Ctx::Lit("false", 1)),
+                'n' => stack.push(Ctx::Lit("null", 1)),
+                '[' => stack.push(Ctx::ArrValue),
+                '{' => stack.push(Ctx::ObjKey),
+                _ => {}
+            };
+            let ws = matches!(c, ' ' | '\t' | '\n' | '\r');
+            match top {
+                Ctx::Top => start(&mut stack, c),
+                Ctx::Str => match c {
+                    '"' => {
+                        stack.pop();
+                    }
+                    '\\' => {
+                        cut.get_or_insert((pos, stack.len(), true));
+                        stack.push(Ctx::Esc);
+                    }
+                    // A high half was followed by text: not in our documents.
+                    _ => {}
+                },
+                Ctx::Esc => {
+                    stack.pop();
+                    if c == 'u' {
+                        stack.push(Ctx::Hex(0, 0));
+                    } else if matches!(cut, Some((_, _, true))) {
+                        cut = None;
+                    }
+                }
+                Ctx::Hex(n, unit) => {
+                    let unit = unit * 16 + c.to_digit(16).unwrap() as u16;
+                    stack.pop();
+                    if n < 3 {
+                        stack.push(Ctx::Hex(n + 1, unit));
+                    } else if !(0xD800..0xDC00).contains(&unit) && matches!(cut, Some((_, _, true))) {
+                        // Complete, unless it is a high half: then the cut
+                        // stays before it until its low half is complete.
+                        cut = None;
+                    }
+                }
+                Ctx::Num(_) => {
+                    if c.is_ascii_digit() {
+                        *stack.last_mut().unwrap() = Ctx::Num(false);
+                    } else if matches!(c, '.' | 'e' | 'E' | '+' | '-') {
+                        *stack.last_mut().unwrap() = Ctx::Num(true);
+                    } else {
+                        stack.pop();
+                        advance = false;
+                    }
+                }
+                Ctx::Lit(word, n) => {
+                    if n < word.len() {
+                        *stack.last_mut().unwrap() = Ctx::Lit(word, n + 1);
+                    } else {
+                        stack.pop();
+                        advance = false;
+                    }
+                }
+                Ctx::ArrValue | Ctx::ArrComma | Ctx::ObjComma if c == ']' || c == '}' => {
+                    stack.pop();
+                }
+                Ctx::ObjKey if c == '}' => {
+                    stack.pop();
+                }
+                Ctx::ArrValue | Ctx::ObjValue if !ws => {
+                    if matches!(cut, Some((_, _, false))) {
+                        cut = None;
+                    }
+                    let next = if top == Ctx::ArrValue { Ctx::ArrComma } else { Ctx::ObjComma };
+                    *stack.last_mut().unwrap() = next;
+                    start(&mut stack, c);
+                }
+                Ctx::ArrComma if c == ',' => {
+                    cut.get_or_insert((pos, stack.len(), false));
+                    *stack.last_mut().unwrap() = Ctx::ArrValue;
+                }
+                Ctx::ObjComma if c == ',' => {
+                    cut.get_or_insert((pos, stack.len(), false));
+                    *stack.last_mut().unwrap() = Ctx::ObjKey;
+                }
+                Ctx::ObjKey if c == '"' => {
+                    cut.get_or_insert((pos, stack.len(), false));
+                    *stack.last_mut().unwrap() = Ctx::ObjColon;
+                    stack.push(Ctx::Str);
+                }
+                Ctx::ObjColon if c == ':' => *stack.last_mut().unwrap() = Ctx::ObjValue,
+                _ => {}
+            }
+            if advance {
+                i += 1;
+            }
+        }
+        let mut out = String::new();
+        match cut {
+            Some((pos, len, _)) => {
+                out.push_str(&prefix[..pos]);
+                stack.truncate(len);
+            }
+            None => out.push_str(prefix),
+        }
+        for ctx in stack.iter().rev() {
+            match ctx {
+                Ctx::Str => out.push('"'),
+                Ctx::Num(true) => out.push('0'),
+                Ctx::Lit(word, n) => out.push_str(&word[*n..]),
+                Ctx::ArrValue | Ctx::ArrComma => out.push(']'),
+                Ctx::ObjKey | Ctx::ObjColon | Ctx::ObjValue | Ctx::ObjComma => out.push('}'),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    struct Lcg(u64);
+    impl Lcg {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((self.0 >> 33) % n as u64) as usize
+        }
+    }
+
+    fn gen_ws(rng: &mut Lcg, out: &mut String) {
+        for _ in 0..rng.below(4).saturating_sub(2) {
+            out.push([' ', '\n', '\t', '\r'][rng.below(4)]);
+        }
+    }
+
+    fn gen_string(rng: &mut Lcg, out: &mut String) {
+        out.push('"');
+        for _ in 0..rng.below(7) {
+            let c = ['a', 'Z', ' ', '"', '\\', '/', '\n', '\u{1}', 'é', '€', '🚀', ']', '}', ',']
+                [rng.below(14)];
+            match (c, rng.below(3)) {
+                ('"', _) => out.push_str("\\\""),
+                ('\\', _) => out.push_str("\\\\"),
+                ('\n', 0) => out.push_str("\\n"),
+                ('/', 0) => out.push_str("\\/"),
+                (c, 0) | (c @ ('\n' | '\u{1}'), _) => {
+                    let mut units = [0u16; 2];
+                    for u in c.encode_utf16(&mut units) {
+                        out.push_str(&format!("\\u{u:04X}"));
+                    }
+                }
+                (c, _) => out.push(c),
+            }
+        }
+        out.push('"');
+    }
+
+    fn gen_value(rng: &mut Lcg, depth: usize, out: &mut String) {
+        gen_ws(rng, out);
+        match rng.below(if depth > 3 { 5 } else { 7 }) {
+            0 => out.push_str(["true", "false", "null"][rng.below(3)]),
+            1 => out.push_str(
+                ["0", "-0", "7", "-12", "3.25", "1e3", "-4.5E-2", "0.0001", "98765432109", "2.5e+7", "184467440737095516150"]
+                    [rng.below(11)],
+            ),
+            2 | 3 => gen_string(rng, out),
+            4 => out.push_str(&rng.below(1000).to_string()),
+            5 => {
+                out.push('[');
+                for i in 0..rng.below(4) {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    gen_value(rng, depth + 1, out);
+                }
+                gen_ws(rng, out);
+                out.push(']');
+            }
+            _ => {
+                out.push('{');
+                for i in 0..rng.below(4) {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    gen_ws(rng, out);
+                    gen_string(rng, out);
+                    gen_ws(rng, out);
+                    out.push(':');
+                    gen_value(rng, depth + 1, out);
+                }
+                gen_ws(rng, out);
+                out.push('}');
+            }
+        }
+        gen_ws(rng, out);
+    }
+
+    /// Random char-boundary split points of `text`.
+    fn random_cuts(rng: &mut Lcg, text: &str) -> Vec<usize> {
+        let mut cuts = Vec::new();
+        let mut at = 0;
+        while at < text.len() {
+            at += 1 + rng.below(5);
+            while at < text.len() && !text.is_char_boundary(at) {
+                at += 1;
+            }
+            cuts.push(at.min(text.len()));
+        }
+        cuts
+    }
+
+    #[test]
+    fn the_reference_completes_spec_examples() {
+        assert_eq!(complete("{\"a\": tr"), "{\"a\": true}");
+        assert_eq!(complete("{\"a\":1, \"b\": "), "{\"a\":1}");
+        assert_eq!(complete("[\"x\\ud83d\\u"), "[\"x\"]");
+        assert_eq!(complete("1e+"), "1e+0");
+    }
+
+    /// For random prefixes of random documents (some followed by bytes
+    /// that are not JSON), the incremental value equals the reference:
+    /// complete the prefix text, parse it with serde_json, and fall back
+    /// to the last good value.
+    #[test]
+    fn incremental_equals_reference_on_random_prefixes() {
+        let mut rng = Lcg(42);
+        for round in 0..600 {
+            let mut doc = String::new();
+            gen_value(&mut rng, 0, &mut doc);
+            let valid: Value = serde_json::from_str(&doc).unwrap_or_else(|e| panic!("{e}: {doc}"));
+            // Sometimes some whitespace, then bytes that end the JSON.
+            let mut text = doc.clone();
+            let mut valid_len = text.len();
+            if round % 3 == 0 {
+                gen_ws(&mut rng, &mut text);
+                valid_len = text.len();
+                let junk = [" x", " 1", "]", ",", "{}", "\"", "}"][rng.below(7)];
+                text.push_str(junk);
+                // Whitespace before the bad byte still belongs to the JSON.
+                valid_len += junk.len() - junk.trim_start().len();
+            }
+            let mut args = PartialArgs::new();
+            let mut last_good = json!({});
+            let mut prev = 0;
+            for cut in random_cuts(&mut rng, &text) {
+                let got = args.push(&text[prev..cut]).clone();
+                prev = cut;
+                let want = if cut <= valid_len {
+                    match serde_json::from_str::<Value>(&complete(&text[..cut])) {
+                        Ok(v) => {
+                            last_good = if v.is_null() { json!({}) } else { v.clone() };
+                            v
+                        }
+                        Err(_) => last_good.clone(),
+                    }
+                } else {
+                    last_good.clone()
+                };
+                assert_eq!(got, want, "prefix {:?} of {text:?}", &text[..cut]);
+            }
+            let want_final = if valid_len == text.len() { valid } else { json!({}) };
+            assert_eq!(args.finish(), want_final, "{text:?}");
+        }
+    }
+}

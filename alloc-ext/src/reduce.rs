@@ -1,0 +1,1282 @@
+//! The reducer: folds verified events into `{ messages, state }` (SPEC section 5).
+//!
+//! # Cost per event
+//!
+//! The reducer keeps an index from message id to the position of the
+//! *first* message with that id, and from tool-call id to the first tool
+//! call with that id (message position, call position), so "find X" is a
+//! map lookup (`O(log n)` in the number of distinct ids) instead of a scan.
+//! Text deltas and tool-call argument deltas are appended in place, and the
+//! partial arguments are advanced by the delta only, so their cost does not
+//! grow with the history.
+//!
+//! Events that restructure the list cost more, by nature:
+//! - `TOOL_CALL_RESULT` inserting in the middle of the list shifts the
+//!   messages after the insertion point (`Vec::insert` is `O(n)` anyway), and
+//!   the index entries of exactly those messages are moved with them.
+//! - `MESSAGES_SNAPSHOT`, a hook replacing the messages, and an
+//!   `ACTIVITY_SNAPSHOT` overwriting an assistant message that held tool
+//!   calls rebuild the index (`O(n)`), and drop the cached partial arguments,
+//!   which are re-seeded from the tool call's text at its next delta.
+//!
+//! ```
+//! use agui_alloc::event::Event;
+//! use agui_alloc::reduce::Reducer;
+//! use agui_core::event::{EventType, Origin};
+//! use serde_json::json;
+//!
+//! let frames = [
+//!     json!({"type": "TEXT_MESSAGE_START", "messageId": "m"}),
+//!     json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "Hi"}),
+//!     json!({"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/n", "value": 1}]}),
+//! ];
+//! let mut reducer = Reducer::new();
+//! let mut trace = Vec::new();
+//! for frame in &frames {
+//!     let kind = EventType::from_wire(frame["type"].as_str().unwrap()).unwrap();
+//!     let ev = Event::from_core(kind, Origin::Frame, "", frame).unwrap();
+//!     trace.push(reducer.apply(&ev).as_str());
+//! }
+//! assert_eq!(trace, ["m", "m", "s"]);
+//! assert_eq!(reducer.messages()[0].text(), Some("Hi"));
+//! assert_eq!(reducer.state(), &json!({"n": 1}));
+//! ```
+
+use alloc::borrow::ToOwned;
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::mem;
+use core::ops::{BitOr, BitOrAssign};
+
+use agui_core::event::EventType;
+use serde_json::Value;
+
+use crate::event::{
+    ActivityDelta, ActivitySnapshot, EncryptedSubtype, Event, MessageContent, MessageEnd, Outcome,
+    ReasoningEncryptedValue, RunStarted, ToolCallArgs, ToolCallResult, ToolCallStart,
+};
+use crate::hooks::{self, Flow, HookContext, HookView, Subscriber, ToolCallProgress};
+use crate::model::{
+    ActivityMessage, AssistantMessage, Interrupt, Message, MessageRole, Object, ToolCall,
+    ToolMessage,
+};
+use crate::partial::PartialArgs;
+use crate::patch::{apply_patch, PatchError};
+
+/// What one event changed.
+///
+/// Without hooks an event changes the messages, the state or neither, never
+/// both; a hook that replaces both makes both flags true (`"ms"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Changed {
+    /// The message list changed.
+    pub messages: bool,
+    /// The state changed.
+    pub state: bool,
+}
+
+impl Changed {
+    /// Nothing changed.
+    pub const NONE: Changed = Changed {
+        messages: false,
+        state: false,
+    };
+    /// The messages changed.
+    pub const MESSAGES: Changed = Changed {
+        messages: true,
+        state: false,
+    };
+    /// The state changed.
+    pub const STATE: Changed = Changed {
+        messages: false,
+        state: true,
+    };
+
+    /// The trace's code: `""`, `"m"`, `"s"`, or `"ms"` when a hook replaced both.
+    ///
+    /// ```
+    /// use agui_alloc::reduce::Changed;
+    /// assert_eq!((Changed::MESSAGES | Changed::STATE).as_str(), "ms");
+    /// assert_eq!(Changed::NONE.as_str(), "");
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match (self.messages, self.state) {
+            (false, false) => "",
+            (true, false) => "m",
+            (false, true) => "s",
+            (true, true) => "ms",
+        }
+    }
+
+    /// True if anything changed.
+    pub const fn any(self) -> bool {
+        self.messages || self.state
+    }
+
+    /// [`Changed::MESSAGES`] if `changed`, else [`Changed::NONE`].
+    const fn messages_if(changed: bool) -> Changed {
+        Changed {
+            messages: changed,
+            state: false,
+        }
+    }
+}
+
+impl BitOr for Changed {
+    type Output = Changed;
+    fn bitor(self, rhs: Changed) -> Changed {
+        Changed {
+            messages: self.messages || rhs.messages,
+            state: self.state || rhs.state,
+        }
+    }
+}
+
+impl BitOrAssign for Changed {
+    fn bitor_assign(&mut self, rhs: Changed) {
+        *self = *self | rhs;
+    }
+}
+
+/// A JSON Patch that did not apply. Not an error of the stream: the patched
+/// value is left as it was and the stream goes on (SPEC section 5).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// `STATE_DELTA` or `ACTIVITY_DELTA`.
+    pub event: EventType,
+    /// Why the patch failed.
+    pub error: PatchError,
+}
+
+/// Position of a tool call: its message, and its place in that message's `toolCalls`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct CallPos {
+    message: usize,
+    call: usize,
+}
+
+/// First positions by id, kept in step with the message list.
+#[derive(Debug, Default)]
+struct Index {
+    messages: BTreeMap<String, usize>,
+    tool_calls: BTreeMap<String, CallPos>,
+}
+
+impl Index {
+    fn message(&self, id: &str) -> Option<usize> {
+        self.messages.get(id).copied()
+    }
+
+    fn tool_call(&self, id: &str) -> Option<CallPos> {
+        self.tool_calls.get(id).copied()
+    }
+
+    fn rebuild(&mut self, messages: &[Message]) {
+        self.messages.clear();
+        self.tool_calls.clear();
+        for (pos, message) in messages.iter().enumerate() {
+            self.pushed(pos, message);
+        }
+    }
+
+    /// Records a message appended at `pos` (the last position): its id and
+    /// its tool calls count only where they are new, since the index keeps
+    /// first occurrences.
+    fn pushed(&mut self, pos: usize, message: &Message) {
+        if !self.messages.contains_key(message.id()) {
+            self.messages.insert(message.id().to_owned(), pos);
+        }
+        for (call, tool_call) in message.tool_calls().iter().enumerate() {
+            self.call_pushed(&tool_call.id, CallPos { message: pos, call });
+        }
+    }
+
+    /// Records a tool call appended at `at` (after every position indexed
+    /// for that message, so only a new id changes the index).
+    fn call_pushed(&mut self, id: &str, at: CallPos) {
+        if !self.tool_calls.contains_key(id) {
+            self.tool_calls.insert(id.to_owned(), at);
+        }
+    }
+
+    /// Records a message inserted at `pos`, after the insertion moved every
+    /// later message one place on. Only the entries of the moved messages
+    /// change: walking them from the end, an entry that pointed at a moved
+    /// message's old place follows it (from the end, so that a duplicate id
+    /// further on cannot be mistaken for the first one). Then the new message
+    /// is recorded where it comes first.
+    fn inserted(&mut self, pos: usize, messages: &[Message]) {
+        let moved = messages
+            .iter()
+            .enumerate()
+            .skip(pos.saturating_add(1))
+            .rev();
+        for (new, message) in moved {
+            let old = new.saturating_sub(1);
+            if let Some(first) = self.messages.get_mut(message.id()) {
+                if *first == old {
+                    *first = new;
+                }
+            }
+            for (call, tool_call) in message.tool_calls().iter().enumerate() {
+                if let Some(first) = self.tool_calls.get_mut(tool_call.id.as_str()) {
+                    if *first == (CallPos { message: old, call }) {
+                        first.message = new;
+                    }
+                }
+            }
+        }
+        let Some(message) = messages.get(pos) else {
+            return;
+        };
+        match self.messages.get_mut(message.id()) {
+            Some(first) if *first < pos => {}
+            Some(first) => *first = pos,
+            None => {
+                self.messages.insert(message.id().to_owned(), pos);
+            }
+        }
+        for (call, tool_call) in message.tool_calls().iter().enumerate() {
+            let here = CallPos { message: pos, call };
+            match self.tool_calls.get_mut(tool_call.id.as_str()) {
+                Some(first) if *first < here => {}
+                Some(first) => *first = here,
+                None => {
+                    self.tool_calls.insert(tool_call.id.clone(), here);
+                }
+            }
+        }
+    }
+}
+
+/// The arguments of one tool call as a value.
+///
+/// Kept per tool-call id for the reducer's lifetime, because the value shown
+/// while the text is not JSON is the *last good* value of that id, which the
+/// reference carries across `TOOL_CALL_END` and replayed starts (vectors
+/// `gen-1-38-valid`, `gen-1-179-valid`, ...).
+#[derive(Debug)]
+struct ArgsSlot {
+    /// The partial value of the first `consumed` bytes of the call's text.
+    partial: PartialArgs,
+    consumed: usize,
+    /// The arguments at the last `TOOL_CALL_END`.
+    final_args: Option<Value>,
+}
+
+impl ArgsSlot {
+    fn new() -> Self {
+        ArgsSlot {
+            partial: PartialArgs::new(),
+            consumed: 0,
+            final_args: None,
+        }
+    }
+
+    /// Forgets the text read so far (keeping the last good value): the
+    /// call's text was replaced, so the next [`ArgsSlot::sync`] reads it
+    /// whole.
+    fn rewind(&mut self) {
+        self.partial.restart("");
+        self.consumed = 0;
+    }
+
+    /// Brings the partial value up to `text`, the call's whole arguments
+    /// text. Normally `text` only grew by the last delta since the slot saw
+    /// it, so only that delta is read; a text that does not fit (shorter, or
+    /// cut inside a character) is read whole.
+    fn sync(&mut self, text: &str) {
+        let rest = match text.get(self.consumed..) {
+            Some(rest) => rest,
+            None => {
+                self.rewind();
+                text
+            }
+        };
+        if !rest.is_empty() {
+            self.partial.push(rest);
+            self.consumed = text.len();
+        }
+    }
+}
+
+/// The slot of `id`, made if missing.
+fn args_slot<'s>(slots: &'s mut BTreeMap<String, ArgsSlot>, id: &str) -> Option<&'s mut ArgsSlot> {
+    if !slots.contains_key(id) {
+        slots.insert(id.to_owned(), ArgsSlot::new());
+    }
+    slots.get_mut(id)
+}
+
+/// The first tool call with this id (a free function, so that callers can
+/// borrow other fields of the reducer mutably meanwhile).
+fn find_call<'m>(messages: &'m [Message], index: &Index, id: &str) -> Option<&'m ToolCall> {
+    let at = index.tool_call(id)?;
+    messages.get(at.message)?.tool_calls().get(at.call)
+}
+
+/// Folds events into messages and state (SPEC section 5).
+#[derive(Debug)]
+pub struct Reducer {
+    messages: Vec<Message>,
+    state: Value,
+    interrupts: Vec<Interrupt>,
+    index: Index,
+    args: BTreeMap<String, ArgsSlot>,
+    warning: Option<Warning>,
+    /// `{}`: what the tool-call hooks get for a call not in the messages.
+    no_args: Value,
+}
+
+impl Default for Reducer {
+    fn default() -> Self {
+        Reducer::new()
+    }
+}
+
+impl Reducer {
+    /// No messages, state `{}`.
+    pub fn new() -> Self {
+        Reducer::with_initial(Vec::new(), Value::Object(Object::new()))
+    }
+
+    /// Starts from the given messages and state.
+    pub fn with_initial(messages: Vec<Message>, state: Value) -> Self {
+        let mut index = Index::default();
+        index.rebuild(&messages);
+        Reducer {
+            messages,
+            state,
+            interrupts: Vec::new(),
+            index,
+            args: BTreeMap::new(),
+            warning: None,
+            no_args: Value::Object(Object::new()),
+        }
+    }
+
+    /// The messages.
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    /// The state.
+    pub fn state(&self) -> &Value {
+        &self.state
+    }
+
+    /// The interrupts of the last `RUN_FINISHED` (empty unless its outcome
+    /// was an interrupt).
+    pub fn interrupts(&self) -> &[Interrupt] {
+        &self.interrupts
+    }
+
+    /// The first message with this id.
+    pub fn message(&self, id: &str) -> Option<&Message> {
+        self.messages.get(self.index.message(id)?)
+    }
+
+    /// The first tool call with this id.
+    pub fn tool_call(&self, id: &str) -> Option<&ToolCall> {
+        find_call(&self.messages, &self.index, id)
+    }
+
+    /// The partial arguments after the tool call's last `TOOL_CALL_ARGS`
+    /// (SPEC section 5, "Partial tool arguments"). `None` before any.
+    pub fn partial_args(&self, tool_call_id: &str) -> Option<&Value> {
+        self.args.get(tool_call_id).map(|slot| slot.partial.value())
+    }
+
+    /// The arguments at the tool call's last `TOOL_CALL_END`: its text
+    /// parsed, or `{}` if that does not parse.
+    pub fn final_args(&self, tool_call_id: &str) -> Option<&Value> {
+        self.args.get(tool_call_id)?.final_args.as_ref()
+    }
+
+    /// The arguments value the replay trace shows for `event`, just applied
+    /// (SPEC section 7): `("partialArgs", value)` for a `TOOL_CALL_ARGS`,
+    /// `("args", value)` for a `TOOL_CALL_END`, when the tool call is in the
+    /// messages; `None` otherwise.
+    pub fn trace_args(&self, event: &Event) -> Option<(&'static str, &Value)> {
+        let (key, id, value) = match event {
+            Event::ToolCallArgs(e) => (
+                "partialArgs",
+                &e.tool_call_id,
+                self.partial_args(&e.tool_call_id),
+            ),
+            Event::ToolCallEnd(e) => ("args", &e.tool_call_id, self.final_args(&e.tool_call_id)),
+            _ => return None,
+        };
+        self.tool_call(id)?;
+        Some((key, value?))
+    }
+
+    /// The patch failure of the last applied event, if it had one
+    /// (`STATE_DELTA` or `ACTIVITY_DELTA`). Cleared by every `apply`.
+    pub fn last_warning(&self) -> Option<&Warning> {
+        self.warning.as_ref()
+    }
+
+    /// Replaces the messages (e.g. to start a new conversation).
+    pub fn set_messages(&mut self, messages: Vec<Message>) {
+        self.messages = messages;
+        self.reindex();
+    }
+
+    /// Replaces the state.
+    pub fn set_state(&mut self, state: Value) {
+        self.state = state;
+    }
+
+    /// Gives back the messages and the state.
+    pub fn into_parts(self) -> (Vec<Message>, Value) {
+        (self.messages, self.state)
+    }
+
+    /// Applies one verified event without hooks.
+    pub fn apply(&mut self, event: &Event) -> Changed {
+        self.apply_with(event, &mut ())
+    }
+
+    /// Applies one verified event, running `subscriber`'s hooks (see
+    /// [`crate::hooks`] for the order). The result includes the hooks'
+    /// replacements.
+    pub fn apply_with(&mut self, event: &Event, subscriber: &mut dyn Subscriber) -> Changed {
+        self.warning = None;
+        let mut changed = Changed::NONE;
+
+        let mut view = HookView::new(&self.messages, &self.state);
+        let mut flow = subscriber.on_event(event, &mut view);
+        let replaced = view.into_replacements();
+        changed |= self.take_replacements(replaced);
+
+        if let Event::ToolCallEnd(end) = event {
+            // The args at END are an observation of the call as it is now,
+            // recorded whatever the hooks decide.
+            self.finish_args(&end.tool_call_id);
+        }
+        if flow == Flow::Continue {
+            flow = self.typed_hook(event, subscriber, &mut changed);
+        }
+        if flow == Flow::Continue {
+            changed |= self.reduce(event, subscriber);
+        }
+        self.notify_end(event, subscriber);
+        changed
+    }
+
+    /// Runs the event type's own hook with its context.
+    fn typed_hook(
+        &mut self,
+        event: &Event,
+        subscriber: &mut dyn Subscriber,
+        changed: &mut Changed,
+    ) -> Flow {
+        if let Event::ToolCallArgs(args) = event {
+            // The hook gets the partial value including this delta, before
+            // the default handling appends it to the text.
+            self.push_partial(&args.tool_call_id, &args.delta);
+        }
+        let ctx = self.hook_context(event);
+        let mut view = HookView::new(&self.messages, &self.state);
+        let flow = hooks::dispatch(subscriber, event, &ctx, &mut view);
+        let replaced = view.into_replacements();
+        *changed |= self.take_replacements(replaced);
+        if let (Flow::Stop, Event::ToolCallArgs(args)) = (flow, event) {
+            // The delta was pushed but will not be appended: read the text
+            // again from scratch (this loses the last good value, which may
+            // hold the stopped delta).
+            if let Some(slot) = self.args.get_mut(args.tool_call_id.as_str()) {
+                *slot = ArgsSlot::new();
+            }
+        }
+        flow
+    }
+
+    /// What the typed hooks get besides the event: the message's text, or
+    /// the tool call's name, text and arguments value.
+    fn hook_context(&self, event: &Event) -> HookContext<'_> {
+        let buffer = |id: &str| self.message(id).and_then(Message::text).unwrap_or("");
+        let mut ctx = HookContext {
+            buffer: "",
+            tool_call: ToolCallProgress {
+                name: "",
+                buffer: "",
+                args: &self.no_args,
+            },
+        };
+        match event {
+            Event::TextMessageContent(e) | Event::ReasoningMessageContent(e) => {
+                ctx.buffer = buffer(&e.message_id);
+            }
+            Event::TextMessageEnd(e) | Event::ReasoningMessageEnd(e) => {
+                ctx.buffer = buffer(&e.message_id);
+            }
+            Event::ToolCallArgs(ToolCallArgs {
+                tool_call_id: id, ..
+            })
+            | Event::ToolCallEnd(crate::event::ToolCallEnd {
+                tool_call_id: id, ..
+            }) => {
+                if let Some(call) = self.tool_call(id) {
+                    ctx.tool_call = ToolCallProgress {
+                        name: &call.function.name,
+                        buffer: &call.function.arguments,
+                        args: self.partial_args(id).unwrap_or(&self.no_args),
+                    };
+                }
+            }
+            _ => {}
+        }
+        ctx
+    }
+
+    /// Applies a hook's replacements.
+    fn take_replacements(
+        &mut self,
+        (messages, state): (Option<Vec<Message>>, Option<Value>),
+    ) -> Changed {
+        let mut changed = Changed::NONE;
+        if let Some(messages) = messages {
+            self.set_messages(messages);
+            changed |= Changed::MESSAGES;
+        }
+        if let Some(state) = state {
+            self.state = state;
+            changed |= Changed::STATE;
+        }
+        changed
+    }
+
+    /// The new-message / new-tool-call notifications of the END events,
+    /// which fire even when a hook stopped the default handling.
+    fn notify_end(&self, event: &Event, subscriber: &mut dyn Subscriber) {
+        match event {
+            Event::TextMessageEnd(e) | Event::ReasoningMessageEnd(e) => {
+                if let Some(message) = self.message(&e.message_id) {
+                    subscriber.on_new_message(message);
+                }
+            }
+            Event::ToolCallEnd(e) => {
+                if let Some(call) = self.tool_call(&e.tool_call_id) {
+                    subscriber.on_new_tool_call(call);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The default handling of SPEC section 5.
+    fn reduce(&mut self, event: &Event, subscriber: &mut dyn Subscriber) -> Changed {
+        match event {
+            Event::RunStarted(e) => self.run_started(e),
+            Event::RunFinished(e) => {
+                self.interrupts = match &e.outcome {
+                    Some(Outcome::Interrupt(interrupts)) => interrupts.clone(),
+                    _ => Vec::new(),
+                };
+                Changed::NONE
+            }
+            Event::TextMessageStart(e) => {
+                let role = MessageRole::from(e.role);
+                let make = || Message::new_text(e.message_id.as_str(), role, e.name.clone());
+                self.message_start(&e.message_id, make, e.metadata.as_ref())
+            }
+            Event::ReasoningMessageStart(e) => {
+                let make =
+                    || Message::new_text(e.message_id.as_str(), MessageRole::Reasoning, None);
+                self.message_start(&e.message_id, make, e.metadata.as_ref())
+            }
+            Event::TextMessageContent(e) | Event::ReasoningMessageContent(e) => {
+                self.message_content(e)
+            }
+            Event::TextMessageEnd(e) | Event::ReasoningMessageEnd(e) => self.message_end(e),
+            Event::ToolCallStart(e) => self.tool_call_start(e),
+            Event::ToolCallArgs(e) => self.tool_call_args(e),
+            Event::ToolCallEnd(e) => match (self.tool_call_mut(&e.tool_call_id), &e.metadata) {
+                (Some(call), Some(metadata)) => {
+                    merge_metadata(&mut call.metadata, metadata);
+                    Changed::MESSAGES
+                }
+                _ => Changed::NONE,
+            },
+            Event::ToolCallResult(e) => self.tool_call_result(e, subscriber),
+            Event::ReasoningEncryptedValue(e) => self.encrypted_value(e),
+            Event::StateSnapshot(e) => {
+                self.state = e.snapshot.clone().unwrap_or(Value::Null);
+                Changed::STATE
+            }
+            Event::StateDelta(e) => match apply_patch(&mut self.state, &e.delta) {
+                Ok(()) => Changed::STATE,
+                Err(error) => {
+                    self.warn(EventType::StateDelta, error);
+                    Changed::NONE
+                }
+            },
+            Event::MessagesSnapshot(e) => {
+                self.messages_snapshot(&e.messages);
+                Changed::MESSAGES
+            }
+            Event::ActivitySnapshot(e) => self.activity_snapshot(e, subscriber),
+            Event::ActivityDelta(e) => self.activity_delta(e),
+            Event::RunError(_)
+            | Event::StepStarted(_)
+            | Event::StepFinished(_)
+            | Event::ThinkingStart(_)
+            | Event::ThinkingEnd
+            | Event::ThinkingTextMessageStart
+            | Event::ThinkingTextMessageContent(_)
+            | Event::ThinkingTextMessageEnd
+            | Event::ReasoningStart(_)
+            | Event::ReasoningEnd(_)
+            | Event::Raw(_)
+            | Event::Custom(_) => Changed::NONE,
+        }
+    }
+
+    fn warn(&mut self, event: EventType, error: PatchError) {
+        self.warning = Some(Warning { event, error });
+    }
+
+    fn reindex(&mut self) {
+        self.index.rebuild(&self.messages);
+        // The tool calls' texts may have been replaced.
+        self.args.values_mut().for_each(ArgsSlot::rewind);
+    }
+
+    fn message_mut(&mut self, id: &str) -> Option<&mut Message> {
+        let pos = self.index.message(id)?;
+        self.messages.get_mut(pos)
+    }
+
+    fn tool_call_mut(&mut self, id: &str) -> Option<&mut ToolCall> {
+        let at = self.index.tool_call(id)?;
+        self.messages
+            .get_mut(at.message)?
+            .tool_calls_mut()?
+            .get_mut(at.call)
+    }
+
+    /// Appends a message; returns its position.
+    fn push_message(&mut self, message: Message) -> usize {
+        let pos = self.messages.len();
+        self.index.pushed(pos, &message);
+        self.messages.push(message);
+        pos
+    }
+
+    /// TEXT_MESSAGE_START / REASONING_MESSAGE_START: find or append, merge metadata.
+    fn message_start(
+        &mut self,
+        id: &str,
+        make: impl FnOnce() -> Message,
+        metadata: Option<&Object>,
+    ) -> Changed {
+        let (pos, created) = match self.index.message(id) {
+            Some(pos) => (pos, false),
+            None => (self.push_message(make()), true),
+        };
+        let merged = match (self.messages.get_mut(pos), metadata) {
+            (Some(message), Some(metadata)) => {
+                merge_metadata(message.metadata_mut(), metadata);
+                true
+            }
+            _ => false,
+        };
+        Changed::messages_if(created || merged)
+    }
+
+    /// TEXT_MESSAGE_CONTENT / REASONING_MESSAGE_CONTENT: append in place;
+    /// a change even for an empty delta.
+    fn message_content(&mut self, e: &MessageContent) -> Changed {
+        let Some(message) = self.message_mut(&e.message_id) else {
+            return Changed::NONE;
+        };
+        message.append_text(&e.delta);
+        if let Some(metadata) = &e.metadata {
+            merge_metadata(message.metadata_mut(), metadata);
+        }
+        Changed::MESSAGES
+    }
+
+    /// TEXT_MESSAGE_END / REASONING_MESSAGE_END: only metadata.
+    fn message_end(&mut self, e: &MessageEnd) -> Changed {
+        match (self.message_mut(&e.message_id), &e.metadata) {
+            (Some(message), Some(metadata)) => {
+                merge_metadata(message.metadata_mut(), metadata);
+                Changed::MESSAGES
+            }
+            _ => Changed::NONE,
+        }
+    }
+
+    fn tool_call_start(&mut self, e: &ToolCallStart) -> Changed {
+        if let Some(call) = self.tool_call_mut(&e.tool_call_id) {
+            // A replayed start: no new entry.
+            let renamed = call.function.name != e.tool_call_name;
+            if renamed {
+                call.function.name.clone_from(&e.tool_call_name);
+            }
+            if let Some(metadata) = &e.metadata {
+                merge_metadata(&mut call.metadata, metadata);
+            }
+            return Changed::messages_if(renamed || e.metadata.is_some());
+        }
+        let owner = self.tool_call_owner(e);
+        let mut call = ToolCall::new(e.tool_call_id.as_str(), e.tool_call_name.as_str());
+        call.metadata.clone_from(&e.metadata);
+        let Some(calls) = self.messages.get_mut(owner).and_then(|m| match m {
+            Message::Assistant(a) => Some(a.tool_calls.get_or_insert_with(Vec::new)),
+            _ => None,
+        }) else {
+            return Changed::NONE;
+        };
+        let at = CallPos {
+            message: owner,
+            call: calls.len(),
+        };
+        calls.push(call);
+        self.index.call_pushed(&e.tool_call_id, at);
+        // A new call under an id seen before: its text starts over.
+        if let Some(slot) = self.args.get_mut(e.tool_call_id.as_str()) {
+            slot.rewind();
+        }
+        Changed::MESSAGES
+    }
+
+    /// The assistant message that gets a new tool call; appends one if needed.
+    fn tool_call_owner(&mut self, e: &ToolCallStart) -> usize {
+        let parent = e.parent_message_id.as_deref().filter(|p| !p.is_empty());
+        let new_id = match parent {
+            Some(parent) => match self.index.message(parent) {
+                Some(pos)
+                    if self.messages.get(pos).map(Message::role)
+                        == Some(MessageRole::Assistant) =>
+                {
+                    return pos;
+                }
+                Some(_) => e.tool_call_id.as_str(),
+                None => parent,
+            },
+            None => e.tool_call_id.as_str(),
+        };
+        self.push_message(Message::Assistant(AssistantMessage {
+            id: new_id.to_owned(),
+            tool_calls: Some(Vec::new()),
+            ..Default::default()
+        }))
+    }
+
+    /// Hook stage of TOOL_CALL_ARGS: advance the partial value by the delta
+    /// (the default handling then appends the same delta to the text).
+    fn push_partial(&mut self, id: &str, delta: &str) {
+        let Some(call) = find_call(&self.messages, &self.index, id) else {
+            return;
+        };
+        if let Some(slot) = args_slot(&mut self.args, id) {
+            slot.sync(&call.function.arguments);
+            slot.partial.push(delta);
+            slot.consumed = slot.consumed.saturating_add(delta.len());
+        }
+    }
+
+    fn tool_call_args(&mut self, e: &ToolCallArgs) -> Changed {
+        let Some(at) = self.index.tool_call(&e.tool_call_id) else {
+            return Changed::NONE;
+        };
+        let Some(call) = self
+            .messages
+            .get_mut(at.message)
+            .and_then(Message::tool_calls_mut)
+            .and_then(|calls| calls.get_mut(at.call))
+        else {
+            return Changed::NONE;
+        };
+        call.function.arguments.push_str(&e.delta);
+        if let Some(metadata) = &e.metadata {
+            merge_metadata(&mut call.metadata, metadata);
+        }
+        if let Some(slot) = args_slot(&mut self.args, &e.tool_call_id) {
+            // Normally nothing to read: the hook stage pushed this delta.
+            slot.sync(&call.function.arguments);
+        }
+        Changed::MESSAGES
+    }
+
+    /// Records the arguments at TOOL_CALL_END: the text parsed, or `{}`.
+    fn finish_args(&mut self, id: &str) {
+        let Some(call) = find_call(&self.messages, &self.index, id) else {
+            return;
+        };
+        let Some(slot) = args_slot(&mut self.args, id) else {
+            return;
+        };
+        let text = &call.function.arguments;
+        // The partial value has read exactly the text unless the text came
+        // from elsewhere (a snapshot, the run input) and no delta followed.
+        let args = if slot.consumed == text.len() {
+            slot.partial.finish()
+        } else {
+            parse_args(text)
+        };
+        slot.final_args = Some(args);
+    }
+
+    fn tool_call_result(&mut self, e: &ToolCallResult, subscriber: &mut dyn Subscriber) -> Changed {
+        let message = Message::Tool(ToolMessage {
+            id: e.message_id.clone(),
+            content: e.content.clone(),
+            tool_call_id: e.tool_call_id.clone(),
+            metadata: e.metadata.clone(),
+            ..Default::default()
+        });
+        let pos = match self.index.tool_call(&e.tool_call_id) {
+            None => self.push_message(message),
+            Some(owner) => {
+                // Right after the owner, past the results already there, so
+                // parallel results keep their arrival order.
+                let mut pos = owner.message.saturating_add(1);
+                while self.messages.get(pos).map(Message::role) == Some(MessageRole::Tool) {
+                    pos = pos.saturating_add(1);
+                }
+                self.insert_message(pos, message)
+            }
+        };
+        if let Some(message) = self.messages.get(pos) {
+            subscriber.on_new_message(message);
+        }
+        Changed::MESSAGES
+    }
+
+    /// Inserts a message at `pos` (at most the length); returns its position.
+    fn insert_message(&mut self, pos: usize, message: Message) -> usize {
+        if pos >= self.messages.len() {
+            return self.push_message(message);
+        }
+        self.messages.insert(pos, message);
+        self.index.inserted(pos, &self.messages);
+        pos
+    }
+
+    fn encrypted_value(&mut self, e: &ReasoningEncryptedValue) -> Changed {
+        let slot = match e.subtype {
+            EncryptedSubtype::ToolCall => self
+                .tool_call_mut(&e.entity_id)
+                .map(|call| &mut call.encrypted_value),
+            EncryptedSubtype::Message => self
+                .message_mut(&e.entity_id)
+                .and_then(Message::encrypted_value_mut),
+        };
+        match slot {
+            Some(slot) => {
+                *slot = Some(e.encrypted_value.clone());
+                Changed::MESSAGES
+            }
+            None => Changed::NONE,
+        }
+    }
+
+    /// RUN_STARTED: append each input message whose id is not present yet;
+    /// a change whenever the input is there.
+    fn run_started(&mut self, e: &RunStarted) -> Changed {
+        let Some(input) = &e.input else {
+            return Changed::NONE;
+        };
+        for message in &input.messages {
+            if self.index.message(message.id()).is_none() {
+                self.push_message(message.clone());
+            }
+        }
+        Changed::MESSAGES
+    }
+
+    /// MESSAGES_SNAPSHOT: the edit-merge of SPEC section 5.
+    fn messages_snapshot(&mut self, snapshot: &[Message]) {
+        let has = |role| snapshot.iter().any(|m| m.role() == role);
+        let (has_activity, has_reasoning) =
+            (has(MessageRole::Activity), has(MessageRole::Reasoning));
+        // Later entries overwrite earlier ones: the last entry per id wins.
+        let last: BTreeMap<&str, &Message> = snapshot.iter().map(|m| (m.id(), m)).collect();
+        let mut merged = Vec::with_capacity(self.messages.len().max(snapshot.len()));
+        for local in mem::take(&mut self.messages) {
+            let client_only = match local.role() {
+                MessageRole::Activity => !has_activity,
+                MessageRole::Reasoning => !has_reasoning,
+                _ => false,
+            };
+            if client_only {
+                merged.push(local);
+            } else if let Some(&server) = last.get(local.id()) {
+                merged.push(server.clone());
+            }
+        }
+        let kept: BTreeSet<&str> = merged.iter().map(Message::id).collect();
+        let added: Vec<Message> = snapshot
+            .iter()
+            .filter(|m| !kept.contains(m.id()))
+            .cloned()
+            .collect();
+        merged.extend(added);
+        self.set_messages(merged);
+    }
+
+    fn activity_snapshot(
+        &mut self,
+        e: &ActivitySnapshot,
+        subscriber: &mut dyn Subscriber,
+    ) -> Changed {
+        let fresh = || {
+            Message::Activity(ActivityMessage {
+                id: e.message_id.clone(),
+                activity_type: e.activity_type.clone(),
+                content: Value::Object(e.content.clone()),
+                metadata: e.metadata.clone(),
+            })
+        };
+        let pos = match self.index.message(&e.message_id) {
+            None => Some(self.push_message(fresh())),
+            Some(pos) => match self.messages.get_mut(pos) {
+                Some(Message::Activity(activity)) => {
+                    if e.replace {
+                        activity.activity_type.clone_from(&e.activity_type);
+                        activity.content = Value::Object(e.content.clone());
+                    }
+                    if let Some(metadata) = &e.metadata {
+                        merge_metadata(&mut activity.metadata, metadata);
+                    }
+                    None
+                }
+                Some(other) if e.replace => {
+                    let had_calls = !other.tool_calls().is_empty();
+                    *other = fresh();
+                    if had_calls {
+                        // Its tool calls are gone; later ones may now come first.
+                        self.reindex();
+                    }
+                    Some(pos)
+                }
+                _ => None,
+            },
+        };
+        if let Some(message) = pos.and_then(|pos| self.messages.get(pos)) {
+            subscriber.on_new_message(message);
+        }
+        Changed::MESSAGES
+    }
+
+    fn activity_delta(&mut self, e: &ActivityDelta) -> Changed {
+        let Some(Message::Activity(activity)) = self.message_mut(&e.message_id) else {
+            return Changed::NONE;
+        };
+        if let Some(metadata) = &e.metadata {
+            merge_metadata(&mut activity.metadata, metadata);
+        }
+        // The patch is atomic, so it can run in place; a `null` content is
+        // patched as `{}` and stays `null` if the patch fails.
+        let result = if activity.content.is_null() {
+            let mut doc = Value::Object(Object::new());
+            apply_patch(&mut doc, &e.patch).map(|()| activity.content = doc)
+        } else {
+            apply_patch(&mut activity.content, &e.patch)
+        };
+        match result {
+            Ok(()) => {
+                activity.activity_type.clone_from(&e.activity_type);
+                Changed::MESSAGES
+            }
+            Err(error) => {
+                let merged = e.metadata.is_some();
+                self.warn(EventType::ActivityDelta, error);
+                Changed::messages_if(merged)
+            }
+        }
+    }
+}
+
+/// "Merge metadata into T": the event's keys overwrite T's (shallow);
+/// `{}` on a target without metadata creates `{}`.
+fn merge_metadata(target: &mut Option<Object>, event: &Object) {
+    let target = target.get_or_insert_with(Object::new);
+    for (key, value) in event {
+        target.insert(key.clone(), value.clone());
+    }
+}
+
+/// A tool call's arguments text parsed, or `{}` if it does not parse.
+fn parse_args(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|_| Value::Object(Object::new()))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::event::{MessagesSnapshot, StateDelta, TextMessageStart, ToolCallEnd};
+    use agui_core::event::Role;
+    use alloc::vec;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    fn msg(v: Value) -> Message {
+        Message::from_json(&v).unwrap()
+    }
+
+    fn start(id: &str, name: &str, parent: Option<&str>) -> Event {
+        Event::ToolCallStart(ToolCallStart {
+            tool_call_id: id.into(),
+            tool_call_name: name.into(),
+            parent_message_id: parent.map(Into::into),
+            metadata: None,
+        })
+    }
+
+    fn args(id: &str, delta: &str) -> Event {
+        Event::ToolCallArgs(ToolCallArgs {
+            tool_call_id: id.into(),
+            delta: delta.into(),
+            metadata: None,
+        })
+    }
+
+    fn result(message_id: &str, tool_call_id: &str) -> Event {
+        Event::ToolCallResult(ToolCallResult {
+            message_id: message_id.into(),
+            tool_call_id: tool_call_id.into(),
+            content: "r".into(),
+            metadata: None,
+        })
+    }
+
+    fn text_start(id: &str, role: Role) -> Event {
+        Event::TextMessageStart(TextMessageStart {
+            message_id: id.into(),
+            role,
+            name: None,
+            metadata: None,
+        })
+    }
+
+    fn ids(r: &Reducer) -> Vec<&str> {
+        r.messages().iter().map(Message::id).collect()
+    }
+
+    /// The index must say what a scan in list order says.
+    fn assert_index_matches_scan(r: &Reducer) {
+        for (pos, m) in r.messages.iter().enumerate() {
+            let first = r.messages.iter().position(|x| x.id() == m.id()).unwrap();
+            assert_eq!(
+                r.index.message(m.id()),
+                Some(first),
+                "message {:?} at {pos}",
+                m.id()
+            );
+            for call in m.tool_calls() {
+                let first = r
+                    .messages
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, x)| {
+                        let c = x.tool_calls().iter().position(|c| c.id == call.id)?;
+                        Some(CallPos {
+                            message: i,
+                            call: c,
+                        })
+                    })
+                    .unwrap();
+                assert_eq!(
+                    r.index.tool_call(&call.id),
+                    Some(first),
+                    "tool call {:?}",
+                    call.id
+                );
+            }
+        }
+        assert!(r.index.messages.values().all(|&p| p < r.messages.len()));
+        assert_eq!(
+            r.index.messages.len(),
+            r.messages
+                .iter()
+                .map(Message::id)
+                .collect::<BTreeSet<_>>()
+                .len()
+        );
+        let calls: BTreeSet<&str> = r
+            .messages
+            .iter()
+            .flat_map(|m| m.tool_calls().iter().map(|c| c.id.as_str()))
+            .collect();
+        assert_eq!(r.index.tool_calls.len(), calls.len());
+        // Without hooks, a slot has read all of its call's text, or none of
+        // it (rewound: the text was replaced).
+        for (id, slot) in &r.args {
+            if let Some(call) = r.tool_call(id) {
+                let len = call.function.arguments.len();
+                assert!(slot.consumed == len || slot.consumed == 0, "slot of {id:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn results_go_after_their_call_and_keep_the_index_right() {
+        let initial = vec![
+            msg(json!({"id": "a", "role": "assistant", "toolCalls": [
+                {"id": "t1", "type": "function", "function": {"name": "f", "arguments": ""}}]})),
+            msg(json!({"id": "b", "role": "assistant", "content": "x"})),
+            msg(json!({"id": "b", "role": "user", "content": "dup"})),
+            msg(json!({"id": "c", "role": "assistant", "toolCalls": [
+                {"id": "t2", "type": "function", "function": {"name": "g", "arguments": ""}},
+                {"id": "t1", "type": "function", "function": {"name": "dup", "arguments": ""}}]})),
+        ];
+        let mut r = Reducer::with_initial(initial, json!({}));
+        assert_eq!(r.apply(&result("r1", "t1")), Changed::MESSAGES);
+        assert_eq!(r.apply(&result("b", "t1")), Changed::MESSAGES);
+        assert_eq!(r.apply(&result("r2", "t2")), Changed::MESSAGES);
+        assert_eq!(ids(&r), ["a", "r1", "b", "b", "b", "c", "r2"]);
+        assert_index_matches_scan(&r);
+        // The second "b" (the inserted tool message) is now the first "b".
+        assert_eq!(r.message("b").unwrap().role(), MessageRole::Tool);
+        assert_eq!(r.tool_call("t1").unwrap().function.name, "f");
+    }
+
+    #[test]
+    fn tool_call_owner_rules() {
+        let mut r = Reducer::with_initial(
+            vec![msg(json!({"id": "u", "role": "user", "content": "q"}))],
+            json!({}),
+        );
+        r.apply(&start("t1", "f", Some("u"))); // parent is a user message
+        r.apply(&start("t2", "g", Some("p"))); // no such parent
+        r.apply(&start("t3", "h", Some("p"))); // the new assistant "p"
+        r.apply(&start("t4", "i", Some(""))); // empty = absent
+        assert_eq!(ids(&r), ["u", "t1", "p", "t4"]);
+        assert_eq!(r.messages()[2].tool_calls().len(), 2);
+        // A replayed start renames without a new entry; same name: no change.
+        assert_eq!(r.apply(&start("t3", "h2", None)), Changed::MESSAGES);
+        assert_eq!(r.apply(&start("t3", "h2", None)), Changed::NONE);
+        assert_eq!(r.tool_call("t3").unwrap().function.name, "h2");
+        assert_index_matches_scan(&r);
+    }
+
+    #[test]
+    fn args_follow_a_snapshot_that_rewrote_the_text() {
+        let mut r = Reducer::new();
+        r.apply(&start("t", "f", None));
+        r.apply(&args("t", "{\"a\":"));
+        let snapshot = vec![msg(json!({"id": "t", "role": "assistant", "toolCalls": [
+            {"id": "t", "type": "function", "function": {"name": "f", "arguments": "{\"b\":"}}]}))];
+        r.apply(&Event::MessagesSnapshot(MessagesSnapshot {
+            messages: snapshot,
+        }));
+        r.apply(&args("t", "2}"));
+        assert_eq!(r.tool_call("t").unwrap().function.arguments, "{\"b\":2}");
+        assert_eq!(r.partial_args("t"), Some(&json!({"b": 2})));
+        r.apply(&Event::ToolCallEnd(ToolCallEnd {
+            tool_call_id: "t".into(),
+            metadata: None,
+        }));
+        assert_eq!(r.final_args("t"), Some(&json!({"b": 2})));
+    }
+
+    #[test]
+    fn failed_state_patch_is_a_warning() {
+        let mut r = Reducer::new();
+        let bad = Event::StateDelta(StateDelta {
+            delta: json!([{"op": "add", "path": "/a", "value": 1}, {"op": "remove", "path": "/nope"}]),
+        });
+        assert_eq!(r.apply(&bad), Changed::NONE);
+        assert_eq!(r.state(), &json!({}));
+        assert_eq!(r.last_warning().unwrap().event, EventType::StateDelta);
+        let good = Event::StateDelta(StateDelta { delta: json!([]) });
+        assert_eq!(r.apply(&good), Changed::STATE);
+        assert!(r.last_warning().is_none());
+    }
+
+    #[test]
+    fn activity_overwriting_an_assistant_drops_its_tool_calls() {
+        let mut r = Reducer::new();
+        r.apply(&start("t", "f", Some("a")));
+        r.apply(&start("t2", "g", None));
+        let act = Event::ActivitySnapshot(ActivitySnapshot {
+            message_id: "a".into(),
+            activity_type: "P".into(),
+            content: Object::new(),
+            replace: true,
+            metadata: None,
+        });
+        assert_eq!(r.apply(&act), Changed::MESSAGES);
+        assert!(r.tool_call("t").is_none());
+        assert!(r.tool_call("t2").is_some());
+        assert_index_matches_scan(&r);
+    }
+
+    /// Small alphabets, so that ids collide often.
+    fn any_event() -> impl Strategy<Value = Event> {
+        let id = || prop::sample::select(vec!["a", "b", "c", "t1", "t2"]);
+        let piece =
+            prop::sample::select(vec!["{", "\"k\"", ":", "1", ",", "}", "[", "\"é\\u00", ""]);
+        let role = prop::sample::select(vec![Role::Assistant, Role::User, Role::System]);
+        let snapshot_msg = (id(), 0..4u8).prop_map(|(id, kind)| match kind {
+            0 => msg(json!({"id": id, "role": "user", "content": "s"})),
+            1 => msg(json!({"id": id, "role": "reasoning", "content": "s"})),
+            2 => msg(json!({"id": id, "role": "activity", "activityType": "A", "content": {}})),
+            _ => msg(json!({"id": id, "role": "assistant", "toolCalls": [
+                {"id": "t1", "type": "function", "function": {"name": "s", "arguments": "{\"s\":"}}]})),
+        });
+        prop_oneof![
+            (id(), role).prop_map(|(id, role)| text_start(id, role)),
+            (id(), piece.clone()).prop_map(|(id, d)| Event::TextMessageContent(MessageContent {
+                message_id: id.into(),
+                delta: d.into(),
+                metadata: None
+            })),
+            (id(), prop::option::of(id())).prop_map(|(id, parent)| start(id, "n", parent)),
+            (id(), piece).prop_map(|(id, d)| args(id, d)),
+            id().prop_map(|id| Event::ToolCallEnd(ToolCallEnd {
+                tool_call_id: id.into(),
+                metadata: None
+            })),
+            (id(), id()).prop_map(|(m, t)| result(m, t)),
+            prop::collection::vec(snapshot_msg.clone(), 0..4)
+                .prop_map(|messages| Event::MessagesSnapshot(MessagesSnapshot { messages })),
+            (id(), any::<bool>()).prop_map(|(id, replace)| Event::ActivitySnapshot(
+                ActivitySnapshot {
+                    message_id: id.into(),
+                    activity_type: "A".into(),
+                    content: Object::new(),
+                    replace,
+                    metadata: None,
+                }
+            )),
+            prop::collection::vec(snapshot_msg, 0..3).prop_map(|messages| {
+                Event::RunStarted(RunStarted {
+                    thread_id: "t".into(),
+                    run_id: "r".into(),
+                    parent_run_id: None,
+                    input: Some(crate::model::RunAgentInput {
+                        thread_id: "t".into(),
+                        run_id: "r".into(),
+                        parent_run_id: None,
+                        state: None,
+                        messages,
+                        tools: Vec::new(),
+                        context: Vec::new(),
+                        forwarded_props: None,
+                        resume: None,
+                    }),
+                })
+            }),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn index_always_matches_a_scan(events in prop::collection::vec(any_event(), 0..40)) {
+            let mut r = Reducer::new();
+            for event in &events {
+                r.apply(event);
+                assert_index_matches_scan(&r);
+            }
+        }
+    }
+}

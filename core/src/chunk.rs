@@ -1,0 +1,211 @@
+//! Chunk expansion: `*_CHUNK` shorthand to explicit START / CONTENT / END.
+//!
+//! A producer may send `TEXT_MESSAGE_CHUNK`, `TOOL_CALL_CHUNK` or
+//! `REASONING_MESSAGE_CHUNK` instead of the explicit events. The expander
+//! holds at most one *open chunked item* and turns each frame into at most
+//! three events (SPEC section 3):
+//!
+//! 1. the END of the open item, when this frame closes it;
+//! 2. a START, when the chunk opens a new item;
+//! 3. a CONTENT / ARGS with the chunk's `delta` — or the frame's own event
+//!    when it is not a chunk.
+//!
+//! Any event except a chunk, `RAW`, `ACTIVITY_*` and
+//! `REASONING_ENCRYPTED_VALUE` closes the open item. At end of input the
+//! open item stays open (no END is made). A chunk error emits nothing from
+//! its frame and leaves the expander as it was.
+
+use crate::decode::{Decoder, Field, Header};
+use crate::error::{Code, Detail, Error, Stage};
+use crate::event::{EventType, Origin};
+
+/// The kind of the open chunked item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Item {
+    /// A text message (`TEXT_MESSAGE_CHUNK`).
+    Text,
+    /// A tool call (`TOOL_CALL_CHUNK`).
+    ToolCall,
+    /// A reasoning message (`REASONING_MESSAGE_CHUNK`).
+    Reasoning,
+}
+
+impl Item {
+    const fn of_chunk(kind: EventType) -> Option<Item> {
+        match kind {
+            EventType::TextMessageChunk => Some(Item::Text),
+            EventType::ToolCallChunk => Some(Item::ToolCall),
+            EventType::ReasoningMessageChunk => Some(Item::Reasoning),
+            _ => None,
+        }
+    }
+
+    const fn id_field(self) -> Field {
+        match self {
+            Item::ToolCall => Field::ToolCallId,
+            _ => Field::MessageId,
+        }
+    }
+
+    const fn start(self) -> EventType {
+        match self {
+            Item::Text => EventType::TextMessageStart,
+            Item::ToolCall => EventType::ToolCallStart,
+            Item::Reasoning => EventType::ReasoningMessageStart,
+        }
+    }
+
+    const fn content(self) -> EventType {
+        match self {
+            Item::Text => EventType::TextMessageContent,
+            Item::ToolCall => EventType::ToolCallArgs,
+            Item::Reasoning => EventType::ReasoningMessageContent,
+        }
+    }
+
+    const fn end(self) -> EventType {
+        match self {
+            Item::Text => EventType::TextMessageEnd,
+            Item::ToolCall => EventType::ToolCallEnd,
+            Item::Reasoning => EventType::ReasoningMessageEnd,
+        }
+    }
+}
+
+/// Where an expanded event's id comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdFrom {
+    /// The expander's open item.
+    Open,
+    /// The frame.
+    Frame,
+}
+
+/// One event of a frame's expansion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    /// The event type.
+    pub kind: EventType,
+    /// Frame, chunk or close.
+    pub origin: Origin,
+    /// Where its id is read.
+    pub id: IdFrom,
+}
+
+/// The events one frame expands to, in order (at most three).
+pub type Plan = heapless::Vec<Step, 3>;
+
+/// The chunk expander; `ID` is the id capacity in bytes.
+#[derive(Debug, Clone, Default)]
+pub struct Chunker<const ID: usize = 64> {
+    open: Option<Item>,
+    id: heapless::String<ID>,
+}
+
+/// Events that pass through without closing the open item.
+const fn keeps_open(kind: EventType) -> bool {
+    matches!(
+        kind,
+        EventType::Raw | EventType::ActivitySnapshot | EventType::ActivityDelta | EventType::ReasoningEncryptedValue
+    )
+}
+
+impl<const ID: usize> Chunker<ID> {
+    /// An expander with no open item.
+    pub const fn new() -> Self {
+        Chunker {
+            open: None,
+            id: heapless::String::new(),
+        }
+    }
+
+    /// The open chunked item and its id, if any.
+    pub fn open_item(&self) -> Option<(Item, &str)> {
+        self.open.map(|item| (item, self.id.as_str()))
+    }
+
+    /// Forgets the open item.
+    pub fn reset(&mut self) {
+        self.open = None;
+        self.id.clear();
+    }
+
+    /// Plans the expansion of a decoded frame without changing any state.
+    ///
+    /// # Errors
+    /// `chunk_missing_id` / `chunk_missing_name` (transform stage) for a
+    /// first chunk without its id or tool-call name.
+    pub fn plan<const DEPTH: usize>(&self, head: &Header, dec: &Decoder<ID, DEPTH>) -> Result<Plan, Error> {
+        let mut plan = Plan::new();
+        let Some(item) = Item::of_chunk(head.kind) else {
+            if !keeps_open(head.kind) {
+                self.push_close(&mut plan);
+            }
+            push(&mut plan, head.kind, Origin::Frame, IdFrom::Frame);
+            return Ok(plan);
+        };
+        let frame_id = dec.id();
+        let names_id = dec.has_text(item.id_field());
+        let differs = names_id && frame_id != self.id && !(item == Item::Reasoning && frame_id.is_empty());
+        let continues = self.open == Some(item) && !differs;
+        if !continues {
+            // A first chunk needs a (non-empty) id, and a tool call its name.
+            if frame_id.is_empty() {
+                return Err(chunk_error(Code::ChunkMissingId, head.kind));
+            }
+            if item == Item::ToolCall && dec.tool_call_name().is_empty() {
+                return Err(chunk_error(Code::ChunkMissingName, head.kind));
+            }
+            self.push_close(&mut plan);
+            push(&mut plan, item.start(), Origin::Chunk, IdFrom::Frame);
+        }
+        let has_delta = head.has(Field::Delta);
+        if has_delta || (continues && head.has(Field::Metadata)) {
+            push(&mut plan, item.content(), Origin::Chunk, IdFrom::Open);
+        }
+        Ok(plan)
+    }
+
+    fn push_close(&self, plan: &mut Plan) {
+        if let Some(open) = self.open {
+            push(plan, open.end(), Origin::Close, IdFrom::Open);
+        }
+    }
+
+    /// Applies the state change of one planned step, before its event is
+    /// built: a close forgets the open item, a chunk START opens the frame's.
+    pub fn advance<const DEPTH: usize>(&mut self, step: &Step, dec: &Decoder<ID, DEPTH>) {
+        match step.origin {
+            Origin::Close => self.open = None,
+            Origin::Chunk if step.id == IdFrom::Frame => {
+                self.open = match step.kind {
+                    EventType::TextMessageStart => Some(Item::Text),
+                    EventType::ToolCallStart => Some(Item::ToolCall),
+                    _ => Some(Item::Reasoning),
+                };
+                self.id.clear();
+                // The decoder's slot has the same capacity as ours.
+                let _ = self.id.push_str(dec.id());
+            }
+            _ => {}
+        }
+    }
+
+    /// The id for a step: the open item's, or the frame's.
+    pub fn id<'s, const DEPTH: usize>(&'s self, step: &Step, dec: &'s Decoder<ID, DEPTH>) -> &'s str {
+        match step.id {
+            IdFrom::Open => &self.id,
+            IdFrom::Frame => dec.id(),
+        }
+    }
+}
+
+fn push(plan: &mut Plan, kind: EventType, origin: Origin, id: IdFrom) {
+    // At most three steps are ever planned: close, start, content.
+    let _ = plan.push(Step { kind, origin, id });
+}
+
+fn chunk_error(code: Code, kind: EventType) -> Error {
+    Error::new(Stage::Transform, code, Some(kind), Detail::None)
+}

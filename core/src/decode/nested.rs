@@ -1,0 +1,417 @@
+//! Checks of the two nested values the core validates itself: the strict
+//! `RUN_FINISHED.outcome` and the `usage` records of RUN_FINISHED / RUN_ERROR.
+//!
+//! They are small and need no buffer, so the core checks them as their
+//! tokens stream past. Errors are recorded, not raised: the field may turn
+//! out to be an unknown extra field of the event's type (to be ignored),
+//! which only the schema check at the end of the frame knows.
+
+use super::Field;
+use crate::json::Token;
+
+/// Which nested value is being checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Which {
+    Outcome,
+    Usage,
+}
+
+/// The value a key at the current level announces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Member {
+    /// Not inspected (unknown key, or an `any` value).
+    Skip,
+    /// A string; `bit` marks it seen in the current record.
+    Str { bit: u8 },
+    /// An object (interrupt `responseSchema`, `metadata`).
+    Obj,
+    /// `outcome.type`.
+    OutcomeType,
+    /// `outcome.interrupts`.
+    Interrupts,
+    /// A non-negative integer (usage token counts).
+    Count,
+}
+
+/// The outcome's `type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OutcomeType {
+    Absent,
+    Success,
+    Interrupt,
+    Other,
+}
+
+/// The streaming checker for `outcome` and `usage`.
+#[derive(Debug, Clone)]
+pub(crate) struct Checker {
+    which: Option<Which>,
+    /// Recorded errors for outcome and usage.
+    errors: [Option<&'static str>; 2],
+    /// Our own nesting depth inside the field's value.
+    depth: u8,
+    /// While inside a container we do not inspect: the depth to return to.
+    skip_to: Option<u8>,
+    in_key: bool,
+    key: heapless::String<20>,
+    member: Member,
+    /// Required members seen in the current record.
+    seen: u8,
+    outcome: OutcomeType,
+    has_interrupts: bool,
+    interrupts: u32,
+    /// Text of `outcome.type` while it streams.
+    text: heapless::String<12>,
+    text_long: bool,
+    number: NumberCheck,
+}
+
+const ID_BIT: u8 = 1;
+const REASON_BIT: u8 = 2;
+
+impl Checker {
+    pub(crate) const fn new() -> Self {
+        Checker {
+            which: None,
+            errors: [None; 2],
+            depth: 0,
+            skip_to: None,
+            in_key: false,
+            key: heapless::String::new(),
+            member: Member::Skip,
+            seen: 0,
+            outcome: OutcomeType::Absent,
+            has_interrupts: false,
+            interrupts: 0,
+            text: heapless::String::new(),
+            text_long: false,
+            number: NumberCheck::new(),
+        }
+    }
+
+    /// A top-level field's value begins.
+    pub(crate) fn begin(&mut self, field: Option<Field>) {
+        let errors = self.errors;
+        *self = Checker::new();
+        self.errors = errors;
+        self.which = match field {
+            Some(Field::Outcome) => Some(Which::Outcome),
+            Some(Field::Usage) => Some(Which::Usage),
+            _ => None,
+        };
+        if let Some(w) = self.which {
+            // A repeated key: JSON keeps the last value, so do we.
+            self.set_error_slot(w, None);
+        }
+    }
+
+    /// The recorded error of `field`, if any.
+    pub(crate) fn error(&self, field: Field) -> Option<&'static str> {
+        match field {
+            Field::Outcome => self.errors[0],
+            Field::Usage => self.errors[1],
+            _ => None,
+        }
+    }
+
+    /// One token of the current field's value (from its first token on).
+    pub(crate) fn token(&mut self, token: &Token<'_>) {
+        let Some(which) = self.which else { return };
+        if self.skipping(token) {
+            return;
+        }
+        match token {
+            Token::KeyStart => {
+                self.in_key = true;
+                self.key.clear();
+            }
+            Token::KeyEnd => {
+                self.in_key = false;
+                self.member = self.member_for(which);
+            }
+            Token::Text(t) => self.text(t),
+            Token::Char(c) => self.text(c.encode_utf8(&mut [0u8; 4])),
+            Token::StrEnd => self.string_end(which),
+            Token::Number(t) => self.number.push(t),
+            Token::NumberEnd => self.number_end(),
+            Token::ObjectEnd | Token::ArrayEnd => self.close(which),
+            Token::ObjectStart | Token::ArrayStart | Token::StrStart | Token::True | Token::False | Token::Null => {
+                self.value(which, token)
+            }
+        }
+    }
+
+    /// Tracks depth inside a skipped container; true if the token is skipped.
+    fn skipping(&mut self, token: &Token<'_>) -> bool {
+        let Some(to) = self.skip_to else { return false };
+        match token {
+            Token::ObjectStart | Token::ArrayStart => self.depth = self.depth.saturating_add(1),
+            Token::ObjectEnd | Token::ArrayEnd => {
+                self.depth = self.depth.saturating_sub(1);
+                if self.depth == to {
+                    self.skip_to = None;
+                }
+            }
+            _ => {}
+        }
+        true
+    }
+
+    fn set_error_slot(&mut self, which: Which, value: Option<&'static str>) {
+        let slot = match which {
+            Which::Outcome => &mut self.errors[0],
+            Which::Usage => &mut self.errors[1],
+        };
+        *slot = value;
+    }
+
+    fn fail(&mut self, which: Which, what: &'static str) {
+        let slot = match which {
+            Which::Outcome => &mut self.errors[0],
+            Which::Usage => &mut self.errors[1],
+        };
+        if slot.is_none() {
+            *slot = Some(what);
+        }
+    }
+
+    fn member_for(&mut self, which: Which) -> Member {
+        let key = self.key.as_str();
+        match (which, self.depth) {
+            (Which::Outcome, 1) => match key {
+                "type" => Member::OutcomeType,
+                "interrupts" => Member::Interrupts,
+                _ => {
+                    self.fail(which, "unknown key in the outcome object (it allows only `type` and `interrupts`)");
+                    Member::Skip
+                }
+            },
+            (Which::Outcome, 3) => match key {
+                "id" => Member::Str { bit: ID_BIT },
+                "reason" => Member::Str { bit: REASON_BIT },
+                "message" | "toolCallId" | "expiresAt" => Member::Str { bit: 0 },
+                "responseSchema" | "metadata" => Member::Obj,
+                _ => Member::Skip,
+            },
+            (Which::Usage, 2) => match key {
+                "provider" | "model" => Member::Str { bit: 0 },
+                "inputTokens" | "outputTokens" | "totalTokens" | "reasoningTokens" | "cachedInputTokens" => {
+                    Member::Count
+                }
+                _ => Member::Skip,
+            },
+            _ => Member::Skip,
+        }
+    }
+
+    fn text(&mut self, t: &str) {
+        if self.in_key {
+            // Keys longer than the buffer match no known member.
+            if self.key.push_str(t).is_err() {
+                self.key.clear();
+                let _ = self.key.push_str("\u{1}");
+            }
+        } else if self.member == Member::OutcomeType && self.text.push_str(t).is_err() {
+            self.text_long = true;
+        }
+    }
+
+    /// The first token of a value at the current depth.
+    fn value(&mut self, which: Which, token: &Token<'_>) {
+        let is_container = matches!(token, Token::ObjectStart | Token::ArrayStart);
+        match (which, self.depth) {
+            (Which::Outcome, 0) | (Which::Usage, 0) => {}
+            (Which::Outcome, 2) => self.interrupt_start(which, token),
+            (Which::Usage, 1) => {
+                if *token != Token::ObjectStart {
+                    self.fail(which, "each usage record must be an object");
+                }
+                self.seen = 0;
+            }
+            _ => self.member_value(which, token),
+        }
+        if is_container {
+            let depth = self.depth;
+            self.depth = depth.saturating_add(1);
+            let inspected = matches!((which, depth), (Which::Outcome, 0..=2) | (Which::Usage, 0..=1));
+            let interrupts = self.member == Member::Interrupts && depth == 1;
+            if !inspected && !interrupts {
+                self.skip_to = Some(depth);
+            }
+        }
+        if self.depth <= 3 && !matches!(token, Token::StrStart) {
+            self.member = Member::Skip;
+        }
+    }
+
+    fn interrupt_start(&mut self, which: Which, token: &Token<'_>) {
+        if *token != Token::ObjectStart {
+            self.fail(which, "`interrupts`: each interrupt must be an object");
+        }
+        self.interrupts = self.interrupts.saturating_add(1);
+        self.seen = 0;
+    }
+
+    fn member_value(&mut self, which: Which, token: &Token<'_>) {
+        let ok = match self.member {
+            Member::Skip => true,
+            Member::Str { .. } | Member::OutcomeType => *token == Token::StrStart,
+            Member::Obj => *token == Token::ObjectStart,
+            Member::Interrupts => {
+                self.has_interrupts = true;
+                *token == Token::ArrayStart
+            }
+            Member::Count => matches!(token, Token::Number(_)),
+        };
+        if !ok {
+            self.fail(which, self.member_error());
+        }
+        if let (Member::Str { bit }, Token::StrStart) = (self.member, token) {
+            self.seen |= bit;
+        }
+        if self.member == Member::OutcomeType {
+            self.text.clear();
+            self.text_long = false;
+        }
+    }
+
+    fn member_error(&self) -> &'static str {
+        match self.member {
+            Member::OutcomeType => "`type` must be \"success\" or \"interrupt\"",
+            Member::Interrupts => "`interrupts` must be an array",
+            Member::Obj => "an interrupt's `responseSchema` and `metadata` must be objects",
+            Member::Count => "token counts must be non-negative integers",
+            _ => "a string was expected",
+        }
+    }
+
+    fn string_end(&mut self, which: Which) {
+        if self.member == Member::OutcomeType {
+            self.outcome = match (self.text_long, self.text.as_str()) {
+                (false, "success") => OutcomeType::Success,
+                (false, "interrupt") => OutcomeType::Interrupt,
+                _ => OutcomeType::Other,
+            };
+            if self.outcome == OutcomeType::Other {
+                self.fail(which, "`type` must be \"success\" or \"interrupt\"");
+            }
+            self.member = Member::Skip;
+        }
+    }
+
+    fn number_end(&mut self) {
+        let ok = self.number.is_non_negative_integer();
+        self.number = NumberCheck::new();
+        if self.member == Member::Count {
+            if !ok {
+                self.fail(Which::Usage, "token counts must be non-negative integers");
+            }
+            self.member = Member::Skip;
+        } else if let Member::Str { .. } = self.member {
+            // Already failed at the number's first token.
+            self.member = Member::Skip;
+        }
+    }
+
+    fn close(&mut self, which: Which) {
+        self.depth = self.depth.saturating_sub(1);
+        match (which, self.depth) {
+            (Which::Outcome, 2) if self.seen & (ID_BIT | REASON_BIT) != ID_BIT | REASON_BIT => {
+                self.fail(which, "`interrupts`: an interrupt needs string `id` and `reason`");
+            }
+            (Which::Outcome, 0) => self.outcome_end(which),
+            _ => {}
+        }
+    }
+
+    fn outcome_end(&mut self, which: Which) {
+        match self.outcome {
+            OutcomeType::Absent => self.fail(which, "`type` is required"),
+            OutcomeType::Success if self.has_interrupts => {
+                self.fail(which, "a \"success\" outcome has no `interrupts`")
+            }
+            OutcomeType::Interrupt if !self.has_interrupts => {
+                self.fail(which, "an \"interrupt\" outcome needs `interrupts`")
+            }
+            OutcomeType::Interrupt if self.interrupts == 0 => {
+                self.fail(which, "`interrupts` must hold at least one interrupt")
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether a number, streamed as text, is a non-negative integer (as
+/// JavaScript's `Number.isInteger(x) && x >= 0` would say), without
+/// converting it: the last significant digit, moved by the exponent, must
+/// not land right of the decimal point.
+#[derive(Debug, Clone, Copy)]
+struct NumberCheck {
+    negative: bool,
+    /// 0: integer part, 1: fraction, 2: exponent.
+    part: u8,
+    nonzero: bool,
+    /// Trailing zeros of the integer part.
+    int_zeros: u32,
+    /// Fraction digits up to and including the last non-zero one.
+    fraction: u32,
+    fraction_len: u32,
+    exp_negative: bool,
+    exp: u32,
+}
+
+impl NumberCheck {
+    const fn new() -> Self {
+        NumberCheck {
+            negative: false,
+            part: 0,
+            nonzero: false,
+            int_zeros: 0,
+            fraction: 0,
+            fraction_len: 0,
+            exp_negative: false,
+            exp: 0,
+        }
+    }
+
+    fn push(&mut self, text: &str) {
+        for b in text.bytes() {
+            match (b, self.part) {
+                (b'-', 0) => self.negative = true,
+                (b'-', _) => self.exp_negative = true,
+                (b'.', _) => self.part = 1,
+                (b'e' | b'E', _) => self.part = 2,
+                (b'0', 0) => self.int_zeros = self.int_zeros.saturating_add(1),
+                (b'1'..=b'9', 0) => {
+                    self.nonzero = true;
+                    self.int_zeros = 0;
+                }
+                (b'0'..=b'9', 1) => {
+                    self.fraction_len = self.fraction_len.saturating_add(1);
+                    if b != b'0' {
+                        self.nonzero = true;
+                        self.fraction = self.fraction_len;
+                    }
+                }
+                (b'0'..=b'9', _) => {
+                    self.exp = self.exp.saturating_mul(10).saturating_add(u32::from(b.saturating_sub(b'0')));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn is_non_negative_integer(&self) -> bool {
+        if !self.nonzero {
+            return true; // 0, -0, 0.0e5: zero is a non-negative integer
+        }
+        let exp = if self.exp_negative { 0i64.saturating_sub(i64::from(self.exp)) } else { i64::from(self.exp) };
+        // Position of the last significant digit: negative inside the fraction.
+        let last = if self.fraction > 0 {
+            0i64.saturating_sub(i64::from(self.fraction))
+        } else {
+            i64::from(self.int_zeros)
+        };
+        !self.negative && last.saturating_add(exp) >= 0
+    }
+}

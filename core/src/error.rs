@@ -1,0 +1,392 @@
+//! Errors: one type for every stage, with a stable machine-readable code.
+//!
+//! Every error names the frame it happened in, the stage that rejected it
+//! (decode, transform = chunk expansion, verify) and a [`Code`] from the
+//! specification's list. The [`Display`](core::fmt::Display) text is meant
+//! for a person: it says what was wrong and what the producer should have
+//! sent instead.
+//!
+//! ```
+//! use agui_core::error::{Code, Stage};
+//! assert_eq!(Code::MessageNotActive.as_str(), "message_not_active");
+//! assert_eq!(Stage::Verify.as_str(), "verify");
+//! ```
+
+use core::fmt;
+
+use crate::decode::{Field, Kind};
+use crate::event::EventType;
+use crate::json::{JsonError, JsonErrorKind};
+
+/// Longest id or name text an error keeps for its message. Longer ids are
+/// shown cut, with `…`; the code and frame index are always exact.
+pub const ERROR_TEXT: usize = 64;
+
+/// Text kept inside an error for its message.
+pub type ErrorText = heapless::String<ERROR_TEXT>;
+
+/// The pipeline stage that rejected a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Stage {
+    /// Framing or JSON or schema: the frame is not a well-formed event.
+    Decode,
+    /// Chunk expansion: a `*_CHUNK` event that cannot be expanded.
+    Transform,
+    /// The protocol's ordering rules.
+    Verify,
+}
+
+impl Stage {
+    /// The stage's name in machine-readable output.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Stage::Decode => "decode",
+            Stage::Transform => "transform",
+            Stage::Verify => "verify",
+        }
+    }
+}
+
+macro_rules! codes {
+    ($($(#[$doc:meta])* $variant:ident = $text:literal,)*) => {
+        /// The stable error codes of the specification (section 4).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+        pub enum Code {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Code {
+            /// The code as written in machine-readable output.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $text,)*
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    /// The frame is not a valid event (JSON, UTF-8, schema).
+    Decode = "decode",
+    /// The first `*_CHUNK` of an item has no id.
+    ChunkMissingId = "chunk_missing_id",
+    /// The first `TOOL_CALL_CHUNK` of a tool call has no `toolCallName`.
+    ChunkMissingName = "chunk_missing_name",
+    /// The stream does not begin with RUN_STARTED or RUN_ERROR.
+    FirstEvent = "first_event",
+    /// An event after RUN_ERROR other than a new RUN_STARTED.
+    RunErrored = "run_errored",
+    /// An event after RUN_FINISHED other than RUN_STARTED or RUN_ERROR.
+    RunFinished = "run_finished",
+    /// RUN_STARTED while a run is still going.
+    RunActive = "run_active",
+    /// TEXT_MESSAGE_START for an id that is already open.
+    MessageActive = "message_active",
+    /// TEXT_MESSAGE_CONTENT / _END for an id that is not open.
+    MessageNotActive = "message_not_active",
+    /// TOOL_CALL_START for an id that is already open.
+    ToolCallActive = "tool_call_active",
+    /// TOOL_CALL_ARGS / _END for an id that is not open.
+    ToolCallNotActive = "tool_call_not_active",
+    /// STEP_STARTED for a step that is already open.
+    StepActive = "step_active",
+    /// STEP_FINISHED for a step that is not open.
+    StepNotActive = "step_not_active",
+    /// RUN_FINISHED while steps are open.
+    UnclosedSteps = "unclosed_steps",
+    /// RUN_FINISHED while text messages are open.
+    UnclosedMessages = "unclosed_messages",
+    /// RUN_FINISHED while tool calls are open.
+    UnclosedToolCalls = "unclosed_tool_calls",
+    /// THINKING_START while thinking.
+    ThinkingActive = "thinking_active",
+    /// THINKING_END or a thinking message without THINKING_START.
+    ThinkingNotActive = "thinking_not_active",
+    /// THINKING_TEXT_MESSAGE_START while a thinking message is open.
+    ThinkingMessageActive = "thinking_message_active",
+    /// Thinking message content or end without its start.
+    ThinkingMessageNotActive = "thinking_message_not_active",
+    /// A fixed-size table or buffer of ours is full or too short.
+    Capacity = "capacity",
+}
+
+/// A fixed-capacity table or buffer that can overflow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Table {
+    /// The verifier's table of open text messages.
+    Messages,
+    /// The verifier's table of open tool calls.
+    ToolCalls,
+    /// The verifier's table of open steps.
+    Steps,
+    /// One id or name slot (the `ID` capacity).
+    IdSlot,
+}
+
+impl Table {
+    /// A short name for messages.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Table::Messages => "active messages",
+            Table::ToolCalls => "active tool calls",
+            Table::Steps => "active steps",
+            Table::IdSlot => "id slot",
+        }
+    }
+}
+
+/// What exactly went wrong; the [`Code`] says which rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Detail {
+    /// The frame is not JSON.
+    Json {
+        /// The tokenizer's reason.
+        kind: JsonErrorKind,
+        /// Byte offset inside the frame's text.
+        offset: u64,
+    },
+    /// The frame's JSON is not an object.
+    NotAnObject(Kind),
+    /// No `type` field, or it is not a string.
+    MissingType,
+    /// `type` names no known event.
+    UnknownType(ErrorText),
+    /// A required field is absent.
+    Missing(Field),
+    /// A field has the wrong JSON type.
+    WrongType {
+        /// The field.
+        field: Field,
+        /// What the schema wants.
+        expected: &'static str,
+        /// What the frame has.
+        found: Kind,
+    },
+    /// A field has a value outside its allowed set.
+    BadValue {
+        /// The field.
+        field: Field,
+        /// What the schema allows.
+        expected: &'static str,
+        /// The value found (cut if long).
+        found: ErrorText,
+    },
+    /// A nested value (outcome, usage) breaks its schema.
+    Nested {
+        /// The top-level field that holds it.
+        field: Field,
+        /// What is wrong, with the path inside the field.
+        what: &'static str,
+    },
+    /// A rule about one id or name (message, tool call, step).
+    Id(ErrorText),
+    /// Items still open at RUN_FINISHED, comma-separated in insertion order
+    /// (cut with `…` if long), and how many there are.
+    Open {
+        /// The ids or names.
+        list: ErrorText,
+        /// Their number.
+        count: usize,
+    },
+    /// A table or slot is full.
+    Capacity {
+        /// Which one.
+        table: Table,
+        /// Its limit (entries, or bytes for a slot).
+        limit: usize,
+        /// The field whose value did not fit, for slots.
+        field: Option<Field>,
+    },
+    /// Nothing more to say than the code.
+    None,
+}
+
+/// An error of any stage, for one frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Error {
+    /// Index of the frame that failed (frames count from 0).
+    pub frame: u32,
+    /// The stage that rejected it.
+    pub stage: Stage,
+    /// The stable code.
+    pub code: Code,
+    /// The event type concerned, when known.
+    pub event: Option<EventType>,
+    /// The specifics.
+    pub detail: Detail,
+}
+
+impl Error {
+    /// An error with no frame index yet (the pipeline fills it in).
+    pub(crate) const fn new(stage: Stage, code: Code, event: Option<EventType>, detail: Detail) -> Self {
+        Error {
+            frame: 0,
+            stage,
+            code,
+            event,
+            detail,
+        }
+    }
+
+    /// A decode-stage error for a JSON fault.
+    pub(crate) fn json(err: JsonError) -> Self {
+        Error::new(
+            Stage::Decode,
+            Code::Decode,
+            None,
+            Detail::Json {
+                kind: err.kind,
+                offset: err.offset,
+            },
+        )
+    }
+
+    /// The same error, placed at frame `frame`.
+    pub(crate) fn at(mut self, frame: u32) -> Self {
+        self.frame = frame;
+        self
+    }
+
+    /// The offending id or name, for rules about one item.
+    pub fn id(&self) -> Option<&str> {
+        match &self.detail {
+            Detail::Id(id) => Some(id.as_str()),
+            _ => None,
+        }
+    }
+}
+
+/// Copies `text` into an [`ErrorText`], cutting it at a char boundary with
+/// `…` if it does not fit (error messages only; data is never cut).
+pub(crate) fn error_text(text: &str) -> ErrorText {
+    let mut out = ErrorText::new();
+    if out.push_str(text).is_ok() {
+        return out;
+    }
+    for c in text.chars() {
+        if out.len().saturating_add(c.len_utf8()).saturating_add(3) > ERROR_TEXT {
+            break;
+        }
+        let _ = out.push(c);
+    }
+    let _ = out.push('…');
+    out
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "frame {}: {} error [{}]: ", self.frame, self.stage.as_str(), self.code.as_str())?;
+        let ty = self.event.map_or("event", EventType::as_str);
+        match self.stage {
+            Stage::Decode => self.fmt_decode(f, ty),
+            Stage::Transform => self.fmt_transform(f, ty),
+            Stage::Verify => self.fmt_verify(f, ty),
+        }
+    }
+}
+
+impl Error {
+    fn fmt_decode(&self, f: &mut fmt::Formatter<'_>, ty: &str) -> fmt::Result {
+        match &self.detail {
+            Detail::Json { kind, offset } => write!(f, "invalid JSON at byte {offset} of the frame: {kind}"),
+            Detail::NotAnObject(kind) => write!(f, "an event must be a JSON object, found {}", kind.as_str()),
+            Detail::MissingType => f.write_str("the event has no string `type` field"),
+            Detail::UnknownType(t) => write!(f, "unknown event type '{t}'"),
+            Detail::Missing(field) => write!(f, "{ty}: required field `{}` is missing", field.as_str()),
+            Detail::WrongType { field, expected, found } => write!(
+                f,
+                "{ty}: field `{}` must be {expected}, found {}",
+                field.as_str(),
+                found.as_str()
+            ),
+            Detail::BadValue { field, expected, found } => {
+                write!(f, "{ty}: field `{}` must be {expected}, found \"{found}\"", field.as_str())
+            }
+            Detail::Nested { field, what } => write!(f, "{ty}: field `{}`: {what}", field.as_str()),
+            Detail::Capacity { table, limit, field } => {
+                let name = field.map_or("a value", Field::as_str);
+                write!(f, "{ty}: `{name}` is longer than the {limit}-byte {}; raise the ID capacity", table.as_str())
+            }
+            _ => f.write_str("invalid event"),
+        }
+    }
+
+    fn fmt_transform(&self, f: &mut fmt::Formatter<'_>, ty: &str) -> fmt::Result {
+        match self.code {
+            Code::ChunkMissingName => write!(f, "the first {ty} of a tool call must have a toolCallName"),
+            _ => {
+                let field = if ty == "TOOL_CALL_CHUNK" { "toolCallId" } else { "messageId" };
+                write!(f, "the first {ty} of an item must have a {field}")
+            }
+        }
+    }
+
+    fn fmt_verify(&self, f: &mut fmt::Formatter<'_>, ty: &str) -> fmt::Result {
+        let id = self.id().unwrap_or("");
+        match self.code {
+            Code::FirstEvent => write!(f, "the first event must be 'RUN_STARTED' (or 'RUN_ERROR'), not '{ty}'"),
+            Code::RunErrored => write!(f, "cannot send '{ty}': the run has already errored with 'RUN_ERROR'; only a new 'RUN_STARTED' may follow"),
+            Code::RunFinished => write!(f, "cannot send '{ty}': the run has already finished with 'RUN_FINISHED'; start a new run with 'RUN_STARTED'"),
+            Code::RunActive => f.write_str("cannot send 'RUN_STARTED' while a run is still active; finish it with 'RUN_FINISHED' first"),
+            Code::MessageActive => write!(f, "cannot send '{ty}': a text message with id '{id}' is already in progress; complete it with 'TEXT_MESSAGE_END' first"),
+            Code::MessageNotActive => write!(f, "cannot send '{ty}': no active text message with id '{id}'; start it with 'TEXT_MESSAGE_START' first"),
+            Code::ToolCallActive => write!(f, "cannot send '{ty}': a tool call with id '{id}' is already in progress; complete it with 'TOOL_CALL_END' first"),
+            Code::ToolCallNotActive => write!(f, "cannot send '{ty}': no active tool call with id '{id}'; start it with 'TOOL_CALL_START' first"),
+            Code::StepActive => write!(f, "step \"{id}\" is already active for '{ty}'"),
+            Code::StepNotActive => write!(f, "cannot send '{ty}' for step \"{id}\" that was not started"),
+            Code::UnclosedSteps => self.fmt_open(f, "steps"),
+            Code::UnclosedMessages => self.fmt_open(f, "text messages"),
+            Code::UnclosedToolCalls => self.fmt_open(f, "tool calls"),
+            Code::ThinkingActive => write!(f, "cannot send '{ty}': a thinking step is already in progress; end it with 'THINKING_END' first"),
+            Code::ThinkingNotActive => write!(f, "cannot send '{ty}': no thinking step is in progress; send 'THINKING_START' first"),
+            Code::ThinkingMessageActive => write!(f, "cannot send '{ty}': a thinking message is already in progress; complete it with 'THINKING_TEXT_MESSAGE_END' first"),
+            Code::ThinkingMessageNotActive => write!(f, "cannot send '{ty}': no active thinking message; start one with 'THINKING_TEXT_MESSAGE_START' first"),
+            Code::Capacity => match &self.detail {
+                Detail::Capacity { table, limit, .. } => write!(
+                    f,
+                    "cannot send '{ty}' for '{id}': all {limit} {} are in use; raise the capacity or close some first",
+                    table.as_str()
+                ),
+                _ => write!(f, "cannot send '{ty}': capacity exceeded"),
+            },
+            _ => write!(f, "'{ty}' breaks the protocol's ordering rules"),
+        }
+    }
+
+    fn fmt_open(&self, f: &mut fmt::Formatter<'_>, what: &str) -> fmt::Result {
+        match &self.detail {
+            Detail::Open { list, count } => {
+                write!(f, "cannot send 'RUN_FINISHED' while {count} {what} are still active: {list}")
+            }
+            _ => write!(f, "cannot send 'RUN_FINISHED' while {what} are still active"),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+extern crate std;
+
+#[cfg(feature = "std")]
+impl std::error::Error for Error {}
+
+impl fmt::Display for JsonErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JsonErrorKind::UnexpectedByte(b) if b.is_ascii_graphic() => write!(f, "unexpected '{}'", char::from(*b)),
+            JsonErrorKind::UnexpectedByte(b) => write!(f, "unexpected byte 0x{b:02x}"),
+            JsonErrorKind::UnexpectedEnd => f.write_str("the text ended inside a value (or held no value)"),
+            JsonErrorKind::InvalidUtf8 => f.write_str("invalid UTF-8"),
+            JsonErrorKind::ControlCharacter => f.write_str("a control character inside a string must be escaped"),
+            JsonErrorKind::InvalidEscape => f.write_str("invalid escape sequence"),
+            JsonErrorKind::InvalidNumber => f.write_str("malformed number"),
+            JsonErrorKind::TooDeep => f.write_str("nested deeper than the tokenizer's depth limit"),
+            JsonErrorKind::TrailingData => f.write_str("more data after the end of the JSON value"),
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! Transports: drive a [`Pipeline`] from a byte source.
+//!
+//! The caller supplies the read buffer (any size; 64 bytes is plenty on a
+//! UART). [`run`] pulls from an [`embedded_io::Read`] until end of input
+//! (`read` returns 0), [`run_async`] does the same over
+//! `embedded_io_async::Read` (feature `async`), and [`run_std`] over
+//! [`std::io::Read`] (feature `std`).
+//!
+//! ```
+//! use agui_core::io::run;
+//! use agui_core::pipeline::{DefaultPipeline, Output};
+//!
+//! let mut serial: &[u8] = b"data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n";
+//! let mut pipeline = DefaultPipeline::new();
+//! let mut buf = [0u8; 16];
+//! let mut events = 0;
+//! let accepted = run(&mut serial, &mut pipeline, &mut buf, |out| {
+//!     if let Output::Event(_) = out {
+//!         events += 1;
+//!     }
+//! })
+//! .unwrap();
+//! assert_eq!((accepted, events), (1, 1));
+//! ```
+
+use core::fmt;
+
+use crate::error::Error;
+use crate::pipeline::{Output, Pipeline};
+
+/// Why a transport run stopped.
+#[derive(Debug)]
+pub enum RunError<E> {
+    /// The byte source failed.
+    Io(E),
+    /// The stream broke the protocol (strict mode).
+    Protocol(Error),
+}
+
+impl<E: fmt::Debug> fmt::Display for RunError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Io(e) => write!(f, "read error: {e:?}"),
+            RunError::Protocol(e) => e.fmt(f),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl<E: fmt::Debug> std::error::Error for RunError<E> {}
+
+#[cfg(feature = "std")]
+extern crate std;
+
+/// Reads `source` to its end through `pipeline`, calling `f` for every
+/// output; returns the number of accepted frames.
+///
+/// # Errors
+/// [`RunError::Io`] if a read fails, [`RunError::Protocol`] for the first
+/// protocol error in strict mode (the pipeline keeps it until reset).
+pub fn run<R, const ID: usize, const M: usize, const T: usize, const S: usize, const D: usize>(
+    source: &mut R,
+    pipeline: &mut Pipeline<ID, M, T, S, D>,
+    buf: &mut [u8],
+    mut f: impl FnMut(Output<'_>),
+) -> Result<u32, RunError<R::Error>>
+where
+    R: embedded_io::Read,
+{
+    loop {
+        let n = source.read(buf).map_err(RunError::Io)?;
+        let Some(bytes) = buf.get(..n).filter(|b| !b.is_empty()) else {
+            break;
+        };
+        pipeline.feed(bytes, &mut f).map_err(RunError::Protocol)?;
+    }
+    pipeline.finish(&mut f).map_err(RunError::Protocol)?;
+    Ok(pipeline.accepted())
+}
+
+/// [`run`] over an asynchronous byte source (feature `async`).
+///
+/// # Errors
+/// As [`run`].
+#[cfg(feature = "async")]
+pub async fn run_async<R, const ID: usize, const M: usize, const T: usize, const S: usize, const D: usize>(
+    source: &mut R,
+    pipeline: &mut Pipeline<ID, M, T, S, D>,
+    buf: &mut [u8],
+    mut f: impl FnMut(Output<'_>),
+) -> Result<u32, RunError<R::Error>>
+where
+    R: embedded_io_async::Read,
+{
+    loop {
+        let n = source.read(buf).await.map_err(RunError::Io)?;
+        let Some(bytes) = buf.get(..n).filter(|b| !b.is_empty()) else {
+            break;
+        };
+        pipeline.feed(bytes, &mut f).map_err(RunError::Protocol)?;
+    }
+    pipeline.finish(&mut f).map_err(RunError::Protocol)?;
+    Ok(pipeline.accepted())
+}
+
+/// [`run`] over a [`std::io::Read`] (feature `std`); interrupted reads are retried.
+///
+/// # Errors
+/// As [`run`].
+#[cfg(feature = "std")]
+pub fn run_std<R, const ID: usize, const M: usize, const T: usize, const S: usize, const D: usize>(
+    source: &mut R,
+    pipeline: &mut Pipeline<ID, M, T, S, D>,
+    buf: &mut [u8],
+    mut f: impl FnMut(Output<'_>),
+) -> Result<u32, RunError<std::io::Error>>
+where
+    R: std::io::Read,
+{
+    loop {
+        let n = match source.read(buf) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(RunError::Io(e)),
+        };
+        let Some(bytes) = buf.get(..n).filter(|b| !b.is_empty()) else {
+            break;
+        };
+        pipeline.feed(bytes, &mut f).map_err(RunError::Protocol)?;
+    }
+    pipeline.finish(&mut f).map_err(RunError::Protocol)?;
+    Ok(pipeline.accepted())
+}

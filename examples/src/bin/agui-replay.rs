@@ -1,0 +1,2 @@
+//! agui-replay (work in progress).
+fn main() {}

@@ -1,0 +1,1 @@
+//! Integration and conformance tests live in `tests/tests/`.
