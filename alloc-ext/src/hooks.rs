@@ -539,6 +539,28 @@ mod tests {
     }
 
     #[test]
+    fn end_hook_gets_the_final_args() {
+        let mut r = Reducer::new();
+        let mut rec = Recorder::default();
+        r.apply_with(
+            &ev(json!({"type": "TOOL_CALL_START", "toolCallId": "t", "toolCallName": "f"})),
+            &mut rec,
+        );
+        r.apply_with(
+            &ev(json!({"type": "TOOL_CALL_ARGS", "toolCallId": "t", "delta": "[1"})),
+            &mut rec,
+        );
+        r.apply_with(
+            &ev(json!({"type": "TOOL_CALL_END", "toolCallId": "t"})),
+            &mut rec,
+        );
+        // Partial [1] while streaming; the unfinished text parses to {} at END.
+        assert_eq!(rec.log[2], "args f \"\" [1]");
+        assert_eq!(rec.log[4], "end f {}");
+        assert_eq!(rec.log[5], "new tool call t [1");
+    }
+
+    #[test]
     fn a_hook_can_replace_messages_and_state() {
         let mut r = Reducer::new();
         let replacement = vec![Message::new_text(

@@ -2,9 +2,10 @@
 #![no_std]
 #![forbid(unsafe_code)]
 extern crate alloc;
-pub mod patch;
-pub mod model;
+pub mod client;
 pub mod event;
-pub mod reduce;
 pub mod hooks;
+pub mod model;
 pub mod partial;
+pub mod patch;
+pub mod reduce;

@@ -537,7 +537,10 @@ mod tests {
             ("18446744073709551615", json!(18446744073709551615u64)),
             ("-9223372036854775809", json!(-9223372036854775809.0)),
             ("{\"a\":1,\"a\":2", json!({"a": 2})),
-            ("{\"k\\\"ey\\n\":\"v\\t\\u00e9", json!({"k\"ey\n": "v\t\u{e9}"})),
+            (
+                "{\"k\\\"ey\\n\":\"v\\t\\u00e9",
+                json!({"k\"ey\n": "v\t\u{e9}"}),
+            ),
             ("{\"a\\", json!({})),
             ("{\"hello\\nworld\": ", json!({})),
             ("[\"\\\"Dr.]\\\" Leo", json!(["\"Dr.]\" Leo"])),
@@ -554,7 +557,14 @@ mod tests {
     #[test]
     fn incremental_steps() {
         check(
-            &["{\"ci", "ty\": \"Pa", "ris\", \"n\": 1", "2.", "5, \"ok\": t", "rue}"],
+            &[
+                "{\"ci",
+                "ty\": \"Pa",
+                "ris\", \"n\": 1",
+                "2.",
+                "5, \"ok\": t",
+                "rue}",
+            ],
             &[
                 json!({}),
                 json!({"city": "Pa"}),
@@ -590,7 +600,10 @@ mod tests {
         check(&["  ", "x", "{}"], &[json!({}), json!({}), json!({})]);
         check(&["\"a\"", " \"b\""], &[json!("a"), json!("a")]);
         // A cut number that can only grow out of range.
-        check(&["[1e30", "0", "0"], &[json!([1e30]), json!([1e300]), json!([1e300])]);
+        check(
+            &["[1e30", "0", "0"],
+            &[json!([1e30]), json!([1e300]), json!([1e300])],
+        );
     }
 
     #[test]
@@ -649,7 +662,10 @@ mod tests {
                 args.push(delta);
             }
             assert_eq!(&args.finish(), want, "{deltas:?}");
-            assert_eq!(args.is_complete(), want != &json!({}) || deltas == &["{\"a\":1}  "]);
+            assert_eq!(
+                args.is_complete(),
+                want != &json!({}) || deltas == &["{\"a\":1}  "]
+            );
         }
     }
 
@@ -736,7 +752,8 @@ mod tests {
                     stack.pop();
                     if n < 3 {
                         stack.push(Ctx::Hex(n + 1, unit));
-                    } else if !(0xD800..0xDC00).contains(&unit) && matches!(cut, Some((_, _, true))) {
+                    } else if !(0xD800..0xDC00).contains(&unit) && matches!(cut, Some((_, _, true)))
+                    {
                         // Complete, unless it is a high half: then the cut
                         // stays before it until its low half is complete.
                         cut = None;
@@ -770,7 +787,11 @@ mod tests {
                     if matches!(cut, Some((_, _, false))) {
                         cut = None;
                     }
-                    let next = if top == Ctx::ArrValue { Ctx::ArrComma } else { Ctx::ObjComma };
+                    let next = if top == Ctx::ArrValue {
+                        Ctx::ArrComma
+                    } else {
+                        Ctx::ObjComma
+                    };
                     *stack.last_mut().unwrap() = next;
                     start(&mut stack, c);
                 }
@@ -818,7 +839,10 @@ mod tests {
     struct Lcg(u64);
     impl Lcg {
         fn below(&mut self, n: usize) -> usize {
-            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             ((self.0 >> 33) % n as u64) as usize
         }
     }
@@ -832,8 +856,9 @@ mod tests {
     fn gen_string(rng: &mut Lcg, out: &mut String) {
         out.push('"');
         for _ in 0..rng.below(7) {
-            let c = ['a', 'Z', ' ', '"', '\\', '/', '\n', '\u{1}', 'é', '€', '🚀', ']', '}', ',']
-                [rng.below(14)];
+            let c = [
+                'a', 'Z', ' ', '"', '\\', '/', '\n', '\u{1}', 'é', '€', '🚀', ']', '}', ',',
+            ][rng.below(14)];
             match (c, rng.below(3)) {
                 ('"', _) => out.push_str("\\\""),
                 ('\\', _) => out.push_str("\\\\"),
@@ -856,8 +881,19 @@ mod tests {
         match rng.below(if depth > 3 { 5 } else { 7 }) {
             0 => out.push_str(["true", "false", "null"][rng.below(3)]),
             1 => out.push_str(
-                ["0", "-0", "7", "-12", "3.25", "1e3", "-4.5E-2", "0.0001", "98765432109", "2.5e+7", "184467440737095516150"]
-                    [rng.below(11)],
+                [
+                    "0",
+                    "-0",
+                    "7",
+                    "-12",
+                    "3.25",
+                    "1e3",
+                    "-4.5E-2",
+                    "0.0001",
+                    "98765432109",
+                    "2.5e+7",
+                    "184467440737095516150",
+                ][rng.below(11)],
             ),
             2 | 3 => gen_string(rng, out),
             4 => out.push_str(&rng.below(1000).to_string()),
@@ -954,7 +990,11 @@ mod tests {
                 };
                 assert_eq!(got, want, "prefix {:?} of {text:?}", &text[..cut]);
             }
-            let want_final = if valid_len == text.len() { valid } else { json!({}) };
+            let want_final = if valid_len == text.len() {
+                valid
+            } else {
+                json!({})
+            };
             assert_eq!(args.finish(), want_final, "{text:?}");
         }
     }

@@ -16,8 +16,13 @@
 //!   the index entries of exactly those messages are moved with them.
 //! - `MESSAGES_SNAPSHOT`, a hook replacing the messages, and an
 //!   `ACTIVITY_SNAPSHOT` overwriting an assistant message that held tool
-//!   calls rebuild the index (`O(n)`), and drop the cached partial arguments,
-//!   which are re-seeded from the tool call's text at its next delta.
+//!   calls rebuild the index (`O(n)`), and rewind the partial arguments,
+//!   which re-read their tool call's whole text at its next delta (once).
+//!
+//! Memory: besides the messages, the reducer keeps per tool-call id the
+//! partial-arguments state and the arguments at END (the last good value
+//! must survive END, see `ArgsSlot`), so this grows with the number of
+//! tool calls seen, like the messages themselves.
 //!
 //! ```
 //! use agui_alloc::event::Event;
@@ -513,23 +518,25 @@ impl Reducer {
             Event::TextMessageEnd(e) | Event::ReasoningMessageEnd(e) => {
                 ctx.buffer = buffer(&e.message_id);
             }
-            Event::ToolCallArgs(ToolCallArgs {
-                tool_call_id: id, ..
-            })
-            | Event::ToolCallEnd(crate::event::ToolCallEnd {
-                tool_call_id: id, ..
-            }) => {
-                if let Some(call) = self.tool_call(id) {
-                    ctx.tool_call = ToolCallProgress {
-                        name: &call.function.name,
-                        buffer: &call.function.arguments,
-                        args: self.partial_args(id).unwrap_or(&self.no_args),
-                    };
-                }
+            Event::ToolCallArgs(e) => {
+                ctx.tool_call = self.progress(&e.tool_call_id, self.partial_args(&e.tool_call_id));
+            }
+            Event::ToolCallEnd(e) => {
+                ctx.tool_call = self.progress(&e.tool_call_id, self.final_args(&e.tool_call_id));
             }
             _ => {}
         }
         ctx
+    }
+
+    /// The tool-call hooks' view of call `id` with arguments `args`.
+    fn progress<'a>(&'a self, id: &str, args: Option<&'a Value>) -> ToolCallProgress<'a> {
+        let call = self.tool_call(id);
+        ToolCallProgress {
+            name: call.map_or("", |c| c.function.name.as_str()),
+            buffer: call.map_or("", |c| c.function.arguments.as_str()),
+            args: args.filter(|_| call.is_some()).unwrap_or(&self.no_args),
+        }
     }
 
     /// Applies a hook's replacements.

@@ -107,7 +107,10 @@ pub struct Chunker<const ID: usize = 64> {
 const fn keeps_open(kind: EventType) -> bool {
     matches!(
         kind,
-        EventType::Raw | EventType::ActivitySnapshot | EventType::ActivityDelta | EventType::ReasoningEncryptedValue
+        EventType::Raw
+            | EventType::ActivitySnapshot
+            | EventType::ActivityDelta
+            | EventType::ReasoningEncryptedValue
     )
 }
 
@@ -136,7 +139,11 @@ impl<const ID: usize> Chunker<ID> {
     /// # Errors
     /// `chunk_missing_id` / `chunk_missing_name` (transform stage) for a
     /// first chunk without its id or tool-call name.
-    pub fn plan<const DEPTH: usize>(&self, head: &Header, dec: &Decoder<ID, DEPTH>) -> Result<Plan, Error> {
+    pub fn plan<const DEPTH: usize>(
+        &self,
+        head: &Header,
+        dec: &Decoder<ID, DEPTH>,
+    ) -> Result<Plan, Error> {
         let mut plan = Plan::new();
         let Some(item) = Item::of_chunk(head.kind) else {
             if !keeps_open(head.kind) {
@@ -147,7 +154,8 @@ impl<const ID: usize> Chunker<ID> {
         };
         let frame_id = dec.id();
         let names_id = dec.has_text(item.id_field());
-        let differs = names_id && frame_id != self.id && !(item == Item::Reasoning && frame_id.is_empty());
+        let differs =
+            names_id && frame_id != self.id && !(item == Item::Reasoning && frame_id.is_empty());
         let continues = self.open == Some(item) && !differs;
         if !continues {
             // A first chunk needs a (non-empty) id, and a tool call its name.
@@ -193,7 +201,11 @@ impl<const ID: usize> Chunker<ID> {
     }
 
     /// The id for a step: the open item's, or the frame's.
-    pub fn id<'s, const DEPTH: usize>(&'s self, step: &Step, dec: &'s Decoder<ID, DEPTH>) -> &'s str {
+    pub fn id<'s, const DEPTH: usize>(
+        &'s self,
+        step: &Step,
+        dec: &'s Decoder<ID, DEPTH>,
+    ) -> &'s str {
         match step.id {
             IdFrom::Open => &self.id,
             IdFrom::Frame => dec.id(),

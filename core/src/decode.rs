@@ -40,8 +40,8 @@ use crate::error::{error_text, Code, Detail, Error, Stage, Table};
 use crate::event::{EventType, Role};
 use crate::json::{Token, Tokenizer};
 
-mod schema;
 mod nested;
+mod schema;
 
 pub use schema::Expect;
 
@@ -605,7 +605,6 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
     }
 
     fn on_raw(&mut self, token: &Token<'_>) -> Result<Step<'static>, Error> {
-
         self.nested.token(token);
         let done = match token {
             Token::NumberEnd | Token::ObjectEnd | Token::ArrayEnd => self.json.depth() == 1,
@@ -619,7 +618,6 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         }
     }
 
-
     fn start_slot(&mut self, field: Field, kind: Kind) {
         let Some(slot) = Slot::of(field) else { return };
         self.overflow &= !slot.bit();
@@ -631,7 +629,9 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
     }
 
     fn fill_slot(&mut self, text: &str) {
-        let Some(slot) = self.field.and_then(Slot::of) else { return };
+        let Some(slot) = self.field.and_then(Slot::of) else {
+            return;
+        };
         if self.overflow & slot.bit() != 0 {
             return;
         }
@@ -684,13 +684,18 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
     }
 
     fn event_type(&self) -> Result<EventType, Error> {
-        let is_string = self.seen & Field::Type.bit() != 0 && self.kinds.get(Field::Type as usize) == Some(&Kind::String);
+        let is_string = self.seen & Field::Type.bit() != 0
+            && self.kinds.get(Field::Type as usize) == Some(&Kind::String);
         if !is_string {
             return Err(self.decode_error(Code::Decode, Detail::MissingType));
         }
         let name = self.slot(Slot::Type, &self.ty);
         EventType::from_wire(name).ok_or_else(|| {
-            let shown = if self.overflow & Slot::Type.bit() != 0 { "(a long name)" } else { name };
+            let shown = if self.overflow & Slot::Type.bit() != 0 {
+                "(a long name)"
+            } else {
+                name
+            };
             self.decode_error(Code::Decode, Detail::UnknownType(error_text(shown)))
         })
     }
@@ -717,14 +722,18 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
     }
 
     fn text_role(&self) -> Role {
-        self.enum_text(Field::Role).and_then(Role::from_wire).unwrap_or_default()
+        self.enum_text(Field::Role)
+            .and_then(Role::from_wire)
+            .unwrap_or_default()
     }
 
     /// Id slots whose value did not fit are an error where the rules read them.
     fn check_slots(&self, kind: EventType) -> Result<(), Error> {
         let needed = [schema::id_field(kind), schema::name_field(kind)];
         for field in needed.into_iter().flatten() {
-            let Some(slot) = Slot::of(field) else { continue };
+            let Some(slot) = Slot::of(field) else {
+                continue;
+            };
             if self.overflow & slot.bit() != 0 && self.filled & slot.bit() != 0 {
                 return Err(Error::new(
                     Stage::Decode,
@@ -742,7 +751,9 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
     }
 
     fn decode_error(&self, code: Code, detail: Detail) -> Error {
-        let event = self.kind.or_else(|| EventType::from_wire(self.slot(Slot::Type, &self.ty)));
+        let event = self
+            .kind
+            .or_else(|| EventType::from_wire(self.slot(Slot::Type, &self.ty)));
         Error::new(Stage::Decode, code, event, detail)
     }
 }

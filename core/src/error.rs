@@ -224,7 +224,12 @@ pub struct Error {
 
 impl Error {
     /// An error with no frame index yet (the pipeline fills it in).
-    pub(crate) const fn new(stage: Stage, code: Code, event: Option<EventType>, detail: Detail) -> Self {
+    pub(crate) const fn new(
+        stage: Stage,
+        code: Code,
+        event: Option<EventType>,
+        detail: Detail,
+    ) -> Self {
         Error {
             frame: 0,
             stage,
@@ -281,7 +286,13 @@ pub(crate) fn error_text(text: &str) -> ErrorText {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "frame {}: {} error [{}]: ", self.frame, self.stage.as_str(), self.code.as_str())?;
+        write!(
+            f,
+            "frame {}: {} error [{}]: ",
+            self.frame,
+            self.stage.as_str(),
+            self.code.as_str()
+        )?;
         let ty = self.event.map_or("event", EventType::as_str);
         match self.stage {
             Stage::Decode => self.fmt_decode(f, ty),
@@ -294,24 +305,50 @@ impl fmt::Display for Error {
 impl Error {
     fn fmt_decode(&self, f: &mut fmt::Formatter<'_>, ty: &str) -> fmt::Result {
         match &self.detail {
-            Detail::Json { kind, offset } => write!(f, "invalid JSON at byte {offset} of the frame: {kind}"),
-            Detail::NotAnObject(kind) => write!(f, "an event must be a JSON object, found {}", kind.as_str()),
+            Detail::Json { kind, offset } => {
+                write!(f, "invalid JSON at byte {offset} of the frame: {kind}")
+            }
+            Detail::NotAnObject(kind) => {
+                write!(f, "an event must be a JSON object, found {}", kind.as_str())
+            }
             Detail::MissingType => f.write_str("the event has no string `type` field"),
             Detail::UnknownType(t) => write!(f, "unknown event type '{t}'"),
-            Detail::Missing(field) => write!(f, "{ty}: required field `{}` is missing", field.as_str()),
-            Detail::WrongType { field, expected, found } => write!(
+            Detail::Missing(field) => {
+                write!(f, "{ty}: required field `{}` is missing", field.as_str())
+            }
+            Detail::WrongType {
+                field,
+                expected,
+                found,
+            } => write!(
                 f,
                 "{ty}: field `{}` must be {expected}, found {}",
                 field.as_str(),
                 found.as_str()
             ),
-            Detail::BadValue { field, expected, found } => {
-                write!(f, "{ty}: field `{}` must be {expected}, found \"{found}\"", field.as_str())
+            Detail::BadValue {
+                field,
+                expected,
+                found,
+            } => {
+                write!(
+                    f,
+                    "{ty}: field `{}` must be {expected}, found \"{found}\"",
+                    field.as_str()
+                )
             }
             Detail::Nested { field, what } => write!(f, "{ty}: field `{}`: {what}", field.as_str()),
-            Detail::Capacity { table, limit, field } => {
+            Detail::Capacity {
+                table,
+                limit,
+                field,
+            } => {
                 let name = field.map_or("a value", Field::as_str);
-                write!(f, "{ty}: `{name}` is longer than the {limit}-byte {}; raise the ID capacity", table.as_str())
+                write!(
+                    f,
+                    "{ty}: `{name}` is longer than the {limit}-byte {}; raise the ID capacity",
+                    table.as_str()
+                )
             }
             _ => f.write_str("invalid event"),
         }
@@ -319,9 +356,15 @@ impl Error {
 
     fn fmt_transform(&self, f: &mut fmt::Formatter<'_>, ty: &str) -> fmt::Result {
         match self.code {
-            Code::ChunkMissingName => write!(f, "the first {ty} of a tool call must have a toolCallName"),
+            Code::ChunkMissingName => {
+                write!(f, "the first {ty} of a tool call must have a toolCallName")
+            }
             _ => {
-                let field = if ty == "TOOL_CALL_CHUNK" { "toolCallId" } else { "messageId" };
+                let field = if ty == "TOOL_CALL_CHUNK" {
+                    "toolCallId"
+                } else {
+                    "messageId"
+                };
                 write!(f, "the first {ty} of an item must have a {field}")
             }
         }
@@ -362,9 +405,15 @@ impl Error {
     fn fmt_open(&self, f: &mut fmt::Formatter<'_>, what: &str) -> fmt::Result {
         match &self.detail {
             Detail::Open { list, count } => {
-                write!(f, "cannot send 'RUN_FINISHED' while {count} {what} are still active: {list}")
+                write!(
+                    f,
+                    "cannot send 'RUN_FINISHED' while {count} {what} are still active: {list}"
+                )
             }
-            _ => write!(f, "cannot send 'RUN_FINISHED' while {what} are still active"),
+            _ => write!(
+                f,
+                "cannot send 'RUN_FINISHED' while {what} are still active"
+            ),
         }
     }
 }
@@ -378,11 +427,17 @@ impl std::error::Error for Error {}
 impl fmt::Display for JsonErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            JsonErrorKind::UnexpectedByte(b) if b.is_ascii_graphic() => write!(f, "unexpected '{}'", char::from(*b)),
+            JsonErrorKind::UnexpectedByte(b) if b.is_ascii_graphic() => {
+                write!(f, "unexpected '{}'", char::from(*b))
+            }
             JsonErrorKind::UnexpectedByte(b) => write!(f, "unexpected byte 0x{b:02x}"),
-            JsonErrorKind::UnexpectedEnd => f.write_str("the text ended inside a value (or held no value)"),
+            JsonErrorKind::UnexpectedEnd => {
+                f.write_str("the text ended inside a value (or held no value)")
+            }
             JsonErrorKind::InvalidUtf8 => f.write_str("invalid UTF-8"),
-            JsonErrorKind::ControlCharacter => f.write_str("a control character inside a string must be escaped"),
+            JsonErrorKind::ControlCharacter => {
+                f.write_str("a control character inside a string must be escaped")
+            }
             JsonErrorKind::InvalidEscape => f.write_str("invalid escape sequence"),
             JsonErrorKind::InvalidNumber => f.write_str("malformed number"),
             JsonErrorKind::TooDeep => f.write_str("nested deeper than the tokenizer's depth limit"),

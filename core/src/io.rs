@@ -83,7 +83,14 @@ where
 /// # Errors
 /// As [`run`].
 #[cfg(feature = "async")]
-pub async fn run_async<R, const ID: usize, const M: usize, const T: usize, const S: usize, const D: usize>(
+pub async fn run_async<
+    R,
+    const ID: usize,
+    const M: usize,
+    const T: usize,
+    const S: usize,
+    const D: usize,
+>(
     source: &mut R,
     pipeline: &mut Pipeline<ID, M, T, S, D>,
     buf: &mut [u8],

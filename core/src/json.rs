@@ -470,10 +470,7 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
     /// Any violation of RFC 8259 or of `DEPTH`; the error sticks until
     /// [`reset`](Self::reset). `Text` already returned before an error stays
     /// valid text.
-    pub fn next<'a>(
-        &mut self,
-        input: &'a [u8],
-    ) -> Result<(usize, Option<Token<'a>>), JsonError> {
+    pub fn next<'a>(&mut self, input: &'a [u8]) -> Result<(usize, Option<Token<'a>>), JsonError> {
         self.resume(input, 0)
     }
 

@@ -81,8 +81,13 @@ pub struct EventReader<
     header: Option<Header>,
 }
 
-impl<const ID: usize, const MSGS: usize, const TOOLS: usize, const STEPS: usize, const DEPTH: usize>
-    EventReader<ID, MSGS, TOOLS, STEPS, DEPTH>
+impl<
+        const ID: usize,
+        const MSGS: usize,
+        const TOOLS: usize,
+        const STEPS: usize,
+        const DEPTH: usize,
+    > EventReader<ID, MSGS, TOOLS, STEPS, DEPTH>
 {
     /// A reader before the first frame.
     pub const fn new() -> Self {
@@ -106,7 +111,11 @@ impl<const ID: usize, const MSGS: usize, const TOOLS: usize, const STEPS: usize,
     ///
     /// # Errors
     /// A decode error (invalid JSON, not an object).
-    pub fn feed<'b>(&mut self, mut text: &'b [u8], f: &mut impl FnMut(Part<'b>)) -> Result<(), Error> {
+    pub fn feed<'b>(
+        &mut self,
+        mut text: &'b [u8],
+        f: &mut impl FnMut(Part<'b>),
+    ) -> Result<(), Error> {
         while !text.is_empty() {
             let (used, part) = self.decoder.feed(text).map_err(|e| e.at(self.frame))?;
             text = text.get(used..).unwrap_or_default();
@@ -137,7 +146,10 @@ impl<const ID: usize, const MSGS: usize, const TOOLS: usize, const STEPS: usize,
         let Some(head) = self.header.take() else {
             return Ok(());
         };
-        let plan: Plan = self.chunker.plan(&head, &self.decoder).map_err(|e| e.at(self.frame))?;
+        let plan: Plan = self
+            .chunker
+            .plan(&head, &self.decoder)
+            .map_err(|e| e.at(self.frame))?;
         for step in &plan {
             self.chunker.advance(step, &self.decoder);
             let ev = Event {
@@ -198,16 +210,26 @@ pub struct Pipeline<
 /// 8 open tool calls, 8 open steps, JSON nested 32 deep.
 pub type DefaultPipeline = Pipeline;
 
-impl<const ID: usize, const MSGS: usize, const TOOLS: usize, const STEPS: usize, const DEPTH: usize> Default
-    for Pipeline<ID, MSGS, TOOLS, STEPS, DEPTH>
+impl<
+        const ID: usize,
+        const MSGS: usize,
+        const TOOLS: usize,
+        const STEPS: usize,
+        const DEPTH: usize,
+    > Default for Pipeline<ID, MSGS, TOOLS, STEPS, DEPTH>
 {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<const ID: usize, const MSGS: usize, const TOOLS: usize, const STEPS: usize, const DEPTH: usize>
-    Pipeline<ID, MSGS, TOOLS, STEPS, DEPTH>
+impl<
+        const ID: usize,
+        const MSGS: usize,
+        const TOOLS: usize,
+        const STEPS: usize,
+        const DEPTH: usize,
+    > Pipeline<ID, MSGS, TOOLS, STEPS, DEPTH>
 {
     /// A strict pipeline that detects SSE or NDJSON from the first byte.
     pub const fn new() -> Self {
@@ -296,7 +318,11 @@ impl<const ID: usize, const MSGS: usize, const TOOLS: usize, const STEPS: usize,
         Ok(())
     }
 
-    fn on_frame_event<'b>(&mut self, event: FrameEvent<'b>, f: &mut impl FnMut(Output<'_>)) -> Result<(), Error> {
+    fn on_frame_event<'b>(
+        &mut self,
+        event: FrameEvent<'b>,
+        f: &mut impl FnMut(Output<'_>),
+    ) -> Result<(), Error> {
         let result = match event {
             FrameEvent::Start => {
                 self.skipping = false;

@@ -66,9 +66,14 @@ impl fmt::Display for ArgsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ArgsError::TooLong { limit } => {
-                write!(f, "tool arguments are longer than the {limit}-byte buffer; use a larger ToolArgs")
+                write!(
+                    f,
+                    "tool arguments are longer than the {limit}-byte buffer; use a larger ToolArgs"
+                )
             }
-            ArgsError::IdTooLong => write!(f, "tool call id or name is longer than {TOOL_ID} bytes"),
+            ArgsError::IdTooLong => {
+                write!(f, "tool call id or name is longer than {TOOL_ID} bytes")
+            }
             ArgsError::Decode(e) => write!(f, "tool arguments do not match the expected type: {e}"),
         }
     }
@@ -302,7 +307,11 @@ pub fn tool_result(
 ///
 /// # Errors
 /// `BufferFull` if `buf` is too small.
-pub fn user_message(buf: &mut [u8], id: &str, content: &str) -> Result<usize, serde_json_core::ser::Error> {
+pub fn user_message(
+    buf: &mut [u8],
+    id: &str,
+    content: &str,
+) -> Result<usize, serde_json_core::ser::Error> {
     serde_json_core::to_slice(
         &UserMessage {
             id,

@@ -45,7 +45,9 @@ pub struct IdTable<const N: usize, const ID: usize> {
 impl<const N: usize, const ID: usize> IdTable<N, ID> {
     /// An empty table.
     pub const fn new() -> Self {
-        IdTable { ids: heapless::Vec::new() }
+        IdTable {
+            ids: heapless::Vec::new(),
+        }
     }
 
     /// True if `id` is in the table.
@@ -92,7 +94,12 @@ impl<const N: usize, const ID: usize> IdTable<N, ID> {
 /// The verifier. `MSGS`, `TOOLS` and `STEPS` are how many text messages,
 /// tool calls and steps may be open at once; `ID` is the id capacity in bytes.
 #[derive(Debug, Clone, Default)]
-pub struct Verifier<const MSGS: usize = 8, const TOOLS: usize = 8, const STEPS: usize = 8, const ID: usize = 64> {
+pub struct Verifier<
+    const MSGS: usize = 8,
+    const TOOLS: usize = 8,
+    const STEPS: usize = 8,
+    const ID: usize = 64,
+> {
     messages: IdTable<MSGS, ID>,
     tool_calls: IdTable<TOOLS, ID>,
     steps: IdTable<STEPS, ID>,
@@ -104,7 +111,9 @@ pub struct Verifier<const MSGS: usize = 8, const TOOLS: usize = 8, const STEPS: 
     thinking_message: bool,
 }
 
-impl<const MSGS: usize, const TOOLS: usize, const STEPS: usize, const ID: usize> Verifier<MSGS, TOOLS, STEPS, ID> {
+impl<const MSGS: usize, const TOOLS: usize, const STEPS: usize, const ID: usize>
+    Verifier<MSGS, TOOLS, STEPS, ID>
+{
     /// A verifier before the first event.
     pub const fn new() -> Self {
         Verifier {
@@ -146,7 +155,9 @@ impl<const MSGS: usize, const TOOLS: usize, const STEPS: usize, const ID: usize>
     /// The first rule the event breaks; the state is then unchanged. The
     /// error's frame index is the event's.
     pub fn check(&mut self, ev: &Event<'_>) -> Result<(), Error> {
-        self.check_run(ev).and_then(|()| self.check_kind(ev)).map_err(|e| e.at(ev.frame))
+        self.check_run(ev)
+            .and_then(|()| self.check_kind(ev))
+            .map_err(|e| e.at(ev.frame))
     }
 
     /// Rules 1 to 3: the run's life cycle.
@@ -188,10 +199,17 @@ impl<const MSGS: usize, const TOOLS: usize, const STEPS: usize, const ID: usize>
     fn check_kind(&mut self, ev: &Event<'_>) -> Result<(), Error> {
         use EventType as T;
         match ev.kind {
-            T::TextMessageStart => open(&mut self.messages, ev, Code::MessageActive, Table::Messages)?,
+            T::TextMessageStart => {
+                open(&mut self.messages, ev, Code::MessageActive, Table::Messages)?
+            }
             T::TextMessageContent => must_be_open(&self.messages, ev, Code::MessageNotActive)?,
             T::TextMessageEnd => close(&mut self.messages, ev, Code::MessageNotActive)?,
-            T::ToolCallStart => open(&mut self.tool_calls, ev, Code::ToolCallActive, Table::ToolCalls)?,
+            T::ToolCallStart => open(
+                &mut self.tool_calls,
+                ev,
+                Code::ToolCallActive,
+                Table::ToolCalls,
+            )?,
             T::ToolCallArgs => must_be_open(&self.tool_calls, ev, Code::ToolCallNotActive)?,
             T::ToolCallEnd => close(&mut self.tool_calls, ev, Code::ToolCallNotActive)?,
             T::StepStarted => open(&mut self.steps, ev, Code::StepActive, Table::Steps)?,
@@ -216,7 +234,11 @@ impl<const MSGS: usize, const TOOLS: usize, const STEPS: usize, const ID: usize>
                 return Err(rule(Code::ThinkingMessageNotActive, ev));
             }
             T::ThinkingTextMessageEnd => {
-                flag_off(&mut self.thinking_message, Code::ThinkingMessageNotActive, ev)?;
+                flag_off(
+                    &mut self.thinking_message,
+                    Code::ThinkingMessageNotActive,
+                    ev,
+                )?;
             }
             _ => {}
         }
@@ -226,7 +248,11 @@ impl<const MSGS: usize, const TOOLS: usize, const STEPS: usize, const ID: usize>
 }
 
 fn rule(code: Code, ev: &Event<'_>) -> Error {
-    let detail = if ev.id.is_empty() { Detail::None } else { Detail::Id(error_text(ev.id)) };
+    let detail = if ev.id.is_empty() {
+        Detail::None
+    } else {
+        Detail::Id(error_text(ev.id))
+    };
     Error::new(Stage::Verify, code, Some(ev.kind), detail)
 }
 
@@ -239,7 +265,11 @@ fn open<const N: usize, const ID: usize>(
     if table.contains(ev.id) {
         return Err(rule(active, ev));
     }
-    let (table_kind, limit) = if ev.id.len() > ID { (Table::IdSlot, ID) } else { (name, N) };
+    let (table_kind, limit) = if ev.id.len() > ID {
+        (Table::IdSlot, ID)
+    } else {
+        (name, N)
+    };
     table.insert(ev.id).map_err(|()| {
         let detail = Detail::Capacity {
             table: table_kind,
@@ -272,14 +302,24 @@ fn close<const N: usize, const ID: usize>(
     Ok(())
 }
 
-fn unclosed<const N: usize, const ID: usize>(table: &IdTable<N, ID>, code: Code, ev: &Event<'_>) -> Result<(), Error> {
+fn unclosed<const N: usize, const ID: usize>(
+    table: &IdTable<N, ID>,
+    code: Code,
+    ev: &Event<'_>,
+) -> Result<(), Error> {
     if table.is_empty() {
         return Ok(());
     }
     let mut list = crate::error::ErrorText::new();
     for (i, id) in table.iter().enumerate() {
         let sep = if i == 0 { "" } else { ", " };
-        if list.len().saturating_add(sep.len()).saturating_add(id.len()).saturating_add(4) > list.capacity() {
+        if list
+            .len()
+            .saturating_add(sep.len())
+            .saturating_add(id.len())
+            .saturating_add(4)
+            > list.capacity()
+        {
             let _ = list.push_str(", …");
             break;
         }

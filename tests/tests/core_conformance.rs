@@ -39,7 +39,11 @@ fn run(pieces: &[&[u8]]) -> (Outcome, Option<String>) {
     let (error, id) = match result {
         Ok(()) => (None, None),
         Err(e) => (
-            Some((e.frame, e.stage.as_str().to_owned(), e.code.as_str().to_owned())),
+            Some((
+                e.frame,
+                e.stage.as_str().to_owned(),
+                e.code.as_str().to_owned(),
+            )),
             e.id().map(str::to_owned),
         ),
     };
@@ -70,14 +74,21 @@ fn expected(v: &Vector) -> Outcome {
         .map(|t| t["type"].as_str().unwrap().to_owned())
         .collect();
     let accepted = error.as_ref().map_or(v.events.len() as u32, |e| e.0);
-    Outcome { error, types, accepted }
+    Outcome {
+        error,
+        types,
+        accepted,
+    }
 }
 
 /// The core checks the top-level schema; nested messages (inside
 /// MESSAGES_SNAPSHOT or RUN_STARTED.input) are the alloc layer's to check.
 fn nested_message_error(v: &Vector) -> bool {
     let e = &v.expect["error"];
-    e["kind"] == "decode" && e["message"].as_str().is_some_and(|m| m.starts_with("messages.") || m.starts_with("input."))
+    e["kind"] == "decode"
+        && e["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("messages.") || m.starts_with("input."))
 }
 
 fn check(v: &Vector, label: &str, pieces: &[&[u8]]) {
@@ -85,13 +96,19 @@ fn check(v: &Vector, label: &str, pieces: &[&[u8]]) {
     let want = expected(v);
     if nested_message_error(v) {
         let index = want.error.as_ref().unwrap().0;
-        assert!(got.error.is_none() || got.error.as_ref().unwrap().0 > index, "{} [{label}]: {got:?}", v.name);
+        assert!(
+            got.error.is_none() || got.error.as_ref().unwrap().0 > index,
+            "{} [{label}]: {got:?}",
+            v.name
+        );
         return;
     }
     assert_eq!(got, want, "{} ({}) [{label}]", v.name, v.file);
     // The offending id of a verify error is the one the reference names.
     let names_id = got.error.as_ref().is_some_and(|e| {
-        ["message_", "tool_call_", "step_"].iter().any(|p| e.2.starts_with(p))
+        ["message_", "tool_call_", "step_"]
+            .iter()
+            .any(|p| e.2.starts_with(p))
     });
     if let (Some(id), Some(msg), true) = (id, v.expect["error"]["message"].as_str(), names_id) {
         assert!(msg.contains(&id), "{}: id {id:?} not in {msg:?}", v.name);

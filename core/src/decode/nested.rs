@@ -135,9 +135,12 @@ impl Checker {
             Token::Number(t) => self.number.push(t),
             Token::NumberEnd => self.number_end(),
             Token::ObjectEnd | Token::ArrayEnd => self.close(which),
-            Token::ObjectStart | Token::ArrayStart | Token::StrStart | Token::True | Token::False | Token::Null => {
-                self.value(which, token)
-            }
+            Token::ObjectStart
+            | Token::ArrayStart
+            | Token::StrStart
+            | Token::True
+            | Token::False
+            | Token::Null => self.value(which, token),
         }
     }
 
@@ -195,9 +198,8 @@ impl Checker {
             },
             (Which::Usage, 2) => match key {
                 "provider" | "model" => Member::Str { bit: 0 },
-                "inputTokens" | "outputTokens" | "totalTokens" | "reasoningTokens" | "cachedInputTokens" => {
-                    Member::Count
-                }
+                "inputTokens" | "outputTokens" | "totalTokens" | "reasoningTokens"
+                | "cachedInputTokens" => Member::Count,
                 _ => Member::Skip,
             },
             _ => Member::Skip,
@@ -233,7 +235,10 @@ impl Checker {
         if is_container {
             let depth = self.depth;
             self.depth = depth.saturating_add(1);
-            let inspected = matches!((which, depth), (Which::Outcome, 0..=2) | (Which::Usage, 0..=1));
+            let inspected = matches!(
+                (which, depth),
+                (Which::Outcome, 0..=2) | (Which::Usage, 0..=1)
+            );
             let interrupts = self.member == Member::Interrupts && depth == 1;
             if !inspected && !interrupts {
                 self.skip_to = Some(depth);
@@ -317,7 +322,10 @@ impl Checker {
         self.depth = self.depth.saturating_sub(1);
         match (which, self.depth) {
             (Which::Outcome, 2) if self.seen & (ID_BIT | REASON_BIT) != ID_BIT | REASON_BIT => {
-                self.fail(which, "`interrupts`: an interrupt needs string `id` and `reason`");
+                self.fail(
+                    which,
+                    "`interrupts`: an interrupt needs string `id` and `reason`",
+                );
             }
             (Which::Outcome, 0) => self.outcome_end(which),
             _ => {}
@@ -394,7 +402,10 @@ impl NumberCheck {
                     }
                 }
                 (b'0'..=b'9', _) => {
-                    self.exp = self.exp.saturating_mul(10).saturating_add(u32::from(b.saturating_sub(b'0')));
+                    self.exp = self
+                        .exp
+                        .saturating_mul(10)
+                        .saturating_add(u32::from(b.saturating_sub(b'0')));
                 }
                 _ => {}
             }
@@ -405,7 +416,11 @@ impl NumberCheck {
         if !self.nonzero {
             return true; // 0, -0, 0.0e5: zero is a non-negative integer
         }
-        let exp = if self.exp_negative { 0i64.saturating_sub(i64::from(self.exp)) } else { i64::from(self.exp) };
+        let exp = if self.exp_negative {
+            0i64.saturating_sub(i64::from(self.exp))
+        } else {
+            i64::from(self.exp)
+        };
         // Position of the last significant digit: negative inside the fraction.
         let last = if self.fraction > 0 {
             0i64.saturating_sub(i64::from(self.fraction))

@@ -114,7 +114,11 @@ fn spec(kind: EventType) -> Spec {
             (Field::Outcome, Opt, Outcome),
             (Field::Usage, Opt, Usage),
         ],
-        T::RunError => &[(Field::Message, Req, Str), (Field::Code, Opt, Str), (Field::Usage, Opt, Usage)],
+        T::RunError => &[
+            (Field::Message, Req, Str),
+            (Field::Code, Opt, Str),
+            (Field::Usage, Opt, Usage),
+        ],
         T::StepStarted | T::StepFinished => &[(Field::StepName, Req, Str)],
         T::TextMessageStart => &[
             (Field::MessageId, Req, Str),
@@ -153,7 +157,10 @@ fn spec(kind: EventType) -> Spec {
         T::ThinkingStart => &[(Field::Title, Opt, Str)],
         T::ThinkingEnd | T::ThinkingTextMessageStart | T::ThinkingTextMessageEnd => &[],
         T::ThinkingTextMessageContent => &[(Field::Delta, Req, Str)],
-        T::ReasoningMessageStart => &[(Field::MessageId, Req, Str), (Field::Role, Req, REASONING_ROLE)],
+        T::ReasoningMessageStart => &[
+            (Field::MessageId, Req, Str),
+            (Field::Role, Req, REASONING_ROLE),
+        ],
         T::ReasoningMessageContent => &[(Field::MessageId, Req, Str), (Field::Delta, Req, Str)],
         T::ReasoningMessageChunk => &[(Field::MessageId, Opt, Str), (Field::Delta, Opt, Str)],
         T::ReasoningEncryptedValue => &[
@@ -194,7 +201,9 @@ pub(crate) fn id_field(kind: EventType) -> Option<Field> {
         | T::ReasoningMessageContent
         | T::ReasoningMessageEnd
         | T::ReasoningMessageChunk => Some(Field::MessageId),
-        T::ToolCallStart | T::ToolCallArgs | T::ToolCallEnd | T::ToolCallChunk => Some(Field::ToolCallId),
+        T::ToolCallStart | T::ToolCallArgs | T::ToolCallEnd | T::ToolCallChunk => {
+            Some(Field::ToolCallId)
+        }
         T::StepStarted | T::StepFinished => Some(Field::StepName),
         _ => None,
     }
@@ -202,7 +211,8 @@ pub(crate) fn id_field(kind: EventType) -> Option<Field> {
 
 /// The field holding a name the pipeline hands on (`toolCallName`).
 pub(crate) fn name_field(kind: EventType) -> Option<Field> {
-    matches!(kind, EventType::ToolCallStart | EventType::ToolCallChunk).then_some(Field::ToolCallName)
+    matches!(kind, EventType::ToolCallStart | EventType::ToolCallChunk)
+        .then_some(Field::ToolCallName)
 }
 
 /// Checks the decoded frame against the schema of `kind`.

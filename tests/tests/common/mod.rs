@@ -180,7 +180,10 @@ fn verify_code(m: &str) -> &'static str {
         ("A thinking step is already in progress", "thinking_active"),
         ("A thinking step is not in progress", "thinking_not_active"),
         ("No active thinking step", "thinking_not_active"),
-        ("A thinking message is already in progress", "thinking_message_active"),
+        (
+            "A thinking message is already in progress",
+            "thinking_message_active",
+        ),
         ("No active thinking message", "thinking_message_not_active"),
     ];
     table

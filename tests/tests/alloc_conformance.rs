@@ -1,0 +1,123 @@
+//! The full client (core pipeline + reducer) against the public vectors:
+//! error (frame, stage, code), messages, state and the per-event trace
+//! (type, changed, partialArgs, args) equal the reference's, compared as
+//! JSON (key order free, numbers by value), for NDJSON and SSE input in
+//! random pieces.
+
+mod common;
+
+use agui_alloc::client::Client;
+use agui_alloc::patch::json_eq;
+use common::{Rng, Vector};
+use serde_json::{json, Value};
+
+/// The client's result in the shape of a vector's `expect`.
+fn outcome(pieces: &[&[u8]]) -> Value {
+    let mut client = Client::new().with_trace();
+    let mut result = Ok(());
+    for piece in pieces {
+        result = client.feed(piece);
+        if result.is_err() {
+            break;
+        }
+    }
+    if result.is_ok() {
+        result = client.finish();
+    }
+    let error = match result {
+        Ok(()) => Value::Null,
+        Err(e) => json!({"index": e.frame, "kind": e.stage.as_str(), "code": e.code.as_str()}),
+    };
+    let trace: Vec<Value> = client
+        .trace()
+        .iter()
+        .map(|t| {
+            let mut entry = json!({"type": t.kind.as_str(), "changed": t.changed.as_str()});
+            if let Some((key, value)) = &t.args {
+                entry[*key] = value.clone();
+            }
+            entry
+        })
+        .collect();
+    json!({
+        "error": error,
+        "trace": trace,
+        "messages": serde_json::to_value(client.messages()).unwrap(),
+        "state": client.state(),
+    })
+}
+
+fn expected(v: &Vector) -> Value {
+    let mut want = v.expect.clone();
+    if let Some(e) = want["error"].as_object_mut() {
+        let kind = e["kind"].as_str().unwrap().to_owned();
+        let message = e.remove("message").unwrap();
+        e.insert(
+            "code".into(),
+            common::expected_code(&kind, message.as_str().unwrap()).into(),
+        );
+    }
+    let want = want.as_object_mut().unwrap();
+    want.remove("applyFailure");
+    Value::Object(want.clone())
+}
+
+fn check(v: &Vector, label: &str, pieces: &[&[u8]]) -> Result<(), String> {
+    let got = outcome(pieces);
+    let want = expected(v);
+    for key in ["error", "messages", "state", "trace"] {
+        if !json_eq(&got[key], &want[key]) {
+            return Err(format!(
+                "{} ({}) [{label}]: {key} differs\n  got:  {}\n  want: {}",
+                v.name, v.file, got[key], want[key]
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_all(vectors: &[Vector]) {
+    let mut rng = Rng::new(11);
+    let mut failures = Vec::new();
+    for v in vectors {
+        let encodings = [
+            ("ndjson", common::ndjson(&v.events)),
+            ("sse", common::sse_multiline(&v.events)),
+        ];
+        for (label, bytes) in &encodings {
+            let pieces = common::random_pieces(bytes, 23, &mut rng);
+            if let Err(e) = check(v, label, &pieces) {
+                failures.push(e);
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn streams_jsonl_full_match() {
+    let vectors = common::streams();
+    assert_eq!(vectors.len(), 700);
+    check_all(&vectors);
+}
+
+#[test]
+fn handmade_jsonl_full_match() {
+    let vectors = common::handmade();
+    assert_eq!(vectors.len(), 45);
+    check_all(&vectors);
+}
+
+#[test]
+fn one_byte_reads_give_the_same_result() {
+    for v in common::all().iter().step_by(7) {
+        let bytes = common::ndjson(&v.events);
+        let pieces: Vec<&[u8]> = bytes.chunks(1).collect();
+        check(v, "byte by byte", &pieces).unwrap();
+    }
+}
