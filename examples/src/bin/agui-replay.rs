@@ -1,2 +1,223 @@
-//! agui-replay (work in progress).
-fn main() {}
+//! `agui-replay`: replay an AG-UI event stream through agui-embedded's core
+//! pipeline and reducer, and print the conversation it produces.
+//!
+//! ```text
+//! agui-replay                      # the bundled sample conversation
+//! agui-replay stream.ndjson        # a file (SSE or NDJSON, detected)
+//! agui-replay - --json --trace     # stdin, machine-readable (SPEC section 7)
+//! ```
+//!
+//! Exit status: 0 for an accepted stream, 1 for a rejected one, 2 for usage
+//! or I/O errors.
+
+use std::fs::File;
+use std::io::{self, IsTerminal, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use agui_alloc::client::{Client, ClientError};
+use agui_alloc::model::{Message, ToolCall, UserContent};
+use agui_core::frame::Format;
+use clap::{Parser, ValueEnum};
+use serde_json::{json, Value};
+
+/// The sample conversation replayed when no file is given on a terminal.
+const SAMPLE: &[u8] = include_bytes!("../../samples/chat.ndjson");
+
+/// Replay an AG-UI event stream (SSE or NDJSON) and print the conversation.
+#[derive(Parser, Debug)]
+#[command(name = "agui-replay", version, about)]
+struct Args {
+    /// The stream to read; `-` for stdin. Without it, stdin is read, or the
+    /// bundled sample conversation is replayed when stdin is a terminal.
+    file: Option<PathBuf>,
+
+    /// The stream's framing.
+    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+    format: FormatArg,
+
+    /// Print one JSON object: ok, accepted, error, messages, state.
+    #[arg(long)]
+    json: bool,
+
+    /// With --json, add the per-event trace (type, changed, partialArgs, args).
+    #[arg(long)]
+    trace: bool,
+
+    /// Read the input this many bytes at a time (the result must not depend on it).
+    #[arg(long, default_value_t = 8192, value_parser = clap::value_parser!(u64).range(1..=(1 << 30)))]
+    read_size: u64,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum FormatArg {
+    /// Detect from the first byte: `{` is NDJSON, anything else SSE.
+    Auto,
+    /// Server-Sent Events.
+    Sse,
+    /// Newline-delimited JSON.
+    Ndjson,
+}
+
+impl FormatArg {
+    fn format(self) -> Option<Format> {
+        match self {
+            FormatArg::Auto => None,
+            FormatArg::Sse => Some(Format::Sse),
+            FormatArg::Ndjson => Some(Format::Ndjson),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(message) => {
+            eprintln!("agui-replay: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Replays the input; `Ok(accepted)`, or `Err` for usage and I/O problems.
+fn run(args: &Args) -> Result<bool, String> {
+    let mut input = open(args)?;
+    let mut client = Client::with_format(args.format.format());
+    if args.json && args.trace {
+        client = client.with_trace();
+    }
+    let result = replay(&mut input, &mut client, args.read_size)?;
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let written = if args.json {
+        writeln!(
+            out,
+            "{}",
+            report(&client, result.as_ref().err(), args.trace)
+        )
+    } else {
+        transcript(&mut out, &client, result.as_ref().err())
+    };
+    written.map_err(|e| format!("cannot write the output: {e}"))?;
+    Ok(result.is_ok())
+}
+
+/// The input named on the command line, stdin, or the bundled sample.
+fn open(args: &Args) -> Result<Box<dyn Read>, String> {
+    match &args.file {
+        Some(path) if path.as_os_str() != "-" => {
+            let file =
+                File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+            Ok(Box::new(file))
+        }
+        Some(_) => Ok(Box::new(io::stdin())),
+        None if io::stdin().is_terminal() => Ok(Box::new(SAMPLE)),
+        None => Ok(Box::new(io::stdin())),
+    }
+}
+
+/// Feeds the input to the client `read_size` bytes at a time.
+fn replay(
+    input: &mut dyn Read,
+    client: &mut Client,
+    read_size: u64,
+) -> Result<Result<(), ClientError>, String> {
+    let mut buf = vec![0u8; usize::try_from(read_size).unwrap_or(8192)];
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(0) => return Ok(client.finish()),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(format!("cannot read the input: {e}")),
+        };
+        if let Err(e) = client.feed(&buf[..n]) {
+            return Ok(Err(e));
+        }
+    }
+}
+
+/// The machine-readable result (SPEC section 7).
+fn report(client: &Client, error: Option<&ClientError>, with_trace: bool) -> Value {
+    let error = error.map_or(Value::Null, |e| {
+        json!({"index": e.frame, "stage": e.stage.as_str(), "code": e.code.as_str(), "message": e.message})
+    });
+    let mut out = json!({
+        "ok": error.is_null(),
+        "accepted": client.accepted(),
+        "error": error,
+        "messages": client.messages(),
+        "state": client.state(),
+    });
+    if with_trace {
+        let trace: Vec<Value> = client
+            .trace()
+            .iter()
+            .map(|t| {
+                let mut entry = json!({"type": t.kind.as_str(), "changed": t.changed.as_str()});
+                if let Some((key, value)) = &t.args {
+                    entry[*key] = value.clone();
+                }
+                entry
+            })
+            .collect();
+        out["trace"] = Value::Array(trace);
+    }
+    out
+}
+
+/// The readable transcript: every message with its role, tool calls with
+/// their arguments, tool results, then the state and the verdict.
+fn transcript(out: &mut dyn Write, client: &Client, error: Option<&ClientError>) -> io::Result<()> {
+    for message in client.messages() {
+        write_message(out, message)?;
+    }
+    if !client.state().as_object().is_some_and(|m| m.is_empty()) {
+        let state = serde_json::to_string_pretty(client.state()).unwrap_or_default();
+        writeln!(out, "state: {state}")?;
+    }
+    match error {
+        None => writeln!(out, "ok: {} frames accepted", client.accepted()),
+        Some(e) => writeln!(out, "rejected after {} frames: {e}", client.accepted()),
+    }
+}
+
+fn write_message(out: &mut dyn Write, message: &Message) -> io::Result<()> {
+    let role = message.role_name();
+    match message {
+        Message::User(user) => match &user.content {
+            UserContent::Text(text) => writeln!(out, "[{role}] {text}"),
+            UserContent::Parts(parts) => writeln!(out, "[{role}] ({} content parts)", parts.len()),
+        },
+        Message::Tool(tool) => writeln!(
+            out,
+            "[tool result for {}] {}",
+            tool.tool_call_id, tool.content
+        ),
+        Message::Activity(activity) => {
+            writeln!(
+                out,
+                "[activity {}] {}",
+                activity.activity_type, activity.content
+            )
+        }
+        _ => {
+            if let Some(text) = message.text().filter(|t| !t.is_empty()) {
+                writeln!(out, "[{role}] {text}")?;
+            }
+            for call in message.tool_calls() {
+                write_tool_call(out, call)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+fn write_tool_call(out: &mut dyn Write, call: &ToolCall) -> io::Result<()> {
+    writeln!(
+        out,
+        "[tool call {} {}] {}",
+        call.id, call.function.name, call.function.arguments
+    )
+}

@@ -1,0 +1,181 @@
+//! `agui-replay --json --trace` against every public vector: error (frame,
+//! stage, code), messages, state and trace equal the reference's, for
+//! NDJSON and SSE input and several read sizes; plus the CLI contract
+//! (exit codes, the bundled sample, usage errors).
+
+#[path = "../../tests/tests/common/mod.rs"]
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use agui_alloc::patch::json_eq;
+use serde_json::Value;
+
+fn replay(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agui-replay"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("agui-replay starts");
+    let mut input = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+fn expected_error(v: &common::Vector) -> Value {
+    match v.expect["error"].as_object() {
+        None => Value::Null,
+        Some(e) => {
+            let kind = e["kind"].as_str().unwrap();
+            serde_json::json!({
+                "index": e["index"],
+                "stage": kind,
+                "code": common::expected_code(kind, e["message"].as_str().unwrap()),
+            })
+        }
+    }
+}
+
+#[test]
+fn every_vector_through_the_cli() {
+    let read_sizes = ["8192", "1", "7", "64"];
+    let mut failures = Vec::new();
+    for (i, v) in common::all().iter().enumerate() {
+        let (format, bytes) = if i % 2 == 0 {
+            ("ndjson", common::ndjson(&v.events))
+        } else {
+            ("sse", common::sse(&v.events))
+        };
+        let read_size = read_sizes[i % read_sizes.len()];
+        let out = replay(
+            &[
+                "--json",
+                "--trace",
+                "--read-size",
+                read_size,
+                "--format",
+                format,
+            ],
+            &bytes,
+        );
+        let got: Value = serde_json::from_slice(&out.stdout).expect("one JSON object on stdout");
+        let want_error = expected_error(v);
+        let code = out.status.code().unwrap();
+        let mut error = got["error"].clone();
+        if let Some(e) = error.as_object_mut() {
+            assert!(
+                e.remove("message").is_some_and(|m| m.is_string()),
+                "{}: error message",
+                v.name
+            );
+        }
+        let checks = [
+            ("ok", got["ok"] == Value::Bool(want_error.is_null())),
+            (
+                "exit code",
+                code == if want_error.is_null() { 0 } else { 1 },
+            ),
+            (
+                "accepted",
+                got["accepted"]
+                    == want_error
+                        .get("index")
+                        .cloned()
+                        .unwrap_or(v.events.len().into()),
+            ),
+            ("error", json_eq(&error, &want_error)),
+            ("messages", json_eq(&got["messages"], &v.expect["messages"])),
+            ("state", json_eq(&got["state"], &v.expect["state"])),
+            ("trace", json_eq(&got["trace"], &v.expect["trace"])),
+        ];
+        for (what, ok) in checks {
+            if !ok {
+                failures.push(format!(
+                    "{} ({format}, read size {read_size}): {what} differs",
+                    v.name
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn sample_replays_when_stdin_is_not_given() {
+    // A pipe is not a terminal, so feed the sample explicitly and check the transcript.
+    let sample =
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/samples/chat.ndjson")).unwrap();
+    let out = replay(&[], &sample);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("[user] Is it warm enough in Lisbon"),
+        "{text}"
+    );
+    assert!(text.contains("[tool call c1 get_weather]"), "{text}");
+    assert!(text.contains("[tool result for c1]"), "{text}");
+    assert!(text.contains("\"open\": true"), "{text}");
+    assert!(text.ends_with("ok: 31 frames accepted\n"), "{text}");
+}
+
+#[test]
+fn sse_and_ndjson_samples_agree() {
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let a = replay(
+        &["--json", "--trace", &format!("{dir}/samples/chat.ndjson")],
+        b"",
+    );
+    let b = replay(
+        &[
+            "--json",
+            "--trace",
+            "--read-size",
+            "1",
+            &format!("{dir}/samples/chat.sse"),
+        ],
+        b"",
+    );
+    assert!(a.status.success() && b.status.success());
+    assert_eq!(a.stdout, b.stdout);
+}
+
+#[test]
+fn rejected_stream_exits_1_with_the_error() {
+    let out = replay(
+        &["--json", "-"],
+        b"{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"}\n",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got["error"]["code"], "first_event");
+    assert_eq!(got["error"]["stage"], "verify");
+    assert_eq!(got["accepted"], 0);
+}
+
+#[test]
+fn usage_and_io_errors_exit_2_with_one_line() {
+    let missing = replay(&["/nonexistent/stream.ndjson"], b"");
+    assert_eq!(missing.status.code(), Some(2));
+    let err = String::from_utf8(missing.stderr).unwrap();
+    assert!(
+        err.starts_with("agui-replay: cannot open /nonexistent/stream.ndjson"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1);
+
+    let bad_flag = replay(&["--read-size", "0"], b"");
+    assert_eq!(bad_flag.status.code(), Some(2));
+}
