@@ -2,9 +2,9 @@
 //!
 //! The caller supplies the read buffer (any size; 64 bytes is plenty on a
 //! UART). [`run`] pulls from an [`embedded_io::Read`] until end of input
-//! (`read` returns 0), [`run_async`] does the same over
-//! `embedded_io_async::Read` (feature `async`), and [`run_std`] over
-//! [`std::io::Read`] (feature `std`).
+//! (`read` returns 0), `run_async` does the same over
+//! `embedded_io_async::Read` (feature `async`), and `run_std` over
+//! `std::io::Read` (feature `std`).
 //!
 //! ```
 //! use agui_core::io::run;
