@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# CI for the Cortex-M3 firmware: lint, build (with and without defmt), run
+# the demo in QEMU, enforce the flash/RAM budgets of the serial firmware,
+# and compare its verdicts on the conformance streams with the reference.
+set -euo pipefail
+fw="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$fw/../.." && pwd)"
+serial_sh="$root/examples/qemu/serial.sh"
+cd "$fw"
+
+step() { printf '\n=== firmware: %s\n' "$*"; }
+fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
+
+# Budgets of the serial firmware.
+FLASH_BUDGET=$((48 * 1024))
+RAM_BUDGET=$((8 * 1024))
+
+step "tools"
+missing=()
+command -v qemu-system-arm >/dev/null || missing+=(qemu-system-arm)
+if ((${#missing[@]})); then
+    apt-get update
+    apt-get install -y "${missing[@]}"
+fi
+rustup target add thumbv7m-none-eabi
+qemu-system-arm --version | head -1
+
+target="${CARGO_TARGET_DIR:-target}"
+[[ "$target" = /* ]] || target="$fw/$target"
+elf="$target/thumbv7m-none-eabi/release"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+step "format and clippy"
+cargo fmt --check
+cargo clippy --release -- -D warnings
+cargo clippy --release --features defmt -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
+
+# Runs the demo in QEMU; checks exit status 0 and the expected lines.
+run_demo() {
+    local out="$tmp/demo.out" rc=0
+    timeout 60 cargo run --release --quiet "$@" </dev/null >"$out" 2>"$tmp/demo.err" || rc=$?
+    cat "$out"
+    ((rc == 0)) || fail "demo $* exited with status $rc"
+    grep -qx 'summary: ok accepted=12 events=14' "$out" || fail "demo: summary line"
+    grep -qx 'set_led: color=green on=true' "$out" || fail "demo: set_led line"
+    grep -qx 'reply: {"type":"TOOL_CALL_RESULT","messageId":"res-1","toolCallId":"c1","content":"LED on","role":"tool"}' "$out" \
+        || fail "demo: reply line"
+    grep -qE '^stack: used [0-9]+ bytes$' "$out" || fail "demo: stack line"
+}
+
+# The defmt build first: the plain build below leaves the ELFs measured.
+step "build and demo with --features defmt"
+cargo build --release --features defmt
+run_demo --features defmt
+
+step "build and demo"
+cargo build --release
+run_demo
+
+step "no heap"
+# A linked global allocator would bring these symbols; there must be none.
+for bin in demo serial; do
+    ! grep -qa -e __rust_alloc -e __rg_alloc "$elf/$bin" || fail "$bin links an allocator"
+done
+echo "no allocator in demo or serial"
+
+step "serial: known verdicts"
+export SERIAL_ELF="$elf/serial"
+want='{"ok":false,"accepted":0,"error":{"index":0,"stage":"verify","code":"first_event"}}'
+got="$(printf '{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x"}\n' | "$serial_sh" 2>/dev/null)"
+[[ "$got" == "$want" ]] || fail "first_event verdict: $got"
+got="$("$serial_sh" <"$fw/demo.ndjson" 2>/dev/null)"
+[[ "$got" == '{"ok":true,"accepted":12,"error":null}' ]] || fail "demo stream verdict: $got"
+# 1002 frames (~80 KB) through the UART receiver: an exact count shows
+# that no byte was lost to back-pressure.
+python3 - >"$tmp/long.ndjson" <<'PY'
+import json
+print(json.dumps({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}))
+for i in range(1000):
+    print(json.dumps({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": f"piece {i} \u00e9\u2028"}, ensure_ascii=False))
+print(json.dumps({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}))
+PY
+got="$("$serial_sh" <"$tmp/long.ndjson" 2>/dev/null)"
+[[ "$got" == '{"ok":true,"accepted":1002,"error":null}' ]] || fail "long stream verdict: $got"
+echo "known verdicts: 3 passed"
+
+step "serial: conformance streams"
+python3 ci/vectors.py "$root/tests/vectors/streams.jsonl" "$serial_sh" --stack-out "$tmp/stack"
+stack="$(cat "$tmp/stack")"
+
+step "budgets (serial firmware)"
+# Section sizes in bytes, read from the ELF32 section headers with python
+# (no binutils needed): .vector_table .text .rodata .data .bss .uninit.
+sizes="$(python3 - "$elf/serial" <<'PY'
+import struct, sys
+elf = open(sys.argv[1], "rb").read()
+assert elf[:5] == b"\x7fELF\x01", "not a 32-bit ELF"
+shoff, = struct.unpack_from("<I", elf, 0x20)
+shentsize, shnum, shstrndx = struct.unpack_from("<HHH", elf, 0x2E)
+def header(i):
+    return struct.unpack_from("<IIIIII", elf, shoff + i * shentsize)
+strtab = header(shstrndx)[4]
+sizes = {}
+for i in range(shnum):
+    name, _, _, _, _, size = header(i)
+    end = elf.index(b"\0", strtab + name)
+    sizes[elf[strtab + name:end].decode()] = size
+names = [".vector_table", ".text", ".rodata", ".data", ".bss", ".uninit"]
+print(" ".join(str(sizes.get(n, 0)) for n in names))
+PY
+)"
+read -r vectors text rodata data bss uninit <<<"$sizes"
+((text > 0)) || fail "no .text in $elf/serial"
+flash=$((vectors + text + rodata + data))
+static_ram=$((data + bss + uninit))
+ram=$((static_ram + stack))
+printf 'flash: %d bytes (.vector_table %d + .text %d + .rodata %d + .data %d), budget %d\n' \
+    "$flash" "$vectors" "$text" "$rodata" "$data" "$FLASH_BUDGET"
+printf 'RAM:   %d bytes (.data %d + .bss %d + .uninit %d + peak stack %d), budget %d\n' \
+    "$ram" "$data" "$bss" "$uninit" "$stack" "$RAM_BUDGET"
+((flash <= FLASH_BUDGET)) || fail "flash $flash > $FLASH_BUDGET"
+((ram <= RAM_BUDGET)) || fail "RAM $ram > $RAM_BUDGET"
+((stack > 0)) || fail "no stack measured"
+echo "firmware: all checks passed"

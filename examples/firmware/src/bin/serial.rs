@@ -1,0 +1,58 @@
+//! Serial verifier: reads an AG-UI stream (SSE or NDJSON) from UART0 up to
+//! an EOT byte (0x04), verifies it as it arrives, answers with one JSON
+//! verdict line on UART0 and exits through semihosting with status 0.
+//!
+//! The peak stack use goes to the semihosting *stderr* channel (QEMU's
+//! stderr), so that UART0 carries nothing but the verdict.
+#![no_std]
+#![no_main]
+#![deny(unsafe_code)]
+
+use agui_core::DefaultPipeline;
+use agui_firmware::uart::{Uart0, UntilEot};
+use agui_firmware::verdict::Verdict;
+use agui_firmware::{exit, hw, text};
+use cortex_m_rt::entry;
+
+/// Bytes taken from the UART per pipeline call. The pipeline keeps no frame
+/// in memory, so this only trades call overhead for RAM.
+const READ_BUF: usize = 64;
+
+#[entry]
+fn main() -> ! {
+    let Some(mut uart) = Uart0::take() else {
+        exit(false)
+    };
+    // Strict mode, SSE or NDJSON detected from the first byte; 64-byte ids,
+    // 8 open messages / tool calls / steps. Lives on the stack (~2.3 KB).
+    let mut pipeline = DefaultPipeline::new();
+    let mut buf = [0u8; READ_BUF];
+
+    let mut input = UntilEot::new(&mut uart);
+    // Reads until EOT (read returns 0), feeding every piece as it arrives,
+    // then calls `pipeline.finish`. The outputs are not needed for a verdict.
+    let result = agui_core::io::run(&mut input, &mut pipeline, &mut buf, |_| {});
+    // An error stops the run early: consume the rest of the stream so
+    // that the verdict answers all of it.
+    input.drain();
+    #[cfg(feature = "defmt")]
+    if let Err(agui_core::io::RunError::Protocol(e)) = &result {
+        defmt::println!("{}", e);
+    }
+
+    Verdict::new(&result, pipeline.accepted()).write(&mut uart);
+    report_stack();
+    exit(true)
+}
+
+/// `stack: used N bytes` on the semihosting stderr channel.
+fn report_stack() {
+    let Ok(mut err) = cortex_m_semihosting::hio::hstderr() else {
+        return;
+    };
+    let mut digits = [0u8; 10];
+    let used = u32::try_from(hw::stack_used()).unwrap_or(u32::MAX);
+    let _ = err.write_all(b"stack: used ");
+    let _ = err.write_all(text::decimal(used, &mut digits));
+    let _ = err.write_all(b" bytes\n");
+}

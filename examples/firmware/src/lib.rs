@@ -1,0 +1,41 @@
+//! Shared parts of the AG-UI firmware for the TI Stellaris LM3S6965
+//! (Cortex-M3, QEMU machine `lm3s6965evb`): the UART0 driver, the serial
+//! verdict line, stack measurement, exiting through semihosting.
+//!
+//! No global allocator is linked: `agui-core` runs in fixed memory.
+#![no_std]
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+#[allow(unsafe_code)]
+pub mod hw;
+pub mod text;
+pub mod uart;
+pub mod verdict;
+
+use cortex_m_semihosting::debug;
+
+/// Ends the program: QEMU exits with status 0 (`success`) or 1.
+///
+/// Semihosting needs a debugger (or QEMU) attached; on a free-running
+/// board replace this with a reset or a sleep.
+pub fn exit(success: bool) -> ! {
+    debug::exit(if success {
+        debug::EXIT_SUCCESS
+    } else {
+        debug::EXIT_FAILURE
+    });
+    // Only reached without a semihosting host that honours the exit.
+    loop {
+        cortex_m::asm::wfi();
+    }
+}
+
+/// A panic ends the run with a failure status instead of hanging: in QEMU
+/// and CI a hang would only show up as a timeout, and `panic-halt` would
+/// keep a stuck board silent. The message is not formatted, which keeps
+/// `core::fmt` out of flash. (The core never panics; this is for our code.)
+#[panic_handler]
+fn panic(_info: &core::panic::PanicInfo) -> ! {
+    exit(false)
+}
