@@ -3,10 +3,29 @@
 //! [`Client`] runs the core's framing, decoding, chunk expansion and
 //! verification, then folds every verified event into the [`Reducer`]. It
 //! keeps each frame's text (up to [`Limits::max_frame_bytes`]) so that the
-//! reducer gets whole values: the frame is decoded once more with
-//! `serde_json`, and nested messages (`MESSAGES_SNAPSHOT`,
-//! `RUN_STARTED.input`) are checked *before* the frame's events are
-//! verified, so a bad one is a `decode` error for its frame.
+//! reducer gets whole values: the frame's value is built from the core
+//! tokenizer's tokens (so both layers read the same text the same way: a
+//! lone UTF-16 surrogate escape is U+FFFD in both), and nested messages
+//! (`MESSAGES_SNAPSHOT`, `RUN_STARTED.input`) are checked *before* the
+//! frame's events are verified, so a bad one is a `decode` error for its
+//! frame.
+//!
+//! # Strict and keep-going
+//!
+//! By default (strict, as the reference client) the first rejected frame
+//! stops the stream. With [`Client::keep_going`] a rejected frame is
+//! recorded in [`Client::errors`] and skipped as a whole: none of its
+//! events reaches the reducer, the verifier and the chunk expander are as
+//! before it, and the stream goes on with the next frame.
+//!
+//! # Limits
+//!
+//! Every resource is bounded by [`Limits`]: a frame longer than
+//! `max_frame_bytes` is a `decode` error with code `capacity`; an event that
+//! would pass a reducer limit (messages, text bytes, state size or depth) is
+//! a `verify` error with code `capacity`, for the whole frame, and nothing
+//! of that frame is applied. JSON nesting (64 levels) and id length (128
+//! bytes) are fixed by the core's capacities ([`DEPTH`], [`ID_CAPACITY`]).
 //!
 //! ```
 //! use agui_alloc::client::Client;
@@ -37,13 +56,14 @@ use core::fmt;
 use agui_core::error::{Code, Stage};
 use agui_core::event::{EventType, Origin};
 use agui_core::frame::{Format, FrameEvent, Framer};
-use agui_core::pipeline::EventReader;
-use serde_json::Value;
+use agui_core::json::{Token, Tokenizer};
+use agui_core::pipeline::{EventReader, Mode};
+use serde_json::{Map, Value};
 
 use crate::event::Event;
 use crate::hooks::Subscriber;
 use crate::model::Message;
-use crate::reduce::{Changed, Reducer};
+use crate::reduce::{Changed, LimitError, Reducer, ReducerLimits};
 
 /// Id capacity of the client's verifier, in bytes.
 pub const ID_CAPACITY: usize = 128;
@@ -58,17 +78,60 @@ pub const DEPTH: usize = 64;
 
 type Reader = EventReader<ID_CAPACITY, OPEN_MESSAGES, OPEN_TOOL_CALLS, OPEN_STEPS, DEPTH>;
 
-/// Resource limits of the client.
+/// Resource limits of the client. Each has a default that a desktop or a
+/// kiosk can live with; a small device lowers them.
+///
+/// ```
+/// use agui_alloc::client::{Client, Limits};
+/// let limits = Limits { max_frame_bytes: 64 << 10, max_messages: 200, ..Limits::default() };
+/// let mut client = Client::new().with_limits(limits);
+/// let long = format!("{{\"type\":\"RAW\",\"event\":\"{}\"}}\n", "x".repeat(70_000));
+/// let err = client.feed(long.as_bytes()).unwrap_err();
+/// assert_eq!(err.code.as_str(), "capacity");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Longest frame text kept for the reducer (default 16 MiB).
+    /// Longest frame text kept for the reducer (default 16 MiB). A longer
+    /// frame is a `decode` error with code `capacity`.
     pub max_frame_bytes: usize,
+    /// Most messages (default 10 000): [`ReducerLimits::max_messages`].
+    pub max_messages: usize,
+    /// Most text bytes in the messages (default 64 MiB):
+    /// [`ReducerLimits::max_message_bytes`].
+    pub max_message_bytes: usize,
+    /// Largest state as compact JSON, and largest activity content
+    /// (default 16 MiB): [`ReducerLimits::max_state_bytes`].
+    pub max_state_bytes: usize,
+    /// Deepest state or activity content (default 128 levels):
+    /// [`ReducerLimits::max_state_depth`].
+    pub max_state_depth: usize,
+    /// Most errors kept by [`Client::errors`] in keep-going mode (default
+    /// 10 000); later ones are only counted ([`Client::error_count`]).
+    pub max_errors: usize,
 }
 
 impl Default for Limits {
     fn default() -> Self {
+        let reducer = ReducerLimits::default();
         Limits {
             max_frame_bytes: 16 << 20,
+            max_messages: reducer.max_messages,
+            max_message_bytes: reducer.max_message_bytes,
+            max_state_bytes: reducer.max_state_bytes,
+            max_state_depth: reducer.max_state_depth,
+            max_errors: 10_000,
+        }
+    }
+}
+
+impl Limits {
+    /// The reducer's share of the limits.
+    pub fn reducer(&self) -> ReducerLimits {
+        ReducerLimits {
+            max_messages: self.max_messages,
+            max_message_bytes: self.max_message_bytes,
+            max_state_bytes: self.max_state_bytes,
+            max_state_depth: self.max_state_depth,
         }
     }
 }
@@ -99,6 +162,15 @@ impl ClientError {
             stage: e.stage,
             code: e.code,
             message,
+        }
+    }
+
+    fn limit(frame: u32, kind: EventType, e: &LimitError) -> Self {
+        ClientError {
+            frame,
+            stage: Stage::Verify,
+            code: Code::Capacity,
+            message: format!("cannot apply '{kind}': {e}"),
         }
     }
 
@@ -148,13 +220,19 @@ pub struct Client {
     framer: Framer,
     reader: Box<Reader>,
     frame: Vec<u8>,
-    frame_too_long: bool,
+    /// Keep-going: the rest of the current frame is skipped.
+    skipping: bool,
     /// Frame index of the current frame.
     index: u32,
     reducer: Reducer,
     limits: Limits,
+    mode: Mode,
     accepted: u32,
+    /// Strict: the error that stopped the stream.
     failed: Option<ClientError>,
+    /// Keep-going: the skipped frames' errors (the first `max_errors`).
+    errors: Vec<ClientError>,
+    error_count: u64,
     trace: Option<Vec<TraceEntry>>,
 }
 
@@ -176,25 +254,59 @@ impl Client {
             framer: Framer::new(format),
             reader: Box::default(),
             frame: Vec::new(),
-            frame_too_long: false,
+            skipping: false,
             index: 0,
             reducer: Reducer::new(),
             limits: Limits::default(),
+            mode: Mode::Strict,
             accepted: 0,
             failed: None,
+            errors: Vec::new(),
+            error_count: 0,
             trace: None,
         }
     }
 
+    /// Keep-going mode: a rejected frame is recorded in
+    /// [`errors`](Self::errors) and skipped, and the stream goes on (see
+    /// the [module docs](self)).
+    ///
+    /// ```
+    /// use agui_alloc::client::Client;
+    ///
+    /// let stream = b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\
+    ///                {\"type\":\"TEXT_MESSAGE_CHUNK\",\"messageId\":\"m\",\"delta\":\"Hel\"}\n\
+    ///                {\"type\":\"TEXT_MESSAGE_CHUNK\",\"mess\x01geId\":\"m\",\"delta\":\"??\"}\n\
+    ///                {\"type\":\"TEXT_MESSAGE_CHUNK\",\"messageId\":\"m\",\"delta\":\"lo\"}\n";
+    /// let mut client = Client::new().keep_going();
+    /// client.feed(stream).unwrap();
+    /// client.finish().unwrap();
+    /// assert_eq!(client.messages()[0].text(), Some("Hello"));
+    /// assert_eq!(client.errors().len(), 1);
+    /// assert_eq!(client.errors()[0].frame, 2);
+    /// assert_eq!(client.accepted(), 3);
+    /// ```
+    pub fn keep_going(self) -> Self {
+        self.with_mode(Mode::KeepGoing)
+    }
+
+    /// Strict (the default) or keep-going.
+    pub fn with_mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
     /// Starts from these messages and state instead of `[]` and `{}`.
     pub fn with_initial(mut self, messages: Vec<Message>, state: Value) -> Self {
-        self.reducer = Reducer::with_initial(messages, state);
+        self.reducer = Reducer::with_initial(messages, state).with_limits(self.limits.reducer());
         self
     }
 
     /// Sets the resource limits.
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        let reducer = core::mem::take(&mut self.reducer);
+        self.reducer = reducer.with_limits(limits.reducer());
         self
     }
 
@@ -224,9 +336,22 @@ impl Client {
         self.accepted
     }
 
-    /// The error that stopped the stream, if any.
+    /// The error that stopped the stream (strict), or the first skipped
+    /// frame's error (keep-going); `None` if every frame was accepted.
     pub fn error(&self) -> Option<&ClientError> {
-        self.failed.as_ref()
+        self.failed.as_ref().or(self.errors.first())
+    }
+
+    /// Keep-going: the errors of the skipped frames, in stream order (the
+    /// first [`Limits::max_errors`] of them). Strict: empty.
+    pub fn errors(&self) -> &[ClientError] {
+        &self.errors
+    }
+
+    /// Keep-going: how many frames were skipped (kept or not in
+    /// [`errors`](Self::errors)).
+    pub fn error_count(&self) -> u64 {
+        self.error_count
     }
 
     /// The trace, if enabled with [`with_trace`](Self::with_trace).
@@ -296,19 +421,36 @@ impl Client {
             FrameEvent::Start => {
                 self.index = self.framer.frames().saturating_sub(1);
                 self.frame.clear();
-                self.frame_too_long = false;
+                self.skipping = false;
                 self.reader.begin_frame(self.index);
                 Ok(())
             }
+            FrameEvent::Data(_) | FrameEvent::End if self.skipping => Ok(()),
             FrameEvent::Data(text) => self.on_data(text),
             FrameEvent::End => self.end_frame(subscriber),
         };
-        result.inspect_err(|e| self.failed = Some(e.clone()))
+        result.or_else(|e| self.on_error(e))
+    }
+
+    fn on_error(&mut self, e: ClientError) -> Result<(), ClientError> {
+        match self.mode {
+            Mode::Strict => {
+                self.failed = Some(e.clone());
+                Err(e)
+            }
+            Mode::KeepGoing => {
+                self.skipping = true;
+                self.error_count = self.error_count.saturating_add(1);
+                if self.errors.len() < self.limits.max_errors {
+                    self.errors.push(e);
+                }
+                Ok(())
+            }
+        }
     }
 
     fn on_data(&mut self, text: &[u8]) -> Result<(), ClientError> {
         if self.frame.len().saturating_add(text.len()) > self.limits.max_frame_bytes {
-            self.frame_too_long = true;
             return Err(ClientError {
                 frame: self.index,
                 stage: Stage::Decode,
@@ -330,11 +472,11 @@ impl Client {
             .reader
             .end_frame()
             .map_err(|e| ClientError::from_core(&e))?;
-        let value: Value = serde_json::from_slice(&self.frame)
+        let value = frame_value(&self.frame)
             .map_err(|e| ClientError::decode(self.index, Some(head.kind), e))?;
         // The frame's own event is built (and its nested values checked)
         // before verification, so a bad frame changes no state.
-        let mut own = if head.kind.is_chunk() {
+        let own = if head.kind.is_chunk() {
             None
         } else {
             let id = self.reader.decoder().id();
@@ -343,28 +485,82 @@ impl Client {
             Some(ev)
         };
         let mut steps: Vec<(EventType, Origin, String)> = Vec::new();
-        let verdict = self
-            .reader
-            .expand(&mut |ev| steps.push((ev.kind, ev.origin, ev.id.to_owned())));
-        for (kind, origin, id) in steps {
-            let ev = match origin {
-                Origin::Frame => own.take(),
-                _ => None,
-            };
-            let ev = match ev {
-                Some(ev) => ev,
-                None => Event::from_core(kind, origin, &id, &value)
-                    .map_err(|e| ClientError::decode(self.index, Some(kind), e))?,
-            };
-            self.apply(&ev, subscriber);
+        let mut collect =
+            |ev: &agui_core::Event<'_>| steps.push((ev.kind, ev.origin, ev.id.to_owned()));
+        match self.mode {
+            Mode::Strict => {
+                // The events before a failing one are applied (SPEC section 0).
+                let verdict = self.reader.expand(&mut collect);
+                let events = self.events(steps, own, &value)?;
+                self.apply_all(&events, subscriber)?;
+                verdict.map_err(|e| ClientError::from_core(&e))?;
+            }
+            Mode::KeepGoing => {
+                let checkpoint = self
+                    .reader
+                    .expand_atomic(&mut collect)
+                    .map_err(|e| ClientError::from_core(&e))?;
+                let applied = self
+                    .events(steps, own, &value)
+                    .and_then(|events| self.apply_all(&events, subscriber));
+                if let Err(e) = applied {
+                    // The frame is refused as a whole: the verifier and
+                    // the chunk expander go back to before it.
+                    self.reader.rollback(checkpoint);
+                    return Err(e);
+                }
+            }
         }
-        verdict.map_err(|e| ClientError::from_core(&e))?;
         self.accepted = self.accepted.saturating_add(1);
         Ok(())
     }
 
-    fn apply(&mut self, ev: &Event, subscriber: &mut dyn Subscriber) {
-        let changed = self.reducer.apply_with(ev, subscriber);
+    /// The reducer's events for the verified steps of the frame.
+    fn events(
+        &self,
+        steps: Vec<(EventType, Origin, String)>,
+        mut own: Option<Event>,
+        value: &Value,
+    ) -> Result<Vec<Event>, ClientError> {
+        let mut events = Vec::with_capacity(steps.len());
+        for (kind, origin, id) in steps {
+            let ev = match (origin, own.take()) {
+                (Origin::Frame, Some(ev)) => ev,
+                (_, keep) => {
+                    own = keep;
+                    Event::from_core(kind, origin, &id, value)
+                        .map_err(|e| ClientError::decode(self.index, Some(kind), e))?
+                }
+            };
+            events.push(ev);
+        }
+        Ok(events)
+    }
+
+    /// Applies the frame's events, or none if they would pass a limit.
+    /// Only the frame's last event can be refused after others of the
+    /// frame were applied, and those are then END events that close a
+    /// chunked item, which change no message.
+    fn apply_all(
+        &mut self,
+        events: &[Event],
+        subscriber: &mut dyn Subscriber,
+    ) -> Result<(), ClientError> {
+        if let Err(e) = self.reducer.check_frame(events) {
+            let last = events.last().map_or(EventType::Raw, Event::kind);
+            return Err(ClientError::limit(self.index, last, &e));
+        }
+        for ev in events {
+            let changed = match self.reducer.try_apply_with(ev, subscriber) {
+                Ok(changed) => changed,
+                Err(e) => return Err(ClientError::limit(self.index, ev.kind(), &e)),
+            };
+            self.record(ev, changed);
+        }
+        Ok(())
+    }
+
+    fn record(&mut self, ev: &Event, changed: Changed) {
         if let Some(trace) = &mut self.trace {
             let args = self.reducer.trace_args(ev).map(|(key, v)| (key, v.clone()));
             trace.push(TraceEntry {
@@ -372,6 +568,98 @@ impl Client {
                 changed,
                 args,
             });
+        }
+    }
+}
+
+/// Builds the frame's value from the core tokenizer's tokens, so that the
+/// reducer reads the text exactly as the decoder did (a lone surrogate
+/// escape is U+FFFD in both; serde_json would reject the frame). Numbers
+/// are read by serde_json, as before. Later duplicate keys win.
+fn frame_value(text: &[u8]) -> Result<Value, String> {
+    let mut tz: Tokenizer<DEPTH> = Tokenizer::new();
+    let mut builder = Builder::default();
+    let mut rest = text;
+    loop {
+        let (used, token) = tz.next(rest).map_err(|e| json_error(&e))?;
+        rest = rest.get(used..).unwrap_or_default();
+        match token {
+            Some(token) => builder.token(token)?,
+            None => break,
+        }
+    }
+    while let Some(token) = tz.finish().map_err(|e| json_error(&e))? {
+        builder.token(token)?;
+    }
+    builder
+        .done
+        .ok_or_else(|| "the frame holds no JSON value".to_string())
+}
+
+fn json_error(e: &agui_core::json::JsonError) -> String {
+    format!("invalid JSON at byte {} of the frame: {}", e.offset, e.kind)
+}
+
+/// An array or object being built, with the key of its pending member.
+enum Open {
+    Array(Vec<Value>),
+    Object(Map<String, Value>, String),
+}
+
+#[derive(Default)]
+struct Builder {
+    open: Vec<Open>,
+    text: String,
+    number: String,
+    done: Option<Value>,
+}
+
+impl Builder {
+    fn token(&mut self, token: Token<'_>) -> Result<(), String> {
+        match token {
+            Token::ObjectStart => self.open.push(Open::Object(Map::new(), String::new())),
+            Token::ArrayStart => self.open.push(Open::Array(Vec::new())),
+            Token::ObjectEnd | Token::ArrayEnd => {
+                let value = match self.open.pop() {
+                    Some(Open::Array(items)) => Value::Array(items),
+                    Some(Open::Object(map, _)) => Value::Object(map),
+                    None => return Err("unbalanced JSON".to_string()),
+                };
+                self.value(value);
+            }
+            Token::KeyStart | Token::StrStart => self.text.clear(),
+            Token::Text(s) => self.text.push_str(s),
+            Token::Char(c) => self.text.push(c),
+            Token::KeyEnd => {
+                if let Some(Open::Object(_, key)) = self.open.last_mut() {
+                    core::mem::swap(key, &mut self.text);
+                }
+            }
+            Token::StrEnd => {
+                let text = core::mem::take(&mut self.text);
+                self.value(Value::String(text));
+            }
+            Token::Number(s) => self.number.push_str(s),
+            Token::NumberEnd => {
+                let number: Value =
+                    serde_json::from_str(&self.number).map_err(|e| e.to_string())?;
+                self.number.clear();
+                self.value(number);
+            }
+            Token::True => self.value(Value::Bool(true)),
+            Token::False => self.value(Value::Bool(false)),
+            Token::Null => self.value(Value::Null),
+        }
+        Ok(())
+    }
+
+    fn value(&mut self, value: Value) {
+        match self.open.last_mut() {
+            Some(Open::Array(items)) => items.push(value),
+            Some(Open::Object(map, key)) => {
+                map.insert(core::mem::take(key), value);
+            }
+            None => self.done = Some(value),
         }
     }
 }

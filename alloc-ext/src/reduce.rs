@@ -332,6 +332,15 @@ pub struct Reducer {
     warning: Option<Warning>,
     /// `{}`: what the tool-call hooks get for a call not in the messages.
     no_args: Value,
+    limits: ReducerLimits,
+    /// Text bytes of the messages (see [`ReducerLimits::max_message_bytes`]):
+    /// exact after a rebuild, an upper bound in between.
+    text_bytes: usize,
+    /// Upper bounds of the state's compact JSON size and nesting depth.
+    state_bytes: usize,
+    state_depth: usize,
+    /// Why the last `apply` refused its event, if it did.
+    refused: Option<LimitError>,
 }
 
 impl Default for Reducer {
@@ -350,6 +359,8 @@ impl Reducer {
     pub fn with_initial(messages: Vec<Message>, state: Value) -> Self {
         let mut index = Index::default();
         index.rebuild(&messages);
+        let text_bytes = messages.iter().map(text_len).sum();
+        let (state_bytes, state_depth) = json_size(&state);
         Reducer {
             messages,
             state,
@@ -358,7 +369,35 @@ impl Reducer {
             args: BTreeMap::new(),
             warning: None,
             no_args: Value::Object(Object::new()),
+            limits: ReducerLimits::default(),
+            text_bytes,
+            state_bytes,
+            state_depth,
+            refused: None,
         }
+    }
+
+    /// Sets the resource limits (see [`ReducerLimits`]).
+    pub fn with_limits(mut self, limits: ReducerLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The resource limits.
+    pub fn limits(&self) -> &ReducerLimits {
+        &self.limits
+    }
+
+    /// The text bytes counted against [`ReducerLimits::max_message_bytes`]
+    /// (an upper bound: exact after a snapshot or a replacement of the
+    /// messages).
+    pub fn message_bytes(&self) -> usize {
+        self.text_bytes
+    }
+
+    /// Why the last [`apply`](Self::apply) refused its event, if it did.
+    pub fn last_refusal(&self) -> Option<&LimitError> {
+        self.refused.as_ref()
     }
 
     /// The messages.
@@ -431,6 +470,7 @@ impl Reducer {
 
     /// Replaces the state.
     pub fn set_state(&mut self, state: Value) {
+        (self.state_bytes, self.state_depth) = json_size(&state);
         self.state = state;
     }
 
@@ -439,15 +479,211 @@ impl Reducer {
         (self.messages, self.state)
     }
 
-    /// Applies one verified event without hooks.
+    /// Applies one verified event without hooks. An event that would pass
+    /// a limit is not applied: see [`last_refusal`](Self::last_refusal).
     pub fn apply(&mut self, event: &Event) -> Changed {
         self.apply_with(event, &mut ())
     }
 
     /// Applies one verified event, running `subscriber`'s hooks (see
     /// [`crate::hooks`] for the order). The result includes the hooks'
-    /// replacements.
+    /// replacements. An event that would pass a limit is not applied (and
+    /// no hook runs): see [`last_refusal`](Self::last_refusal).
     pub fn apply_with(&mut self, event: &Event, subscriber: &mut dyn Subscriber) -> Changed {
+        match self.try_apply_with(event, subscriber) {
+            Ok(changed) => changed,
+            Err(refusal) => {
+                self.refused = Some(refusal);
+                Changed::NONE
+            }
+        }
+    }
+
+    /// [`apply_with`](Self::apply_with), or the limit the event would pass
+    /// (then nothing changed and no hook ran).
+    ///
+    /// ```
+    /// use agui_alloc::event::Event;
+    /// use agui_alloc::reduce::{Limit, Reducer, ReducerLimits};
+    /// use agui_core::event::{EventType, Origin};
+    /// use serde_json::json;
+    ///
+    /// let limits = ReducerLimits { max_messages: 1, ..ReducerLimits::default() };
+    /// let mut reducer = Reducer::new().with_limits(limits);
+    /// let start = |id: &str| {
+    ///     let frame = json!({"type": "TEXT_MESSAGE_START", "messageId": id});
+    ///     Event::from_core(EventType::TextMessageStart, Origin::Frame, id, &frame).unwrap()
+    /// };
+    /// reducer.try_apply_with(&start("a"), &mut ()).unwrap();
+    /// let err = reducer.try_apply_with(&start("b"), &mut ()).unwrap_err();
+    /// assert_eq!(err.limit, Limit::Messages);
+    /// assert_eq!(reducer.messages().len(), 1);
+    /// ```
+    ///
+    /// # Errors
+    /// The [`LimitError`] of the first limit the event would pass.
+    pub fn try_apply_with(
+        &mut self,
+        event: &Event,
+        subscriber: &mut dyn Subscriber,
+    ) -> Result<Changed, LimitError> {
+        self.refused = None;
+        let after = self.check(event)?;
+        let changed = self.apply_checked(event, subscriber);
+        if let Some((bytes, depth)) = after.state {
+            self.state_bytes = bytes;
+            self.state_depth = depth;
+        }
+        Ok(changed)
+    }
+
+    /// Checks that the events of one frame, applied in order, stay within
+    /// the message limits (counting what each adds, as an upper bound), so
+    /// that a caller can refuse the frame as a whole before applying any.
+    ///
+    /// # Errors
+    /// The first limit the frame would pass.
+    pub fn check_frame(&self, events: &[Event]) -> Result<(), LimitError> {
+        let (mut added, mut text) = (0usize, 0usize);
+        for event in events {
+            let (a, t) = self.growth(event);
+            added = added.saturating_add(a);
+            text = text.saturating_add(t);
+        }
+        self.within_messages(added, text)
+    }
+
+    fn within_messages(&self, added: usize, text: usize) -> Result<(), LimitError> {
+        let count = self.messages.len().saturating_add(added);
+        if added > 0 && count > self.limits.max_messages {
+            return Err(LimitError::new(
+                Limit::Messages,
+                self.limits.max_messages,
+                count,
+            ));
+        }
+        let bytes = self.text_bytes.saturating_add(text);
+        if text > 0 && bytes > self.limits.max_message_bytes {
+            return Err(LimitError::new(
+                Limit::MessageBytes,
+                self.limits.max_message_bytes,
+                bytes,
+            ));
+        }
+        Ok(())
+    }
+
+    /// Messages and text bytes an event adds (upper bounds, except for
+    /// `MESSAGES_SNAPSHOT`, whose exact result is checked by `check`).
+    fn growth(&self, event: &Event) -> (usize, usize) {
+        let absent = |id: &str| usize::from(self.index.message(id).is_none());
+        match event {
+            Event::TextMessageStart(e) => (absent(&e.message_id), 0),
+            Event::ReasoningMessageStart(e) => (absent(&e.message_id), 0),
+            Event::TextMessageContent(e) | Event::ReasoningMessageContent(e) => (0, e.delta.len()),
+            Event::ToolCallArgs(e) => (0, e.delta.len()),
+            Event::ToolCallStart(e) => (usize::from(self.tool_call_adds_message(e)), 0),
+            Event::ToolCallResult(e) => (1, e.content.len()),
+            Event::ActivitySnapshot(e) => (absent(&e.message_id), 0),
+            Event::RunStarted(e) => e.input.as_ref().map_or((0, 0), |input| {
+                let new = input.messages.iter().filter(|m| absent(m.id()) == 1);
+                new.fold((0, 0), |(n, t), m| (n + 1, t + text_len(m)))
+            }),
+            _ => (0, 0),
+        }
+    }
+
+    fn tool_call_adds_message(&self, e: &ToolCallStart) -> bool {
+        if self.tool_call(&e.tool_call_id).is_some() {
+            return false;
+        }
+        let parent = e.parent_message_id.as_deref().filter(|p| !p.is_empty());
+        let owner = parent.and_then(|p| self.message(p));
+        !matches!(owner, Some(Message::Assistant(_)))
+    }
+
+    /// Whether `event` stays within the limits, and the state's size after
+    /// it when it changes the state.
+    fn check(&self, event: &Event) -> Result<After, LimitError> {
+        let (added, text) = self.growth(event);
+        self.within_messages(added, text)?;
+        let limits = &self.limits;
+        match event {
+            Event::MessagesSnapshot(e) => {
+                let (count, bytes) = self.snapshot_size(&e.messages);
+                if count > limits.max_messages {
+                    return Err(LimitError::new(Limit::Messages, limits.max_messages, count));
+                }
+                if bytes > limits.max_message_bytes {
+                    let max = limits.max_message_bytes;
+                    return Err(LimitError::new(Limit::MessageBytes, max, bytes));
+                }
+                Ok(After::default())
+            }
+            Event::StateSnapshot(e) => {
+                let size = e.snapshot.as_ref().map_or((4, 0), json_size);
+                limits
+                    .within_state(size)
+                    .map(|()| After { state: Some(size) })
+            }
+            Event::StateDelta(e) => {
+                let size = patch_size(
+                    &self.state,
+                    (self.state_bytes, self.state_depth),
+                    &e.delta,
+                    limits,
+                )?;
+                Ok(After { state: size })
+            }
+            Event::ActivitySnapshot(e) => {
+                limits.within_state(json_size_object(&e.content))?;
+                Ok(After::default())
+            }
+            Event::ActivityDelta(e) => {
+                if let Some(Message::Activity(activity)) = self.message(&e.message_id) {
+                    let size = json_size(&activity.content);
+                    patch_size(&activity.content, size, &e.patch, limits)?;
+                }
+                Ok(After::default())
+            }
+            _ => Ok(After::default()),
+        }
+    }
+
+    /// Count and text bytes of the messages after a `MESSAGES_SNAPSHOT`
+    /// (the merge of `messages_snapshot`, counted without building it).
+    fn snapshot_size(&self, snapshot: &[Message]) -> (usize, usize) {
+        let has = |role| snapshot.iter().any(|m| m.role() == role);
+        let (has_activity, has_reasoning) =
+            (has(MessageRole::Activity), has(MessageRole::Reasoning));
+        let last: BTreeMap<&str, &Message> = snapshot.iter().map(|m| (m.id(), m)).collect();
+        let (mut count, mut bytes) = (0usize, 0usize);
+        let mut kept: BTreeSet<&str> = BTreeSet::new();
+        for local in &self.messages {
+            let client_only = match local.role() {
+                MessageRole::Activity => !has_activity,
+                MessageRole::Reasoning => !has_reasoning,
+                _ => false,
+            };
+            let taken = if client_only {
+                Some(local)
+            } else {
+                last.get(local.id()).copied()
+            };
+            if let Some(m) = taken {
+                count = count.saturating_add(1);
+                bytes = bytes.saturating_add(text_len(m));
+                kept.insert(m.id());
+            }
+        }
+        for m in snapshot.iter().filter(|m| !kept.contains(m.id())) {
+            count = count.saturating_add(1);
+            bytes = bytes.saturating_add(text_len(m));
+        }
+        (count, bytes)
+    }
+
+    fn apply_checked(&mut self, event: &Event, subscriber: &mut dyn Subscriber) -> Changed {
         self.warning = None;
         let mut changed = Changed::NONE;
 
@@ -550,7 +786,9 @@ impl Reducer {
             changed |= Changed::MESSAGES;
         }
         if let Some(state) = state {
-            self.state = state;
+            // A hook's state is trusted, but measured, so that later
+            // patches are still bounded.
+            self.set_state(state);
             changed |= Changed::STATE;
         }
         changed
@@ -648,6 +886,7 @@ impl Reducer {
 
     fn reindex(&mut self) {
         self.index.rebuild(&self.messages);
+        self.text_bytes = self.messages.iter().map(text_len).sum();
         // The tool calls' texts may have been replaced.
         self.args.values_mut().for_each(ArgsSlot::rewind);
     }
@@ -667,6 +906,7 @@ impl Reducer {
 
     /// Appends a message; returns its position.
     fn push_message(&mut self, message: Message) -> usize {
+        self.text_bytes = self.text_bytes.saturating_add(text_len(&message));
         let pos = self.messages.len();
         self.index.pushed(pos, &message);
         self.messages.push(message);
@@ -704,6 +944,7 @@ impl Reducer {
         if let Some(metadata) = &e.metadata {
             merge_metadata(message.metadata_mut(), metadata);
         }
+        self.text_bytes = self.text_bytes.saturating_add(e.delta.len());
         Changed::MESSAGES
     }
 
@@ -801,6 +1042,7 @@ impl Reducer {
             return Changed::NONE;
         };
         call.function.arguments.push_str(&e.delta);
+        self.text_bytes = self.text_bytes.saturating_add(e.delta.len());
         if let Some(metadata) = &e.metadata {
             merge_metadata(&mut call.metadata, metadata);
         }
@@ -861,6 +1103,7 @@ impl Reducer {
         if pos >= self.messages.len() {
             return self.push_message(message);
         }
+        self.text_bytes = self.text_bytes.saturating_add(text_len(&message));
         self.messages.insert(pos, message);
         self.index.inserted(pos, &self.messages);
         pos
@@ -1003,6 +1246,252 @@ impl Reducer {
 
 /// "Merge metadata into T": the event's keys overwrite T's (shallow);
 /// `{}` on a target without metadata creates `{}`.
+/// Resource limits of the [`Reducer`]. Each one is checked *before* an
+/// event is applied, so a refused event changes nothing.
+///
+/// ```
+/// use agui_alloc::reduce::ReducerLimits;
+/// let limits = ReducerLimits { max_messages: 100, ..ReducerLimits::default() };
+/// assert_eq!(limits.max_state_bytes, 16 << 20);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReducerLimits {
+    /// Most messages in the list (default 10 000).
+    pub max_messages: usize,
+    /// Most text bytes in the messages, counting text content (string
+    /// `content` of every role, reasoning, tool results) and tool-call
+    /// arguments (default 64 MiB). Deltas are counted as they arrive, so
+    /// this is an upper bound, made exact at every snapshot.
+    pub max_message_bytes: usize,
+    /// Largest state, as the length of its compact JSON (default 16 MiB).
+    /// Also the limit of each activity message's `content`.
+    pub max_state_bytes: usize,
+    /// Deepest nesting of arrays and objects in the state or in an
+    /// activity's content (default 128). JSON Patch can nest a value deeper
+    /// with every delta; this keeps every later walk of it bounded.
+    pub max_state_depth: usize,
+}
+
+impl Default for ReducerLimits {
+    fn default() -> Self {
+        ReducerLimits {
+            max_messages: 10_000,
+            max_message_bytes: 64 << 20,
+            max_state_bytes: 16 << 20,
+            max_state_depth: 128,
+        }
+    }
+}
+
+impl ReducerLimits {
+    fn within_state(&self, (bytes, depth): (usize, usize)) -> Result<(), LimitError> {
+        if bytes > self.max_state_bytes {
+            return Err(LimitError::new(
+                Limit::StateBytes,
+                self.max_state_bytes,
+                bytes,
+            ));
+        }
+        if depth > self.max_state_depth {
+            return Err(LimitError::new(
+                Limit::StateDepth,
+                self.max_state_depth,
+                depth,
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Which of the [`ReducerLimits`] an event would pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// [`ReducerLimits::max_messages`]
+    Messages,
+    /// [`ReducerLimits::max_message_bytes`]
+    MessageBytes,
+    /// [`ReducerLimits::max_state_bytes`]
+    StateBytes,
+    /// [`ReducerLimits::max_state_depth`]
+    StateDepth,
+}
+
+impl Limit {
+    /// The field's name in [`ReducerLimits`].
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Limit::Messages => "max_messages",
+            Limit::MessageBytes => "max_message_bytes",
+            Limit::StateBytes => "max_state_bytes",
+            Limit::StateDepth => "max_state_depth",
+        }
+    }
+
+    const fn unit(self) -> &'static str {
+        match self {
+            Limit::Messages => "messages",
+            Limit::MessageBytes | Limit::StateBytes => "bytes",
+            Limit::StateDepth => "levels of nesting",
+        }
+    }
+}
+
+/// An event the reducer refused: applying it would pass a limit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LimitError {
+    /// The limit.
+    pub limit: Limit,
+    /// Its value.
+    pub max: usize,
+    /// What the event would have needed (at least this much).
+    pub needed: usize,
+}
+
+impl LimitError {
+    const fn new(limit: Limit, max: usize, needed: usize) -> Self {
+        LimitError { limit, max, needed }
+    }
+}
+
+impl core::fmt::Display for LimitError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "the event would need {} {}, over the limit of {} (ReducerLimits::{})",
+            self.needed,
+            self.limit.unit(),
+            self.max,
+            self.limit.as_str()
+        )
+    }
+}
+
+impl core::error::Error for LimitError {}
+
+/// What a checked event will leave behind: the state's size, if it changes.
+#[derive(Debug, Default)]
+struct After {
+    state: Option<(usize, usize)>,
+}
+
+/// Text bytes of one message (see [`ReducerLimits::max_message_bytes`]).
+fn text_len(message: &Message) -> usize {
+    let text = message.text().map_or(0, str::len);
+    let args: usize = message
+        .tool_calls()
+        .iter()
+        .map(|c| c.function.arguments.len())
+        .sum();
+    text.saturating_add(args)
+}
+
+/// Length of the compact JSON of `value` (strings counted without their
+/// escapes, numbers by a cheap estimate) and its nesting depth. Walks
+/// with an explicit stack, so any depth is safe.
+pub(crate) fn json_size(value: &Value) -> (usize, usize) {
+    let mut stack: Vec<(&Value, usize)> = alloc::vec![(value, 1)];
+    let (mut bytes, mut depth) = (0usize, 0usize);
+    while let Some((v, level)) = stack.pop() {
+        let here = match v {
+            Value::Null => 4,
+            Value::Bool(b) => 5 - usize::from(*b),
+            // At most 24 bytes: a u64/i64 has 20 digits and a sign, and
+            // serde_json writes floats in their shortest form.
+            Value::Number(_) => 24,
+            Value::String(s) => s.len().saturating_add(2),
+            Value::Array(items) => {
+                depth = depth.max(level);
+                stack.extend(items.iter().map(|i| (i, level.saturating_add(1))));
+                items.len().saturating_add(1)
+            }
+            Value::Object(map) => {
+                depth = depth.max(level);
+                for (k, v) in map {
+                    bytes = bytes.saturating_add(k.len().saturating_add(3));
+                    stack.push((v, level.saturating_add(1)));
+                }
+                2
+            }
+        };
+        bytes = bytes.saturating_add(here);
+    }
+    (bytes, depth)
+}
+
+fn json_size_object(object: &Object) -> (usize, usize) {
+    let (mut bytes, mut depth) = (2usize, 1usize);
+    for (k, v) in object {
+        let (b, d) = json_size(v);
+        bytes = bytes
+            .saturating_add(k.len().saturating_add(3))
+            .saturating_add(b);
+        depth = depth.max(d.saturating_add(1));
+    }
+    (bytes, depth)
+}
+
+/// The size a JSON Patch may leave `doc` at, given `size` = (bytes, depth)
+/// of `doc` now, or the limit it would pass.
+///
+/// Only `copy` can make a document grow faster than the patch's own text
+/// (each one may double it), so a patch without `copy` is bounded by adding
+/// the sizes of its values, in time proportional to the patch. A patch with
+/// `copy` is run on a copy of the document, one operation at a time,
+/// measuring each copied value before it is copied: its cost is that of
+/// applying it, plus one copy of the document.
+///
+/// `Ok(None)`: the patch will fail anyway (it is not checked further; the
+/// reducer reports the patch failure as usual).
+fn patch_size(
+    doc: &Value,
+    size: (usize, usize),
+    patch: &Value,
+    limits: &ReducerLimits,
+) -> Result<Option<(usize, usize)>, LimitError> {
+    let Some(ops) = patch.as_array() else {
+        return Ok(None);
+    };
+    fn op_name(op: &Value) -> &str {
+        op.get("op").and_then(Value::as_str).unwrap_or("")
+    }
+    let grow = |(bytes, depth): (usize, usize), op: &Value, copied: Option<(usize, usize)>| {
+        let path = op.get("path").and_then(Value::as_str).unwrap_or("");
+        let levels = path.matches('/').count();
+        let value = match op_name(op) {
+            "add" | "replace" => op.get("value").map(json_size),
+            "copy" => copied,
+            "move" => Some((0, depth.saturating_sub(levels))),
+            _ => None,
+        };
+        value.map_or((bytes, depth), |(b, d)| {
+            (bytes.saturating_add(b), depth.max(levels.saturating_add(d)))
+        })
+    };
+    let mut now = size;
+    if !ops.iter().any(|op| op_name(op) == "copy") {
+        for op in ops {
+            now = grow(now, op, None);
+        }
+        return limits.within_state(now).map(|()| Some(now));
+    }
+    let mut work = doc.clone();
+    for op in ops {
+        let copied = match (op_name(op), op.get("from").and_then(Value::as_str)) {
+            ("copy", Some(from)) => match work.pointer(from) {
+                Some(value) => Some(json_size(value)),
+                None => return Ok(None),
+            },
+            _ => None,
+        };
+        now = grow(now, op, copied);
+        limits.within_state(now)?;
+        if apply_patch(&mut work, &Value::Array(alloc::vec![op.clone()])).is_err() {
+            return Ok(None);
+        }
+    }
+    Ok(Some(now))
+}
+
 fn merge_metadata(target: &mut Option<Object>, event: &Object) {
     let target = target.get_or_insert_with(Object::new);
     for (key, value) in event {

@@ -198,6 +198,7 @@ pub struct Event<'a> {
     pub id: &'a str,
     /// `toolCallName` of a TOOL_CALL_START; empty otherwise.
     pub name: &'a str,
-    /// `role` of a TEXT_MESSAGE_START (assistant when absent).
+    /// `role` of a TEXT_MESSAGE_START (assistant when absent); assistant
+    /// for the other events.
     pub role: Role,
 }

@@ -33,12 +33,12 @@
 //! assert_eq!(p.accepted(), 2);
 //! ```
 
-use crate::chunk::{Chunker, Plan};
+use crate::chunk::{Chunker, Plan, Step};
 use crate::decode::{Decoder, Header, Part};
 use crate::error::Error;
-use crate::event::Event;
+use crate::event::{Event, EventType, Role};
 use crate::frame::{Format, FrameEvent, Framer};
-use crate::verify::Verifier;
+use crate::verify::{Undo, Verifier};
 
 /// What the pipeline hands to its callback.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,8 +60,21 @@ pub enum Mode {
     /// ignored until [`Pipeline::reset`].
     #[default]
     Strict,
-    /// Report the error, skip the rest of the frame, and go on.
+    /// Report the error, skip the failed frame, and go on.
+    ///
+    /// A frame is all-or-nothing here: when one of the events a frame
+    /// expands into fails, none of them is handed out and the chunk
+    /// expander and the verifier are left as they were before the frame.
+    /// So a stream with one damaged frame loses that frame only.
     KeepGoing,
+}
+
+/// How to take a whole frame back: what [`EventReader::expand_atomic`]
+/// returns, for [`EventReader::rollback`]. Dropping it keeps the frame.
+#[derive(Debug, Clone)]
+pub struct Checkpoint<const ID: usize = 64> {
+    chunker: Chunker<ID>,
+    undo: heapless::Vec<Undo<ID>, 3>,
 }
 
 /// Decoding, chunk expansion and verification of frames whose text the
@@ -152,18 +165,90 @@ impl<
             .map_err(|e| e.at(self.frame))?;
         for step in &plan {
             self.chunker.advance(step, &self.decoder);
-            let ev = Event {
-                kind: step.kind,
-                origin: step.origin,
-                frame: self.frame,
-                id: self.chunker.id(step, &self.decoder),
-                name: self.decoder.tool_call_name(),
-                role: head.role,
-            };
+            let ev = planned(step, self.frame, &head, &self.chunker, &self.decoder);
             self.verifier.check(&ev)?;
             f(&ev);
         }
         Ok(())
+    }
+
+    /// Expands and verifies the decoded frame as one unit: either all of
+    /// its events are verified and handed to `f`, or none is handed out and
+    /// the chunk expander and the verifier are as before the frame (this is
+    /// keep-going mode; [`expand`](Self::expand) is strict mode).
+    ///
+    /// The returned [`Checkpoint`] takes the accepted frame back with
+    /// [`rollback`](Self::rollback), for a caller whose own later stage
+    /// refuses it (a reducer limit); drop it to keep the frame.
+    ///
+    /// ```
+    /// use agui_core::pipeline::EventReader;
+    ///
+    /// let mut reader: EventReader = EventReader::new();
+    /// let mut frame = |r: &mut EventReader, i, text: &[u8]| {
+    ///     r.begin_frame(i);
+    ///     r.feed(text, &mut |_| {}).unwrap();
+    ///     r.end_frame().unwrap();
+    ///     let mut kinds = Vec::new();
+    ///     let out = r.expand_atomic(&mut |ev| kinds.push(ev.kind.as_str()));
+    ///     (out.is_ok(), kinds)
+    /// };
+    /// frame(&mut reader, 0, br#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#);
+    /// frame(&mut reader, 1, br#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"m","delta":"a"}"#);
+    /// // Closes chunked "m", then fails (no message "x"): all or nothing.
+    /// let (ok, kinds) = frame(&mut reader, 2, br#"{"type":"TEXT_MESSAGE_END","messageId":"x"}"#);
+    /// assert!(!ok && kinds.is_empty());
+    /// assert!(reader.verifier().open_messages().contains("m"));
+    /// assert!(reader.chunker().open_item().is_some());
+    /// ```
+    ///
+    /// # Errors
+    /// A transform (chunk) or verify error; nothing of the frame is kept.
+    pub fn expand_atomic(
+        &mut self,
+        f: &mut impl FnMut(&Event<'_>),
+    ) -> Result<Checkpoint<ID>, Error> {
+        let mut checkpoint = Checkpoint {
+            chunker: self.chunker.clone(),
+            undo: heapless::Vec::new(),
+        };
+        let Some(head) = self.header.take() else {
+            return Ok(checkpoint);
+        };
+        let plan: Plan = self
+            .chunker
+            .plan(&head, &self.decoder)
+            .map_err(|e| e.at(self.frame))?;
+        // First pass: verify every step, keeping how to undo it.
+        for step in &plan {
+            self.chunker.advance(step, &self.decoder);
+            let ev = planned(step, self.frame, &head, &self.chunker, &self.decoder);
+            match self.verifier.check_undoable(&ev) {
+                // At most three steps: the Vec has room.
+                Ok(undo) => drop(checkpoint.undo.push(undo)),
+                Err(err) => {
+                    self.rollback(checkpoint);
+                    return Err(err);
+                }
+            }
+        }
+        // Second pass: hand the events out, replaying the expander from
+        // its state before the frame for the ids.
+        let mut replay = checkpoint.chunker.clone();
+        for step in &plan {
+            replay.advance(step, &self.decoder);
+            f(&planned(step, self.frame, &head, &replay, &self.decoder));
+        }
+        Ok(checkpoint)
+    }
+
+    /// Takes back a frame accepted by [`expand_atomic`](Self::expand_atomic);
+    /// only valid before the next frame is expanded.
+    pub fn rollback(&mut self, checkpoint: Checkpoint<ID>) {
+        for undo in checkpoint.undo.into_iter().rev() {
+            self.verifier.undo(undo);
+        }
+        self.chunker = checkpoint.chunker;
     }
 
     /// The decoder (for the ids of the last frame).
@@ -184,6 +269,34 @@ impl<
     /// Back to the state before the first frame.
     pub fn reset(&mut self) {
         *self = Self::new();
+    }
+}
+
+/// The event of one planned step, its id read from `chunker`. The tool
+/// name and the role belong to the START that the frame opens (its own, or
+/// the one a chunk expands to), not to a close of the previous item.
+fn planned<'s, const ID: usize, const DEPTH: usize>(
+    step: &Step,
+    frame: u32,
+    head: &Header,
+    chunker: &'s Chunker<ID>,
+    decoder: &'s Decoder<ID, DEPTH>,
+) -> Event<'s> {
+    let name = match step.kind {
+        EventType::ToolCallStart => decoder.tool_call_name(),
+        _ => "",
+    };
+    let role = match step.kind {
+        EventType::TextMessageStart => head.role,
+        _ => Role::default(),
+    };
+    Event {
+        kind: step.kind,
+        origin: step.origin,
+        frame,
+        id: chunker.id(step, decoder),
+        name,
+        role,
     }
 }
 
@@ -340,7 +453,11 @@ impl<
 
     fn end_frame(&mut self, f: &mut impl FnMut(Output<'_>)) -> Result<(), Error> {
         self.reader.end_frame()?;
-        self.reader.expand(&mut |ev| f(Output::Event(*ev)))?;
+        let mut out = |ev: &Event<'_>| f(Output::Event(*ev));
+        match self.mode {
+            Mode::Strict => self.reader.expand(&mut out)?,
+            Mode::KeepGoing => drop(self.reader.expand_atomic(&mut out)?),
+        }
         self.accepted = self.accepted.saturating_add(1);
         Ok(())
     }

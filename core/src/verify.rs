@@ -18,6 +18,10 @@
 //!    and tool call closed; thinking steps and thinking messages nest.
 //!
 //! A rejected event changes nothing, so a caller that skips it can go on.
+//! An accepted one can be taken back: [`Verifier::check_undoable`] returns
+//! an [`Undo`] record (a few bytes, plus a copy of the id for an END) that
+//! [`Verifier::undo`] applies. The pipeline's keep-going mode uses it to
+//! make a frame that expands into several events all-or-nothing.
 //!
 //! ```
 //! use agui_core::event::{Event, EventType, Origin, Role};
@@ -65,9 +69,14 @@ impl<const N: usize, const ID: usize> IdTable<N, ID> {
 
     /// Removes `id`, keeping the others in order.
     pub fn remove(&mut self, id: &str) {
-        if let Some(at) = self.ids.iter().position(|x| x.as_str() == id) {
+        if let Some(at) = self.position(id) {
             self.ids.remove(at);
         }
+    }
+
+    /// Where `id` is, oldest first.
+    fn position(&self, id: &str) -> Option<usize> {
+        self.ids.iter().position(|x| x.as_str() == id)
     }
 
     /// The ids, oldest first.
@@ -89,6 +98,35 @@ impl<const N: usize, const ID: usize> IdTable<N, ID> {
     pub fn clear(&mut self) {
         self.ids.clear();
     }
+}
+
+/// One of the verifier's three tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Which {
+    Messages,
+    ToolCalls,
+    Steps,
+}
+
+/// What an accepted event changed in a table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Change<const ID: usize> {
+    /// Nothing (flags only, if anything).
+    None,
+    /// An id was added at the end of the table.
+    Opened(Which),
+    /// The id was removed from this position.
+    Closed(Which, usize, heapless::String<ID>),
+}
+
+/// How to take back one accepted event: see [`Verifier::check_undoable`].
+///
+/// Undo records must be applied newest first, to the verifier that made
+/// them, before any other event is checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Undo<const ID: usize = 64> {
+    flags: [bool; 6],
+    change: Change<ID>,
 }
 
 /// The verifier. `MSGS`, `TOOLS` and `STEPS` are how many text messages,
@@ -158,6 +196,101 @@ impl<const MSGS: usize, const TOOLS: usize, const STEPS: usize, const ID: usize>
         self.check_run(ev)
             .and_then(|()| self.check_kind(ev))
             .map_err(|e| e.at(ev.frame))
+    }
+
+    /// [`check`](Self::check), and on success a record that takes the
+    /// event back with [`undo`](Self::undo).
+    ///
+    /// Undoing a `RUN_STARTED` that began a new run restores the flags
+    /// only: the previous run's open ids stay forgotten. That is never
+    /// observable through the rules: after `RUN_FINISHED` nothing is open,
+    /// and after `RUN_ERROR` every event but `RUN_STARTED` (which forgets
+    /// them anyway) is refused.
+    ///
+    /// ```
+    /// use agui_core::event::{Event, EventType, Origin, Role};
+    /// use agui_core::verify::Verifier;
+    ///
+    /// let ev = |kind, id| Event { kind, origin: Origin::Frame, frame: 0, id, name: "", role: Role::Assistant };
+    /// let mut v: Verifier = Verifier::new();
+    /// v.check(&ev(EventType::RunStarted, "")).unwrap();
+    /// v.check(&ev(EventType::TextMessageStart, "a")).unwrap();
+    /// v.check(&ev(EventType::TextMessageStart, "b")).unwrap();
+    /// let undo = v.check_undoable(&ev(EventType::TextMessageEnd, "a")).unwrap();
+    /// assert_eq!(v.open_messages().iter().collect::<Vec<_>>(), ["b"]);
+    /// v.undo(undo);
+    /// assert_eq!(v.open_messages().iter().collect::<Vec<_>>(), ["a", "b"]);
+    /// ```
+    ///
+    /// # Errors
+    /// As [`check`](Self::check); the state is then unchanged.
+    pub fn check_undoable(&mut self, ev: &Event<'_>) -> Result<Undo<ID>, Error> {
+        let flags = self.flags();
+        // Where an END's id sits now, to put it back in its place.
+        let closing = match ev.kind {
+            EventType::TextMessageEnd => Some((Which::Messages, self.messages.position(ev.id))),
+            EventType::ToolCallEnd => Some((Which::ToolCalls, self.tool_calls.position(ev.id))),
+            EventType::StepFinished => Some((Which::Steps, self.steps.position(ev.id))),
+            _ => None,
+        };
+        self.check(ev)?;
+        let change = match (ev.kind, closing) {
+            (_, Some((which, Some(at)))) => {
+                let mut id = heapless::String::new();
+                // The id came out of a slot of this capacity.
+                let _ = id.push_str(ev.id);
+                Change::Closed(which, at, id)
+            }
+            (EventType::TextMessageStart, _) => Change::Opened(Which::Messages),
+            (EventType::ToolCallStart, _) => Change::Opened(Which::ToolCalls),
+            (EventType::StepStarted, _) => Change::Opened(Which::Steps),
+            _ => Change::None,
+        };
+        Ok(Undo { flags, change })
+    }
+
+    /// Takes back the event that `undo` was made for (see
+    /// [`check_undoable`](Self::check_undoable)).
+    pub fn undo(&mut self, undo: Undo<ID>) {
+        self.set_flags(undo.flags);
+        match undo.change {
+            Change::None => {}
+            Change::Opened(which) => self.with_table(which, |ids| drop(ids.pop_last())),
+            Change::Closed(which, at, id) => self.with_table(which, |ids| {
+                // The slot was freed by the close, so the id fits again.
+                let _ = ids.put_back(at.min(ids.len()), id);
+            }),
+        }
+    }
+
+    fn with_table<R>(&mut self, which: Which, f: impl FnOnce(&mut dyn TableOps<ID>) -> R) -> R {
+        match which {
+            Which::Messages => f(&mut self.messages),
+            Which::ToolCalls => f(&mut self.tool_calls),
+            Which::Steps => f(&mut self.steps),
+        }
+    }
+
+    fn flags(&self) -> [bool; 6] {
+        [
+            self.run_started,
+            self.run_finished,
+            self.run_errored,
+            self.first_seen,
+            self.thinking,
+            self.thinking_message,
+        ]
+    }
+
+    fn set_flags(&mut self, flags: [bool; 6]) {
+        [
+            self.run_started,
+            self.run_finished,
+            self.run_errored,
+            self.first_seen,
+            self.thinking,
+            self.thinking_message,
+        ] = flags;
     }
 
     /// Rules 1 to 3: the run's life cycle.
@@ -244,6 +377,27 @@ impl<const MSGS: usize, const TOOLS: usize, const STEPS: usize, const ID: usize>
         }
         self.first_seen = true;
         Ok(())
+    }
+}
+
+/// The two table edits an undo needs, for any table size.
+trait TableOps<const ID: usize> {
+    fn pop_last(&mut self) -> Option<heapless::String<ID>>;
+    fn len(&self) -> usize;
+    fn put_back(&mut self, at: usize, id: heapless::String<ID>) -> Result<(), ()>;
+}
+
+impl<const N: usize, const ID: usize> TableOps<ID> for IdTable<N, ID> {
+    fn pop_last(&mut self) -> Option<heapless::String<ID>> {
+        self.ids.pop()
+    }
+
+    fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    fn put_back(&mut self, at: usize, id: heapless::String<ID>) -> Result<(), ()> {
+        self.ids.insert(at, id).map_err(drop)
     }
 }
 

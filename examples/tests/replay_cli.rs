@@ -179,3 +179,81 @@ fn usage_and_io_errors_exit_2_with_one_line() {
     let bad_flag = replay(&["--read-size", "0"], b"");
     assert_eq!(bad_flag.status.code(), Some(2));
 }
+
+const NOISY: &[u8] = b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\
+{\"type\":\"TEXT_MESSAGE_CHUNK\",\"messageId\":\"m\",\"delta\":\"Hel\"}\n\
+{\"type\":\"TEXT_MESSAGE_CHUNK\",\"mess\x01geId\":\"m\",\"delta\":\"??\"}\n\
+{\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"zz\",\"delta\":\"??\"}\n\
+{\"type\":\"TEXT_MESSAGE_CHUNK\",\"messageId\":\"m\",\"delta\":\"lo\"}\n";
+
+#[test]
+fn keep_going_lists_every_skipped_frame() {
+    let out = replay(&["--json", "--keep-going", "--read-size", "3", "-"], NOISY);
+    assert_eq!(out.status.code(), Some(1));
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got["ok"], false);
+    assert_eq!(got["accepted"], 3);
+    assert_eq!(got["messages"][0]["content"], "Hello");
+    let errors = got["errors"].as_array().unwrap();
+    let summary: Vec<(u64, &str, &str)> = errors
+        .iter()
+        .map(|e| {
+            (
+                e["index"].as_u64().unwrap(),
+                e["stage"].as_str().unwrap(),
+                e["code"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [(2, "decode", "decode"), (3, "verify", "message_not_active")]
+    );
+    assert!(errors.iter().all(|e| e["message"].is_string()));
+    // `error` stays the first one, as in strict output.
+    assert_eq!(got["error"], errors[0]);
+}
+
+#[test]
+fn strict_json_output_has_errors_too() {
+    let out = replay(&["--json", "-"], NOISY);
+    assert_eq!(out.status.code(), Some(1));
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got["accepted"], 2);
+    assert_eq!(got["errors"].as_array().unwrap().len(), 1);
+    assert_eq!(got["errors"][0], got["error"]);
+
+    let clean = replay(
+        &[
+            "--json",
+            "--keep-going",
+            &format!("{}/samples/chat.ndjson", env!("CARGO_MANIFEST_DIR")),
+        ],
+        b"",
+    );
+    assert!(clean.status.success());
+    let got: Value = serde_json::from_slice(&clean.stdout).unwrap();
+    assert_eq!(got["errors"], Value::Array(vec![]));
+    assert_eq!(got["error"], Value::Null);
+}
+
+#[test]
+fn keep_going_transcript_names_the_skipped_frames() {
+    let out = replay(&["--keep-going", "-"], NOISY);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("[assistant] Hello"), "{text}");
+    assert!(
+        text.contains("skipped frame 2: decode error [decode]"),
+        "{text}"
+    );
+    assert!(text.contains("3 frames accepted, 2 skipped"), "{text}");
+}
+
+#[test]
+fn limits_are_flags() {
+    let out = replay(&["--json", "--max-messages", "0", "-"], NOISY);
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got["error"]["code"], "capacity");
+    assert_eq!(got["error"]["index"], 1);
+}

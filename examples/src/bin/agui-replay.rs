@@ -5,17 +5,25 @@
 //! agui-replay                      # the bundled sample conversation
 //! agui-replay stream.ndjson        # a file (SSE or NDJSON, detected)
 //! agui-replay - --json --trace     # stdin, machine-readable (SPEC section 7)
+//! agui-replay noisy.sse --keep-going --json   # skip damaged frames, list them
 //! ```
 //!
-//! Exit status: 0 for an accepted stream, 1 for a rejected one, 2 for usage
-//! or I/O errors.
+//! With `--keep-going` a frame that fails decoding or verification is
+//! skipped (nothing of it is applied) and the stream goes on; `--json` then
+//! lists every skipped frame in `errors` (`[{"index", "stage", "code",
+//! "message"}, ...]`), and `error` stays the first of them (or `null`), so
+//! a reader of the strict output keeps working. In strict mode `errors` is
+//! `[]` or holds the one error that stopped the stream.
+//!
+//! Exit status: 0 for an accepted stream, 1 for a rejected one (in
+//! keep-going mode: one with a skipped frame), 2 for usage or I/O errors.
 
 use std::fs::File;
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use agui_alloc::client::{Client, ClientError};
+use agui_alloc::client::{Client, ClientError, Limits};
 use agui_alloc::model::{Message, ToolCall, UserContent};
 use agui_core::frame::Format;
 use clap::{Parser, ValueEnum};
@@ -43,6 +51,27 @@ struct Args {
     /// With --json, add the per-event trace (type, changed, partialArgs, args).
     #[arg(long)]
     trace: bool,
+
+    /// Skip a frame that fails decoding or verification and go on; `--json`
+    /// lists the skipped frames in `errors`.
+    #[arg(long)]
+    keep_going: bool,
+
+    /// Longest frame accepted, in bytes.
+    #[arg(long, default_value_t = Limits::default().max_frame_bytes)]
+    max_frame_bytes: usize,
+
+    /// Most messages kept.
+    #[arg(long, default_value_t = Limits::default().max_messages)]
+    max_messages: usize,
+
+    /// Most text bytes in the messages (content and tool-call arguments).
+    #[arg(long, default_value_t = Limits::default().max_message_bytes)]
+    max_message_bytes: usize,
+
+    /// Largest state (and activity content), as compact JSON bytes.
+    #[arg(long, default_value_t = Limits::default().max_state_bytes)]
+    max_state_bytes: usize,
 
     /// Read the input this many bytes at a time (the result must not depend on it).
     #[arg(long, default_value_t = 8192, value_parser = clap::value_parser!(u64).range(1..=(1 << 30)))]
@@ -84,11 +113,23 @@ fn main() -> ExitCode {
 /// Replays the input; `Ok(accepted)`, or `Err` for usage and I/O problems.
 fn run(args: &Args) -> Result<bool, String> {
     let mut input = open(args)?;
-    let mut client = Client::with_format(args.format.format());
+    let limits = Limits {
+        max_frame_bytes: args.max_frame_bytes,
+        max_messages: args.max_messages,
+        max_message_bytes: args.max_message_bytes,
+        max_state_bytes: args.max_state_bytes,
+        ..Limits::default()
+    };
+    let mut client = Client::with_format(args.format.format()).with_limits(limits);
+    if args.keep_going {
+        client = client.keep_going();
+    }
     if args.json && args.trace {
         client = client.with_trace();
     }
     let result = replay(&mut input, &mut client, args.read_size)?;
+    // Keep-going never stops the stream; its verdict is the first skip.
+    let result = result.and_then(|()| client.error().cloned().map_or(Ok(()), Err));
     let stdout = io::stdout();
     let mut out = stdout.lock();
     let written = if args.json {
@@ -138,15 +179,23 @@ fn replay(
     }
 }
 
-/// The machine-readable result (SPEC section 7).
+fn error_json(e: &ClientError) -> Value {
+    json!({"index": e.frame, "stage": e.stage.as_str(), "code": e.code.as_str(), "message": e.message})
+}
+
+/// The machine-readable result (SPEC section 7), plus `errors`.
 fn report(client: &Client, error: Option<&ClientError>, with_trace: bool) -> Value {
-    let error = error.map_or(Value::Null, |e| {
-        json!({"index": e.frame, "stage": e.stage.as_str(), "code": e.code.as_str(), "message": e.message})
-    });
+    let errors: Vec<Value> = if client.errors().is_empty() {
+        error.map(error_json).into_iter().collect()
+    } else {
+        client.errors().iter().map(error_json).collect()
+    };
+    let error = error.map_or(Value::Null, error_json);
     let mut out = json!({
         "ok": error.is_null(),
         "accepted": client.accepted(),
         "error": error,
+        "errors": errors,
         "messages": client.messages(),
         "state": client.state(),
     });
@@ -176,6 +225,17 @@ fn transcript(out: &mut dyn Write, client: &Client, error: Option<&ClientError>)
     if !client.state().as_object().is_some_and(|m| m.is_empty()) {
         let state = serde_json::to_string_pretty(client.state()).unwrap_or_default();
         writeln!(out, "state: {state}")?;
+    }
+    if !client.errors().is_empty() {
+        for e in client.errors() {
+            writeln!(out, "skipped {e}")?;
+        }
+        let skipped = client.error_count();
+        return writeln!(
+            out,
+            "{} frames accepted, {skipped} skipped",
+            client.accepted()
+        );
     }
     match error {
         None => writeln!(out, "ok: {} frames accepted", client.accepted()),
