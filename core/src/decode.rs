@@ -68,11 +68,38 @@ macro_rules! fields {
 
             /// Looks up a wire name.
             pub fn from_wire(name: &str) -> Option<Field> {
+                Self::from_wire_bytes(name.as_bytes())
+            }
+
+            /// Looks up a wire name given as bytes (a key as the
+            /// tokenizer's fast path hands it out, not yet a `str`).
+            pub(crate) fn from_wire_bytes(name: &[u8]) -> Option<Field> {
+                // The keys of nearly every streamed event first: the match
+                // below compares the names one after the other.
                 match name {
-                    $($wire => Some(Field::$variant),)*
+                    b"type" => Some(Field::Type),
+                    b"messageId" => Some(Field::MessageId),
+                    b"delta" => Some(Field::Delta),
+                    b"toolCallId" => Some(Field::ToolCallId),
+                    _ => Self::from_wire_any(name),
+                }
+            }
+
+            /// [`from_wire_bytes`](Self::from_wire_bytes) for any name.
+            fn from_wire_any(name: &[u8]) -> Option<Field> {
+                match name {
+                    $(WireName::$variant => Some(Field::$variant),)*
                     _ => None,
                 }
             }
+        }
+
+        /// The wire names as bytes, to match keys against.
+        struct WireName;
+
+        #[allow(non_upper_case_globals)]
+        impl WireName {
+            $(const $variant: &'static [u8] = $wire.as_bytes();)*
         }
     };
 }
@@ -172,7 +199,8 @@ impl Kind {
 /// two input slices).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Text<'a> {
-    /// Text straight from the input.
+    /// Text straight from the input (for a `type` value naming a known
+    /// event type: that type's static name, the same text).
     Slice(&'a str),
     /// One character.
     Char(CharBuf),
@@ -345,6 +373,18 @@ pub struct Decoder<const ID: usize = 64, const DEPTH: usize = 32> {
     nested: nested::Checker,
     kind: Option<EventType>,
     ended: bool,
+    /// Known fields of this frame whose value is a string.
+    strings: u64,
+    /// The event type the last `type` value of this frame spelled, when
+    /// the fast path recognised it.
+    type_hint: Option<EventType>,
+    /// The type of the last frame that named one: consecutive frames
+    /// mostly share it, and a compare is cheaper than a lookup.
+    last_type: Option<EventType>,
+    /// The last frame type and field set that passed the schema check
+    /// while all its fields were strings (and none an enum or a nested
+    /// value): the same type and fields pass again.
+    checked: Option<(EventType, u64)>,
 }
 
 impl<const ID: usize, const DEPTH: usize> Default for Decoder<ID, DEPTH> {
@@ -377,6 +417,10 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             nested: nested::Checker::new(),
             kind: None,
             ended: false,
+            strings: 0,
+            type_hint: None,
+            last_type: None,
+            checked: None,
         }
     }
 
@@ -386,6 +430,8 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         self.pos = Pos::Start;
         self.field = None;
         self.seen = 0;
+        self.strings = 0;
+        self.type_hint = None;
         self.overflow = 0;
         self.filled = 0;
         self.kind = None;
@@ -408,6 +454,63 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         let mut raw_from = (self.pos == Pos::Raw).then_some(0usize);
         let mut pos = 0usize;
         while let Some(rest) = input.get(pos..).filter(|r| !r.is_empty()) {
+            // Fast paths for the common shapes, each the same as the tokens
+            // it stands for: a whole plain key, a whole plain string value,
+            // and a raw value's tokens in one loop.
+            match self.pos {
+                Pos::Start => {
+                    if let Some(used) = self.json.plain_object_start(rest) {
+                        pos = pos.saturating_add(used);
+                        self.pos = Pos::Members;
+                        continue;
+                    }
+                }
+                Pos::Members => {
+                    if let Some((used, key)) = self.json.plain_key(rest) {
+                        pos = pos.saturating_add(used);
+                        self.on_plain_key(key);
+                        continue;
+                    }
+                }
+                Pos::Value => {
+                    let (is_type, last) = (self.field == Some(Field::Type), self.last_type);
+                    let mut hint = None;
+                    let known = |run: &[u8]| {
+                        hint = is_type.then(|| type_name(run, last)).flatten();
+                        hint.map(EventType::as_str)
+                    };
+                    if let Some((used, text)) = self.json.plain_string(input, pos, known) {
+                        pos = pos.saturating_add(used);
+                        if is_type {
+                            self.type_hint = hint;
+                        }
+                        let Some(part) = self.on_plain_string(text) else {
+                            continue;
+                        };
+                        // The frame's closing brace, when it follows, in
+                        // the same call: one round trip less per frame.
+                        if let Some(used) = self.json.plain_object_end(input, pos) {
+                            pos = pos.saturating_add(used);
+                            self.pos = Pos::Done;
+                        }
+                        return Ok((pos, Some(part)));
+                    }
+                }
+                Pos::Raw if !self.nested.is_active() => {
+                    let (used, closed) = self.json.skip_to_depth(rest, 1).map_err(Error::json)?;
+                    let start = pos;
+                    pos = pos.saturating_add(used);
+                    if closed {
+                        self.pos = Pos::Members;
+                        let from = raw_from.take().unwrap_or(start);
+                        if let Some(part) = self.raw_part(input, from, pos) {
+                            return Ok((pos, Some(part)));
+                        }
+                    }
+                    continue;
+                }
+                _ => {}
+            }
             let (used, token) = self.json.next(rest).map_err(Error::json)?;
             let start = pos;
             pos = pos.saturating_add(used);
@@ -418,9 +521,22 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
                 Step::RawMore => {}
                 Step::RawEnd => {
                     let from = raw_from.take().unwrap_or(start);
-                    return Ok((pos, self.raw_part(input, from, pos)));
+                    // Nothing left to hand out (a number that ended at the
+                    // start of this slice): go on with the rest.
+                    if let Some(part) = self.raw_part(input, from, pos) {
+                        return Ok((pos, Some(part)));
+                    }
                 }
                 Step::Text(text) => return Ok((pos, self.text_part(text))),
+                Step::Literal(text) => {
+                    let part = self.field.map(|field| Part {
+                        field,
+                        kind: PartKind::Raw,
+                        text: Text::Slice(text),
+                        first: core::mem::replace(&mut self.first, false),
+                    });
+                    return Ok((pos, part));
+                }
             }
         }
         let part = raw_from.and_then(|from| self.raw_part(input, from, pos));
@@ -445,13 +561,31 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         }
         let kind = self.event_type()?;
         self.kind = Some(kind);
-        schema::check(self, kind).map_err(|d| self.decode_error(Code::Decode, d))?;
+        self.check_schema(kind)?;
         self.check_slots(kind)?;
         Ok(Header {
             kind,
             role: self.text_role(),
             fields: self.seen,
         })
+    }
+
+    /// The schema check of SPEC section 2, skipped when the last frame of
+    /// the same type had the same fields, all strings: the outcome depends
+    /// only on which fields are there and their JSON kinds (enum values
+    /// and nested records excepted, hence never cached).
+    fn check_schema(&mut self, kind: EventType) -> Result<(), Error> {
+        const UNCACHED: u64 =
+            Field::Role.bit() | Field::Subtype.bit() | Field::Outcome.bit() | Field::Usage.bit();
+        let cacheable = self.seen & !self.strings == 0 && self.seen & UNCACHED == 0;
+        if cacheable && self.checked == Some((kind, self.seen)) {
+            return Ok(());
+        }
+        schema::check(self, kind).map_err(|d| self.decode_error(Code::Decode, d))?;
+        if cacheable {
+            self.checked = Some((kind, self.seen));
+        }
+        Ok(())
     }
 
     /// The id of the decoded event that the rules look at: `messageId`,
@@ -501,6 +635,51 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             // The tokenizer rejects anything after the top-level value.
             Pos::Done => Ok(Step::Nothing),
         }
+    }
+
+    /// A whole key from the tokenizer's fast path: as `KeyStart`,
+    /// `Text(key)`, `KeyEnd`. Keys longer than `KEY_LEN` name no known
+    /// field, as on the general path.
+    fn on_plain_key(&mut self, key: &[u8]) {
+        self.field = if key.len() > KEY_LEN {
+            None
+        } else {
+            Field::from_wire_bytes(key)
+        };
+        self.pos = Pos::Value;
+    }
+
+    /// A whole string value from the tokenizer's fast path: the same as
+    /// `StrStart`, `Text(text)` (none if empty), `StrEnd` through
+    /// [`on_value`](Self::on_value) and [`on_string`](Self::on_string),
+    /// in one step. Returns the value's part if the field is known.
+    fn on_plain_string<'t>(&mut self, text: &'t str) -> Option<Part<'t>> {
+        self.nested.begin(self.field);
+        self.pos = Pos::Members;
+        let field = self.field?;
+        self.seen |= field.bit();
+        self.strings |= field.bit();
+        if let Some(k) = self.kinds.get_mut(field as usize) {
+            *k = Kind::String;
+        }
+        if let Some(slot) = Slot::of(field) {
+            self.overflow &= !slot.bit();
+            self.filled |= slot.bit();
+            self.clear_slot(slot);
+            if !self.push_slot(slot, text) {
+                self.overflow |= slot.bit();
+            }
+        }
+        if text.is_empty() {
+            return None;
+        }
+        self.first = false;
+        Some(Part {
+            field,
+            kind: PartKind::Text,
+            text: Text::Slice(text),
+            first: true,
+        })
     }
 
     fn on_start(&mut self, token: &Token<'_>) -> Result<Step<'static>, Error> {
@@ -555,8 +734,16 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             return Ok(Step::Nothing);
         };
         self.first = true;
+        if self.field == Some(Field::Type) {
+            self.type_hint = None;
+        }
         if let Some(field) = self.field {
             self.seen |= field.bit();
+            if kind == Kind::String {
+                self.strings |= field.bit();
+            } else {
+                self.strings &= !field.bit();
+            }
             if let Some(k) = self.kinds.get_mut(field as usize) {
                 *k = kind;
             }
@@ -581,7 +768,13 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             Kind::Bool | Kind::Null => {
                 self.pos = Pos::Members;
                 self.nested.token(&token);
-                Ok(Step::RawEnd)
+                // The whole literal, even when its first bytes came in an
+                // earlier slice.
+                Ok(Step::Literal(match token {
+                    Token::True => "true",
+                    Token::False => "false",
+                    _ => "null",
+                }))
             }
         }
     }
@@ -624,7 +817,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         self.filled &= !slot.bit();
         if kind == Kind::String {
             self.filled |= slot.bit();
-            self.slot_text(slot).clear_all();
+            self.clear_slot(slot);
         }
     }
 
@@ -635,20 +828,34 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         if self.overflow & slot.bit() != 0 {
             return;
         }
-        if !self.slot_text(slot).push(text) {
+        if !self.push_slot(slot, text) {
             self.overflow |= slot.bit();
         }
     }
 
-    fn slot_text(&mut self, slot: Slot) -> SlotRef<'_> {
+    /// Empties a slot's buffer.
+    fn clear_slot(&mut self, slot: Slot) {
         match slot {
-            Slot::Type => SlotRef::Short(&mut self.ty),
-            Slot::Role => SlotRef::Enum(&mut self.role),
-            Slot::Subtype => SlotRef::Enum(&mut self.subtype),
-            Slot::MessageId => SlotRef::Id(&mut self.message_id),
-            Slot::ToolCallId => SlotRef::Id(&mut self.tool_call_id),
-            Slot::ToolCallName => SlotRef::Id(&mut self.tool_call_name),
-            Slot::StepName => SlotRef::Id(&mut self.step_name),
+            Slot::Type => self.ty.clear(),
+            Slot::Role => self.role.clear(),
+            Slot::Subtype => self.subtype.clear(),
+            Slot::MessageId => self.message_id.clear(),
+            Slot::ToolCallId => self.tool_call_id.clear(),
+            Slot::ToolCallName => self.tool_call_name.clear(),
+            Slot::StepName => self.step_name.clear(),
+        }
+    }
+
+    /// Appends to a slot's buffer; false if it does not fit.
+    fn push_slot(&mut self, slot: Slot, text: &str) -> bool {
+        match slot {
+            Slot::Type => self.ty.push_str(text).is_ok(),
+            Slot::Role => self.role.push_str(text).is_ok(),
+            Slot::Subtype => self.subtype.push_str(text).is_ok(),
+            Slot::MessageId => self.message_id.push_str(text).is_ok(),
+            Slot::ToolCallId => self.tool_call_id.push_str(text).is_ok(),
+            Slot::ToolCallName => self.tool_call_name.push_str(text).is_ok(),
+            Slot::StepName => self.step_name.push_str(text).is_ok(),
         }
     }
 
@@ -683,21 +890,31 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         })
     }
 
-    fn event_type(&self) -> Result<EventType, Error> {
+    fn event_type(&mut self) -> Result<EventType, Error> {
         let is_string = self.seen & Field::Type.bit() != 0
             && self.kinds.get(Field::Type as usize) == Some(&Kind::String);
         if !is_string {
             return Err(self.decode_error(Code::Decode, Detail::MissingType));
         }
+        if let Some(kind) = self.type_hint {
+            self.last_type = Some(kind);
+            return Ok(kind);
+        }
         let name = self.slot(Slot::Type, &self.ty);
-        EventType::from_wire(name).ok_or_else(|| {
-            let shown = if self.overflow & Slot::Type.bit() != 0 {
-                "(a long name)"
-            } else {
-                name
-            };
-            self.decode_error(Code::Decode, Detail::UnknownType(error_text(shown)))
-        })
+        // Consecutive frames mostly share their type: one compare.
+        if let Some(last) = self.last_type.filter(|t| t.as_str() == name) {
+            return Ok(last);
+        }
+        if let Some(kind) = EventType::from_wire(name) {
+            self.last_type = Some(kind);
+            return Ok(kind);
+        }
+        let shown = if self.overflow & Slot::Type.bit() != 0 {
+            "(a long name)"
+        } else {
+            self.slot(Slot::Type, &self.ty)
+        };
+        Err(self.decode_error(Code::Decode, Detail::UnknownType(error_text(shown))))
     }
 
     /// The JSON kind of field `f` in this frame, if present.
@@ -758,50 +975,181 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
     }
 }
 
+/// The static name of the event type spelled by `run`, if it is one
+/// (`last`, the type of the previous frame, is tried first): a `type`
+/// value's part can then be that name, with no UTF-8 check of the input.
+fn type_name(run: &[u8], last: Option<EventType>) -> Option<EventType> {
+    if let Some(last) = last.filter(|t| t.as_str().as_bytes() == run) {
+        return Some(last);
+    }
+    EventType::ALL
+        .iter()
+        .copied()
+        .find(|t| t.as_str().as_bytes() == run)
+}
+
 /// What one token did, as [`Decoder::feed`] needs to know.
 enum Step<'t> {
     Nothing,
     RawBegin,
     RawMore,
     RawEnd,
+    /// A `true`, `false` or `null` value, whole.
+    Literal(&'static str),
     Text(Text<'t>),
 }
 
-/// A slot's buffer, whatever its capacity.
-enum SlotRef<'s> {
-    Short(&'s mut heapless::String<TYPE_LEN>),
-    Enum(&'s mut heapless::String<ENUM_LEN>),
-    Id(&'s mut dyn IdBuf),
-}
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::panic
+)]
+mod tests {
+    extern crate std;
 
-trait IdBuf {
-    fn clear_buf(&mut self);
-    fn push_buf(&mut self, text: &str) -> bool;
-}
+    use super::*;
+    use std::string::String;
+    use std::vec::Vec;
 
-impl<const N: usize> IdBuf for heapless::String<N> {
-    fn clear_buf(&mut self) {
-        self.clear();
+    /// Parts merged per field value, the header (or error) and the ids.
+    type Outcome = (
+        Vec<(Field, PartKind, String)>,
+        Result<(Header, String, String), Error>,
+    );
+
+    /// Decodes one frame fed in `pieces`.
+    fn decode(pieces: &[&[u8]]) -> Outcome {
+        let mut dec: Decoder = Decoder::new();
+        let mut parts: Vec<(Field, PartKind, String)> = Vec::new();
+        for piece in pieces {
+            let mut rest = *piece;
+            while !rest.is_empty() {
+                let (used, part) = match dec.feed(rest) {
+                    Ok(x) => x,
+                    Err(e) => return (parts, Err(e)),
+                };
+                assert!(used > 0 || part.is_some(), "no progress");
+                rest = &rest[used..];
+                if let Some(part) = part {
+                    match parts.last_mut() {
+                        Some((f, k, text))
+                            if !part.first && *f == part.field && *k == part.kind =>
+                        {
+                            text.push_str(part.text.as_str())
+                        }
+                        _ => {
+                            assert!(part.first, "a value's first part is marked");
+                            parts.push((part.field, part.kind, part.text.as_str().into()));
+                        }
+                    }
+                }
+            }
+        }
+        let head = dec
+            .end_frame()
+            .map(|h| (h, dec.id().into(), dec.tool_call_name().into()));
+        (parts, head)
     }
-    fn push_buf(&mut self, text: &str) -> bool {
-        self.push_str(text).is_ok()
-    }
-}
 
-impl SlotRef<'_> {
-    fn clear_all(self) {
-        match self {
-            SlotRef::Short(s) => s.clear(),
-            SlotRef::Enum(s) => s.clear(),
-            SlotRef::Id(s) => s.clear_buf(),
+    /// Parts are provisional: before an error, how many were handed out
+    /// depends on where the slices end. So for a failing frame only the
+    /// error counts.
+    fn settled(outcome: Outcome) -> Outcome {
+        match outcome {
+            (_, Err(e)) => (Vec::new(), Err(e)),
+            ok => ok,
         }
     }
 
-    fn push(self, text: &str) -> bool {
-        match self {
-            SlotRef::Short(s) => s.push_str(text).is_ok(),
-            SlotRef::Enum(s) => s.push_str(text).is_ok(),
-            SlotRef::Id(s) => s.push_buf(text),
+    /// The fast paths (whole keys, whole strings, raw values in one loop)
+    /// only run when a token is whole in one slice: feeding a frame whole,
+    /// cut anywhere, or a byte at a time must give the same parts, header
+    /// and errors.
+    fn assert_split_invariant(frame: &str) {
+        let bytes = frame.as_bytes();
+        let whole = settled(decode(&[bytes]));
+        for i in 0..=bytes.len() {
+            let (a, b) = bytes.split_at(i);
+            assert_eq!(settled(decode(&[a, b])), whole, "{frame} cut at {i}");
         }
+        let one: Vec<&[u8]> = bytes.chunks(1).collect();
+        assert_eq!(settled(decode(&one)), whole, "{frame} byte at a time");
+    }
+
+    const FRAMES: &[&str] = &[
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hello"}"#,
+        r#" { "type" : "TEXT_MESSAGE_CONTENT" , "messageId" : "m1" , "delta" : "" } "#,
+        r#"{"delta":"a\"b\\c\nd\u00e9\ud83d\ude80 caf\u00e9 é","messageId":"m","type":"TEXT_MESSAGE_CONTENT"}"#,
+        r#"{"type":"TEXT_MESSAGE_START","messageId":"m2","role":"user","name":"n"}"#,
+        r#"{"type":"TEXT_MESSAGE_START","messageId":"m2","role":"robot"}"#,
+        r#"{"type":"TOOL_CALL_START","toolCallId":"c","toolCallName":"search","parentMessageId":null}"#,
+        r#"{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"{\"q\":\"x\",\"n\":1}"}"#,
+        r#"{"type":"STATE_DELTA","delta":[{"op":"add","path":"/a","value":{"b":[1,2.5e3,-0,true,null]}}],"timestamp":12}"#,
+        r#"{"type":"STATE_SNAPSHOT","snapshot":{"k\u00e9y":"v","n":[[],{}],"s":"\u0041\t"}}"#,
+        r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"success"},"usage":[{"inputTokens":3}]}"#,
+        r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[]}}"#,
+        r#"{"type":"RUN_ERROR","message":"m","usage":[{"inputTokens":1.5}]}"#,
+        r#"{"type":"CUSTOM","name":"x","value":7,"aVeryLongUnknownKeyName":"ignored","metadata":{"a":1}}"#,
+        r#"{"type":"CUSTOM","name":"x","name":"y","metadata":null}"#,
+        r#"{"messageId":"m","type":"TEXT_MESSAGE_CONTENT"}"#,
+        r#"{"type":"NOPE"}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x""#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x"} x"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a	b"}"#,
+        r#"{"type":"STATE_DELTA","delta":[1,]}"#,
+        r#"[1]"#,
+        r#"{"type":"STEP_STARTED","stepName":"0123456789012345678901234567890123456789012345678901234567890123456789"}"#,
+    ];
+
+    #[test]
+    fn fast_paths_are_split_invariant() {
+        for frame in FRAMES {
+            assert_split_invariant(frame);
+        }
+    }
+
+    #[test]
+    fn plain_frames_take_one_part_per_value() {
+        let (parts, head) = decode(&[FRAMES[0].as_bytes()]);
+        let (head, id, _) = head.unwrap();
+        assert_eq!(head.kind, EventType::TextMessageContent);
+        assert_eq!(id, "m1");
+        assert_eq!(
+            parts,
+            [
+                (Field::Type, PartKind::Text, "TEXT_MESSAGE_CONTENT".into()),
+                (Field::MessageId, PartKind::Text, "m1".into()),
+                (Field::Delta, PartKind::Text, "Hello".into()),
+            ]
+        );
+        let (parts, _) = decode(&[FRAMES[7].as_bytes()]);
+        assert_eq!(parts[1].0, Field::Delta);
+        assert_eq!(parts[1].1, PartKind::Raw);
+        assert!(parts[1].2.starts_with("[{\"op\"") && parts[1].2.ends_with("null]}}]"));
+    }
+
+    /// A frame that passed the schema check is not trusted blindly by the
+    /// next one of the same type: different fields are checked again.
+    #[test]
+    fn the_schema_cache_keys_on_the_fields() {
+        let mut dec: Decoder = Decoder::new();
+        let mut run = |frame: &str| {
+            let mut rest = frame.as_bytes();
+            while !rest.is_empty() {
+                let (used, _) = dec.feed(rest).unwrap();
+                rest = &rest[used..];
+            }
+            dec.end_frame()
+        };
+        let ok = r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a"}"#;
+        assert!(run(ok).is_ok());
+        assert!(run(ok).is_ok());
+        let missing = run(r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m"}"#);
+        assert_eq!(missing.unwrap_err().code, Code::Decode);
+        let wrong = run(r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":1}"#);
+        assert_eq!(wrong.unwrap_err().code, Code::Decode);
+        assert!(run(ok).is_ok());
     }
 }

@@ -292,6 +292,70 @@ impl Framer {
     /// assert_eq!(framer.frames(), 2);
     /// ```
     pub fn next<'a>(&mut self, input: &'a [u8]) -> (usize, Option<FrameEvent<'a>>) {
+        if let Some(found) = self.fast_path(input) {
+            return found;
+        }
+        self.steps(input)
+    }
+
+    /// The moves of an ordinary event (SSE: `data:`, its value, the blank
+    /// line; NDJSON: the line's start, its text, its LF), when they report
+    /// an event: the same moves as [`step`](Self::step) makes, without its
+    /// general dispatch. `None`, with nothing changed, for everything else.
+    #[inline(always)]
+    fn fast_path<'a>(&mut self, input: &'a [u8]) -> Option<(usize, Option<FrameEvent<'a>>)> {
+        if self.bom.is_some() || self.cr {
+            return None;
+        }
+        let &byte = input.first()?;
+        let found = match self.state {
+            State::Sse(SseLine::Start) if starts_with_data(input) => {
+                self.state = State::Sse(SseLine::ValueStart);
+                (DATA.len().saturating_add(1), Some(self.begin_data_line()))
+            }
+            State::Sse(SseLine::ValueStart) => {
+                let space = usize::from(byte == b' ');
+                let rest = input.get(space..)?;
+                let &first = rest.first()?;
+                if first == b'\n' || first == b'\r' {
+                    return None;
+                }
+                self.state = State::Sse(SseLine::Value);
+                let (used, event) = self.sse_value(first, rest);
+                (used.saturating_add(space), event)
+            }
+            State::Sse(SseLine::Value)
+                if self.open && byte == b'\n' && input.get(1) == Some(&b'\n') =>
+            {
+                self.state = State::Sse(SseLine::Start);
+                (2, self.close_frame())
+            }
+            State::Ndjson if !self.replay.is_empty() => return None,
+            // Between lines: the first byte of the next one opens a frame.
+            State::Ndjson if !self.open && !matches!(byte, b' ' | b'\t' | b'\r' | b'\n') => {
+                (0, Some(self.start_frame()))
+            }
+            State::Ndjson if self.open && byte == b'\n' => (1, Some(self.end_frame())),
+            State::Ndjson if self.open => {
+                let at = find_lf(input)?;
+                let run = input.get(..at)?;
+                (
+                    at,
+                    Some(FrameEvent::Data(nonempty(
+                        run.strip_suffix(CR).unwrap_or(run),
+                    )?)),
+                )
+            }
+            _ => return None,
+        };
+        // Every move above reports an event; nothing else was changed.
+        Some(found)
+    }
+
+    /// [`next`](Self::next) the general way: one [`step`](Self::step)
+    /// after another until one reports an event or the input is used up.
+    #[inline(never)]
+    fn steps<'a>(&mut self, input: &'a [u8]) -> (usize, Option<FrameEvent<'a>>) {
         let mut rest = input;
         // Steps that find nothing to report are chained here, so the caller
         // sees `None` only when the whole input is used.
@@ -463,7 +527,7 @@ impl Framer {
                 _ => (0, Some(FrameEvent::Data(CR))),
             };
         }
-        match input.iter().position(|&byte| byte == b'\n') {
+        match find_lf(input) {
             Some(0) => (1, Some(self.end_frame())),
             // The run is consumed, the LF is left for the next step. A CR
             // just before the LF is consumed but not payload.
@@ -494,6 +558,11 @@ impl Framer {
         input: &'a [u8],
     ) -> (usize, Option<FrameEvent<'a>>) {
         match line {
+            // The usual line start, `data:`, in one move.
+            SseLine::Start if starts_with_data(input) => {
+                self.state = State::Sse(SseLine::ValueStart);
+                (DATA.len().saturating_add(1), Some(self.begin_data_line()))
+            }
             SseLine::Start => self.sse_line_start(byte),
             SseLine::Name(matched) => self.sse_name(matched, byte),
             SseLine::Ignored => match find_line_end(input) {
@@ -501,16 +570,38 @@ impl Framer {
                 Some(at) => (at, None),
                 None => (input.len(), None),
             },
+            // The one dropped space, and the value in the same move (as
+            // two moves would: the value's state is entered either way).
             SseLine::ValueStart => {
                 self.state = State::Sse(SseLine::Value);
-                (usize::from(byte == b' '), None)
+                let space = usize::from(byte == b' ');
+                match input.get(space..) {
+                    Some(rest @ [first, ..]) => {
+                        let (used, event) = self.sse_value(*first, rest);
+                        (used.saturating_add(space), event)
+                    }
+                    _ => (space, None),
+                }
             }
-            // The hot path: a whole run of payload in one slice.
-            SseLine::Value => match find_line_end(input) {
-                Some(0) => self.end_line(byte),
-                Some(at) => (at, data(input.get(..at).unwrap_or_default())),
-                None => (input.len(), data(input)),
-            },
+            SseLine::Value => self.sse_value(byte, input),
+        }
+    }
+
+    /// SSE inside a data value (`byte` is `input[0]`). The hot path: a
+    /// whole run of payload in one slice.
+    #[inline(always)]
+    fn sse_value<'a>(&mut self, byte: u8, input: &'a [u8]) -> (usize, Option<FrameEvent<'a>>) {
+        match find_line_end(input) {
+            // An LF that ends the line, then an LF that ends the event:
+            // the usual end of an event, as two moves would take it.
+            Some(0) if byte == b'\n' && input.get(1) == Some(&b'\n') => {
+                self.cr = false;
+                self.state = State::Sse(SseLine::Start);
+                (2, self.close_frame())
+            }
+            Some(0) => self.end_line(byte),
+            Some(at) => (at, data(input.get(..at).unwrap_or_default())),
+            None => (input.len(), data(input)),
         }
     }
 
@@ -596,8 +687,19 @@ impl Framer {
     }
 }
 
+/// Whether `input` starts with a whole `data:` field name (the same
+/// outcome as following `d`, `a`, `t`, `a` and `:` byte by byte).
+fn starts_with_data(input: &[u8]) -> bool {
+    input.starts_with(b"data:")
+}
+
 /// `data`'s length, as an SSE name match count (`SseLine::Name`).
 const DATA_LEN: u8 = DATA.len() as u8;
+
+/// `run` if it is not empty.
+fn nonempty(run: &[u8]) -> Option<&[u8]> {
+    (!run.is_empty()).then_some(run)
+}
 
 /// A `Data` event for a non-empty run.
 fn data(run: &[u8]) -> Option<FrameEvent<'_>> {
@@ -605,10 +707,71 @@ fn data(run: &[u8]) -> Option<FrameEvent<'_>> {
 }
 
 /// Where the next SSE line end (CR or LF) is.
+#[inline]
 fn find_line_end(input: &[u8]) -> Option<usize> {
-    input
-        .iter()
-        .position(|&byte| byte == b'\n' || byte == b'\r')
+    find(input, |b| b == b'\n' || b == b'\r')
+}
+
+/// Where the next LF is.
+#[inline]
+fn find_lf(input: &[u8]) -> Option<usize> {
+    find(input, |b| b == b'\n')
+}
+
+/// The first byte of `input` that `matches`, where only bytes below 0x0E
+/// (CR) can match.
+///
+/// Payload lines are long and line ends rare, so this is the framer's hot
+/// loop: sixteen bytes at a time it looks for any byte below 0x0E, with the
+/// word trick `(x - 0x0E..) & !x & 0x80..`, which flags every such byte (a
+/// borrow can only flag a byte *above* a true one, so the lowest flag is
+/// exact), and only then looks at that byte. In JSON text a byte below
+/// 0x0E that is not a line end is a tab between tokens, which merely costs
+/// a look.
+#[inline(always)]
+fn find(input: &[u8], matches: impl Fn(u8) -> bool) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const BELOW: u64 = ONES.wrapping_mul(0x0E);
+    let low = |x: u64| x.wrapping_sub(BELOW) & !x & HIGH;
+    let mut from: usize = 0;
+    loop {
+        let rest = input.get(from..)?;
+        let mut blocks = rest.chunks_exact(16);
+        let mut done = from;
+        let mut hit = None;
+        for block in &mut blocks {
+            let (Some(a), Some(b)) = (block.get(..8), block.get(8..)) else {
+                break;
+            };
+            let (Ok(a), Ok(b)) = (<[u8; 8]>::try_from(a), <[u8; 8]>::try_from(b)) else {
+                break;
+            };
+            let (a, b) = (low(u64::from_le_bytes(a)), low(u64::from_le_bytes(b)));
+            if a | b != 0 {
+                let in_block = if a != 0 {
+                    a.trailing_zeros() / 8
+                } else {
+                    (b.trailing_zeros() / 8).wrapping_add(8)
+                };
+                hit = Some(done.wrapping_add(in_block as usize));
+                break;
+            }
+            done = done.wrapping_add(16);
+        }
+        let at = match hit {
+            Some(at) => at,
+            // Fewer than 16 bytes left: one at a time.
+            None => {
+                let tail = blocks.remainder().iter().position(|&b| b < 0x0E)?;
+                done.wrapping_add(tail)
+            }
+        };
+        if input.get(at).is_some_and(|&b| matches(b)) {
+            return Some(at);
+        }
+        from = at.wrapping_add(1);
+    }
 }
 
 #[cfg(test)]
@@ -1185,6 +1348,34 @@ mod tests {
         };
         assert_eq!(run, &input[..input.len() - 2]);
         assert!(core::ptr::eq(run.as_ptr(), input.as_ptr()));
+    }
+
+    /// The word-at-a-time line-end search agrees with a byte loop, for
+    /// every length and position, with tabs and other low bytes about.
+    #[test]
+    fn line_end_search_is_exact() {
+        let fill = [b'a', b'\t', 0x0B, 0x0C, 0x0E, 0xFF, b'"'];
+        for len in 0..40 {
+            for at in 0..=len {
+                for &filler in &fill {
+                    for end in [b'\n', b'\r'] {
+                        let mut bytes = vec![b'x'; len];
+                        for (i, b) in bytes.iter_mut().enumerate() {
+                            if i % 3 == 1 {
+                                *b = filler;
+                            }
+                        }
+                        if at < len {
+                            bytes[at] = end;
+                        }
+                        let naive = bytes.iter().position(|&b| b == b'\n' || b == b'\r');
+                        assert_eq!(find_line_end(&bytes), naive, "{bytes:?}");
+                        let naive_lf = bytes.iter().position(|&b| b == b'\n');
+                        assert_eq!(find_lf(&bytes), naive_lf, "{bytes:?}");
+                    }
+                }
+            }
+        }
     }
 
     // ----- auto-detection -----

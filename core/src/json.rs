@@ -269,6 +269,24 @@ const fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
+/// The position of the first byte at or after `pos` that is not whitespace
+/// (`input.len()` if none).
+#[inline(always)]
+fn skip_ws(input: &[u8], mut pos: usize) -> usize {
+    // Compact JSON has none: one compare settles that (every whitespace
+    // byte is at most a space).
+    if input.get(pos).is_some_and(|&b| b > b' ') {
+        return pos;
+    }
+    while let Some(&b) = input.get(pos) {
+        if !is_ws(b) {
+            break;
+        }
+        pos = pos.wrapping_add(1);
+    }
+    pos
+}
+
 /// Whether a string byte needs a look of its own: the closing quote, an
 /// escape or a (forbidden) control character.
 const fn is_special(b: u8) -> bool {
@@ -284,6 +302,13 @@ const fn is_special(b: u8) -> bool {
 /// only flag a byte *above* a true match, so the lowest flag is exact.
 #[inline(always)]
 fn plain_len(bytes: &[u8]) -> usize {
+    plain_run::<false>(bytes)
+}
+
+/// [`plain_len`], also stopping at the first byte that is not ASCII when
+/// `ASCII` is set (such a byte's own high bit flags it, exactly).
+#[inline(always)]
+fn plain_run<const ASCII: bool>(bytes: &[u8]) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     const QUOTES: u64 = 0x2222_2222_2222_2222;
@@ -298,9 +323,12 @@ fn plain_len(bytes: &[u8]) -> usize {
         let x = u64::from_le_bytes(word);
         let quote = x ^ QUOTES;
         let backslash = x ^ BACKSLASHES;
-        let flags = (quote.wrapping_sub(ONES) & !quote)
+        let mut flags = (quote.wrapping_sub(ONES) & !quote)
             | (backslash.wrapping_sub(ONES) & !backslash)
             | (x.wrapping_sub(SPACES) & !x);
+        if ASCII {
+            flags |= x;
+        }
         let flags = flags & HIGH;
         if flags != 0 {
             return done.wrapping_add((flags.trailing_zeros() / 8) as usize);
@@ -310,7 +338,7 @@ fn plain_len(bytes: &[u8]) -> usize {
     let tail = chunks.remainder();
     let in_tail = tail
         .iter()
-        .position(|&b| is_special(b))
+        .position(|&b| is_special(b) || (ASCII && !b.is_ascii()))
         .unwrap_or(tail.len());
     done.wrapping_add(in_tail)
 }
@@ -472,6 +500,320 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
     /// valid text.
     pub fn next<'a>(&mut self, input: &'a [u8]) -> Result<(usize, Option<Token<'a>>), JsonError> {
         self.resume(input, 0)
+    }
+
+    /// A fast path for a reader of objects: if the next token is an object
+    /// key whose text is plain ASCII (no escape) and the whole key, its
+    /// closing quote and its `:` (and the `,` before it, after a member)
+    /// are in `input`, consumes all of it and returns the key's bytes.
+    /// The state afterwards is exactly the one after the token sequence
+    /// `KeyStart`, `Text(key)`, `KeyEnd`; otherwise nothing is consumed and
+    /// `None` tells the caller to take the general path ([`next`](Self::next)),
+    /// which also reports any error.
+    #[inline]
+    pub(crate) fn plain_key<'a>(&mut self, input: &'a [u8]) -> Option<(usize, &'a [u8])> {
+        let mut pos = 0usize;
+        match self.state {
+            State::FirstKey | State::Key => {}
+            State::Next if self.in_object() => {
+                pos = skip_ws(input, pos);
+                if input.get(pos) != Some(&b',') {
+                    return None;
+                }
+                pos = pos.wrapping_add(1);
+            }
+            _ => return None,
+        }
+        pos = skip_ws(input, pos);
+        if input.get(pos) != Some(&b'"') {
+            return None;
+        }
+        let from = pos.wrapping_add(1);
+        let rest = input.get(from..)?;
+        // The run stops at a byte that is not ASCII too: such keys take
+        // the general path, which checks their UTF-8.
+        let (key, after) = rest.split_at_checked(plain_run::<true>(rest))?;
+        if after.first() != Some(&b'"') {
+            return None;
+        }
+        let colon = skip_ws(input, from.wrapping_add(key.len()).wrapping_add(1));
+        if input.get(colon) != Some(&b':') {
+            return None;
+        }
+        let used = colon.wrapping_add(1);
+        self.in_key = true;
+        self.state = State::Value;
+        self.offset = self.offset.wrapping_add(used as u64);
+        Some((used, key))
+    }
+
+    /// A fast path for a reader of values: if the next token is a string
+    /// value with no escape whose closing quote is in `input`, consumes it
+    /// whole and returns its text. The state afterwards is exactly the one
+    /// after `StrStart`, `Text(text)` (none for `""`), `StrEnd`; otherwise
+    /// nothing is consumed and `None` tells the caller to take the general
+    /// path, which also reports any error (invalid UTF-8 included).
+    ///
+    /// `known` may recognise the run's bytes as a static text (an event
+    /// type's name), which is then returned instead of a slice of the
+    /// input, saving the UTF-8 check.
+    #[inline]
+    pub(crate) fn plain_string<'a>(
+        &mut self,
+        input: &'a [u8],
+        pos: usize,
+        known: impl FnOnce(&[u8]) -> Option<&'static str>,
+    ) -> Option<(usize, &'a str)> {
+        if self.state != State::Value {
+            return None;
+        }
+        let quote = skip_ws(input, pos);
+        if input.get(quote) != Some(&b'"') {
+            return None;
+        }
+        let from = quote.wrapping_add(1);
+        let rest = input.get(from..)?;
+        let (run, after) = rest.split_at_checked(plain_len(rest))?;
+        if after.first() != Some(&b'"') {
+            return None;
+        }
+        let text = match known(run) {
+            Some(name) => name,
+            None => from_utf8(run).ok()?,
+        };
+        let used = from
+            .wrapping_add(run.len())
+            .wrapping_add(1)
+            .wrapping_sub(pos);
+        self.in_key = false;
+        self.state = self.after_value();
+        self.offset = self.offset.wrapping_add(used as u64);
+        Some((used, text))
+    }
+
+    /// A fast path for the start of a document that is an object: skips
+    /// whitespace and consumes the `{`, as the token `ObjectStart`.
+    /// `None` (nothing consumed) for anything else.
+    #[inline]
+    pub(crate) fn plain_object_start(&mut self, input: &[u8]) -> Option<usize> {
+        if self.state != State::Value || self.depth != 0 || DEPTH == 0 {
+            return None;
+        }
+        let at = skip_ws(input, 0);
+        if input.get(at) != Some(&b'{') {
+            return None;
+        }
+        self.push(true, at).ok()?;
+        self.state = State::FirstKey;
+        let used = at.wrapping_add(1);
+        self.offset = self.offset.wrapping_add(used as u64);
+        Some(used)
+    }
+
+    /// A fast path for the end of a top-level object after a member:
+    /// skips whitespace and consumes the `}`, as the token `ObjectEnd`
+    /// that completes the document. `None` (nothing consumed) otherwise.
+    #[inline]
+    pub(crate) fn plain_object_end(&mut self, input: &[u8], pos: usize) -> Option<usize> {
+        if self.state != State::Next || self.depth != 1 || !self.in_object() {
+            return None;
+        }
+        let at = skip_ws(input, pos);
+        if input.get(at) != Some(&b'}') {
+            return None;
+        }
+        self.pop(Token::ObjectEnd);
+        let used = at.wrapping_add(1).wrapping_sub(pos);
+        self.offset = self.offset.wrapping_add(used as u64);
+        Some(used)
+    }
+
+    /// Consumes tokens without handing them out until one closes a value
+    /// at nesting `depth` (an `ObjectEnd`, `ArrayEnd` or `NumberEnd` after
+    /// which [`depth`](Self::depth) is `depth`) or the input runs out:
+    /// `(consumed, closed)`. For a reader that passes a value through raw.
+    ///
+    /// The bytes are read by a tight loop that takes the common cases
+    /// whole (plain strings, one-letter escapes, structure, complete numbers
+    /// and literals) and makes exactly the state changes their tokens would;
+    /// anything else (an error, a `\u` escape, non-UTF-8 bytes, a token cut
+    /// by the end of the slice) goes through [`next`](Self::next), so the
+    /// outcome (errors with their offsets included) is that of the token loop.
+    ///
+    /// # Errors
+    /// As [`next`](Self::next).
+    pub(crate) fn skip_to_depth(
+        &mut self,
+        input: &[u8],
+        depth: usize,
+    ) -> Result<(usize, bool), JsonError> {
+        let mut pos = 0usize;
+        loop {
+            let (at, closed) = self.skip_fast(input, pos, depth);
+            pos = at;
+            if closed {
+                return Ok((pos, true));
+            }
+            // One token the long way.
+            let rest = input.get(pos..).unwrap_or_default();
+            let (used, token) = self.next(rest)?;
+            pos = pos.wrapping_add(used);
+            match token {
+                None => return Ok((pos, false)),
+                Some(Token::ObjectEnd | Token::ArrayEnd | Token::NumberEnd)
+                    if self.depth() == depth =>
+                {
+                    return Ok((pos, true))
+                }
+                Some(_) => {}
+            }
+        }
+    }
+
+    /// The fast loop of [`skip_to_depth`](Self::skip_to_depth): from `pos`,
+    /// consumes whole tokens of the happy path; returns where it stopped
+    /// and whether a value closed at `depth` there.
+    fn skip_fast(&mut self, input: &[u8], mut pos: usize, depth: usize) -> (usize, bool) {
+        let start = pos;
+        let closed = loop {
+            let Some(&b) = input.get(pos) else {
+                break false;
+            };
+            match self.state {
+                State::Str if self.utf8_len == 0 => {
+                    let rest = input.get(pos..).unwrap_or_default();
+                    let Some((run, after)) = rest.split_at_checked(plain_len(rest)) else {
+                        break false;
+                    };
+                    if !run.is_ascii() && from_utf8(run).is_err() {
+                        break false;
+                    }
+                    match after {
+                        [b'"', ..] => {
+                            pos = pos.wrapping_add(run.len()).wrapping_add(1);
+                            self.state = if self.in_key {
+                                State::Colon
+                            } else {
+                                self.after_value()
+                            };
+                        }
+                        [b'\\', e, ..] if escape_char(*e).is_some() => {
+                            pos = pos.wrapping_add(run.len()).wrapping_add(2);
+                        }
+                        _ => {
+                            pos = pos.wrapping_add(run.len());
+                            break false;
+                        }
+                    }
+                }
+                State::Value
+                | State::FirstItem
+                | State::FirstKey
+                | State::Key
+                | State::Colon
+                | State::Next => {
+                    if is_ws(b) {
+                        pos = pos.wrapping_add(1);
+                        continue;
+                    }
+                    match self.skip_structure(input, pos, b) {
+                        Some(next) => pos = next,
+                        None => break false,
+                    }
+                    if matches!(b, b'}' | b']' | b'-' | b'0'..=b'9') && self.depth() == depth {
+                        break true;
+                    }
+                }
+                _ => break false,
+            }
+        };
+        self.offset = self.offset.wrapping_add(pos.wrapping_sub(start) as u64);
+        (pos, closed)
+    }
+
+    /// One structural token of [`skip_fast`](Self::skip_fast) starting
+    /// with `b` at `pos`: the position after it, or `None` (nothing
+    /// changed) for whatever the general path must see.
+    #[inline(always)]
+    fn skip_structure(&mut self, input: &[u8], pos: usize, b: u8) -> Option<usize> {
+        let value = matches!(self.state, State::Value | State::FirstItem);
+        let next = pos.wrapping_add(1);
+        match b {
+            b'"' if value => {
+                self.in_key = false;
+                self.state = State::Str;
+            }
+            b'"' if matches!(self.state, State::FirstKey | State::Key) => {
+                self.in_key = true;
+                self.state = State::Str;
+            }
+            b':' if self.state == State::Colon => self.state = State::Value,
+            b',' if self.state == State::Next => {
+                self.state = if self.in_object() {
+                    State::Key
+                } else {
+                    State::Value
+                };
+            }
+            b'}' if self.state == State::FirstKey
+                || (self.state == State::Next && self.in_object()) =>
+            {
+                self.pop(Token::ObjectEnd);
+            }
+            b']' if self.state == State::FirstItem
+                || (self.state == State::Next && !self.in_object()) =>
+            {
+                self.pop(Token::ArrayEnd);
+            }
+            b'{' | b'[' if value && usize::from(self.depth) < DEPTH => {
+                let object = b == b'{';
+                self.push(object, pos).ok()?;
+                self.state = if object {
+                    State::FirstKey
+                } else {
+                    State::FirstItem
+                };
+            }
+            b't' | b'f' | b'n' if value => {
+                let text: &[u8] = match b {
+                    b't' => b"true",
+                    b'f' => b"false",
+                    _ => b"null",
+                };
+                if !input.get(pos..)?.starts_with(text) {
+                    return None;
+                }
+                self.state = self.after_value();
+                return Some(pos.wrapping_add(text.len()));
+            }
+            b'-' | b'0'..=b'9' if value => return self.skip_number(input, pos),
+            _ => return None,
+        }
+        Some(next)
+    }
+
+    /// A whole number at `pos` whose delimiter is in `input`: the position
+    /// of the delimiter (the state after its `NumberEnd`), or `None` for a
+    /// number cut by the end of the slice or malformed.
+    #[inline(always)]
+    fn skip_number(&mut self, input: &[u8], pos: usize) -> Option<usize> {
+        let rest = input.get(pos..)?;
+        let mut num = Num::Start;
+        let mut len: usize = 0;
+        for &b in rest {
+            match num.advance(b) {
+                Some(next) => num = next,
+                None => break,
+            }
+            len = len.wrapping_add(1);
+        }
+        let &delimiter = rest.get(len)?;
+        if !num.is_complete() || matches!(delimiter, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+        {
+            return None;
+        }
+        self.state = self.after_value();
+        Some(pos.wrapping_add(len))
     }
 
     /// Marks the end of the document. Returns `Ok(Some(NumberEnd))` if a
@@ -664,6 +1006,11 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
                 Ok(self.emit(pos, Some(Token::StrEnd)))
             }
             b'\\' => {
+                // A one-letter escape in this slice (`\"`, `\n`, ...): no
+                // trip through the rare states.
+                if let Some(c) = input.get(pos).copied().and_then(escape_char) {
+                    return Ok(self.emit(pos.wrapping_add(1), Some(Token::Char(c))));
+                }
                 self.state = State::Esc;
                 self.escape(input, pos)
             }
@@ -1827,6 +2174,140 @@ mod tests {
             );
             assert_split_invariant(doc);
         }
+    }
+
+    /// What a reader that skips a value sees: consumed bytes, whether the
+    /// value closed, the error, and the tokenizer's state after (its offset
+    /// and what `finish` says).
+    type Skipped = (
+        u64,
+        bool,
+        Option<JsonError>,
+        u64,
+        Result<Option<Token<'static>>, JsonError>,
+    );
+
+    /// `[doc]` read past its `[` and then skipped, the token loop's way.
+    fn skip_by_tokens(pieces: &[&[u8]]) -> Skipped {
+        let mut tz: Tokenizer = Tokenizer::new();
+        let (mut used, mut closed, mut error) = (0u64, false, None);
+        'pieces: for piece in pieces {
+            let mut rest = *piece;
+            while !closed {
+                match tz.next(rest) {
+                    Ok((n, tok)) => {
+                        used += n as u64;
+                        rest = &rest[n..];
+                        match tok {
+                            None => break,
+                            Some(Token::ObjectEnd | Token::ArrayEnd | Token::NumberEnd)
+                                if tz.depth() == 0 && used > 1 =>
+                            {
+                                closed = true
+                            }
+                            Some(_) => {}
+                        }
+                    }
+                    Err(e) => {
+                        error = Some(e);
+                        break 'pieces;
+                    }
+                }
+            }
+        }
+        // After an error only the error (kind and offset) tells: how much
+        // of the failing slice counts as consumed is not defined.
+        let (used, offset) = match error {
+            Some(_) => (u64::MAX, u64::MAX),
+            None => (used, tz.offset()),
+        };
+        (used, closed, error, offset, tz.finish())
+    }
+
+    /// The same with `skip_to_depth` after the `[`.
+    fn skip_fast_way(pieces: &[&[u8]]) -> Skipped {
+        let mut tz: Tokenizer = Tokenizer::new();
+        let (mut used, mut closed, mut error) = (0u64, false, None);
+        let mut started = false;
+        for piece in pieces {
+            let mut rest = *piece;
+            if !started && !rest.is_empty() {
+                let (n, tok) = tz.next(rest).unwrap();
+                assert_eq!(tok, Some(Token::ArrayStart));
+                used += n as u64;
+                rest = &rest[n..];
+                started = true;
+            }
+            if closed || !started {
+                continue;
+            }
+            match tz.skip_to_depth(rest, 0) {
+                Ok((n, c)) => {
+                    used += n as u64;
+                    closed = c;
+                    assert!(c || n == rest.len(), "stopped early");
+                }
+                Err(e) => {
+                    error = Some(e);
+                    break;
+                }
+            }
+        }
+        let (used, offset) = match error {
+            Some(_) => (u64::MAX, u64::MAX),
+            None => (used, tz.offset()),
+        };
+        (used, closed, error, offset, tz.finish())
+    }
+
+    fn assert_skip_agrees(doc: &[u8]) {
+        let mut wrapped = b"[".to_vec();
+        wrapped.extend_from_slice(doc);
+        wrapped.extend_from_slice(b"]");
+        let doc = &wrapped[..];
+        let show = String::from_utf8_lossy(doc);
+        assert_eq!(skip_fast_way(&[doc]), skip_by_tokens(&[doc]), "{show}");
+        for i in 0..=doc.len() {
+            let (a, b) = doc.split_at(i);
+            assert_eq!(
+                skip_fast_way(&[a, b]),
+                skip_by_tokens(&[a, b]),
+                "{show} at {i}"
+            );
+        }
+        let bytes: Vec<&[u8]> = doc.chunks(1).collect();
+        assert_eq!(
+            skip_fast_way(&bytes),
+            skip_by_tokens(&bytes),
+            "{show} bytes"
+        );
+    }
+
+    #[test]
+    fn skipping_a_value_is_the_token_loop() {
+        for doc in valid_docs() {
+            assert_skip_agrees(&doc);
+        }
+        for &doc in INVALID {
+            assert_skip_agrees(doc);
+        }
+        for doc in [
+            &b"{\"a\":[1,2.5e3,-0,{\"b\":\"x\\ny\\u00e9\\ud83d\\ude80\"}],\"c\":true}"[..],
+            b"[[[[[[[[1]]]]]]]]",
+            b"{\"k\" : \"\xc3\xa9\xe2\x82\xac\" ,\"t\":\"a\\tb\"}",
+            b"[\"\xc3\"]",
+            b"[1 , 2 ,3]",
+            b"{\"a\":1}x",
+            b"{\"a\":\"b\x01\"}",
+            b"[truex]",
+            b"[1e5x]",
+        ] {
+            assert_skip_agrees(doc);
+        }
+        // Nesting past the limit is the same error.
+        let mut deep = b"[".repeat(40);
+        deep.extend(b"]".repeat(40));
+        assert_skip_agrees(&deep);
     }
 
     #[test]

@@ -91,6 +91,12 @@ impl Checker {
 
     /// A top-level field's value begins.
     pub(crate) fn begin(&mut self, field: Option<Field>) {
+        if !matches!(field, Some(Field::Outcome | Field::Usage)) {
+            // Nothing to check: the rest of the state only matters while
+            // `which` is set, and is reset when a checked value begins.
+            self.which = None;
+            return;
+        }
         let errors = self.errors;
         *self = Checker::new();
         self.errors = errors;
@@ -103,6 +109,12 @@ impl Checker {
             // A repeated key: JSON keeps the last value, so do we.
             self.set_error_slot(w, None);
         }
+    }
+
+    /// Whether the current field's value is being checked (its tokens are
+    /// needed one by one).
+    pub(crate) fn is_active(&self) -> bool {
+        self.which.is_some()
     }
 
     /// The recorded error of `field`, if any.
