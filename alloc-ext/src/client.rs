@@ -53,6 +53,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
+use agui_core::decode::{Field, Header, PartKind};
 use agui_core::error::{Code, Stage};
 use agui_core::event::{EventType, Origin};
 use agui_core::frame::{Format, FrameEvent, Framer};
@@ -60,7 +61,7 @@ use agui_core::json::{Token, Tokenizer};
 use agui_core::pipeline::{EventReader, Mode};
 use serde_json::{Map, Value};
 
-use crate::event::Event;
+use crate::event::{Event, MessageContent, ToolCallArgs};
 use crate::hooks::Subscriber;
 use crate::model::Message;
 use crate::reduce::{Changed, LimitError, Reducer, ReducerLimits};
@@ -222,6 +223,9 @@ pub struct Client {
     frame: Vec<u8>,
     /// Keep-going: the rest of the current frame is skipped.
     skipping: bool,
+    /// The current frame's string `delta`, as the core hands it out: the
+    /// whole event of a plain text or argument delta (see `delta_event`).
+    delta: String,
     /// Frame index of the current frame.
     index: u32,
     reducer: Reducer,
@@ -254,6 +258,7 @@ impl Client {
             framer: Framer::new(format),
             reader: Box::default(),
             frame: Vec::new(),
+            delta: String::new(),
             skipping: false,
             index: 0,
             reducer: Reducer::new(),
@@ -421,6 +426,7 @@ impl Client {
             FrameEvent::Start => {
                 self.index = self.framer.frames().saturating_sub(1);
                 self.frame.clear();
+                self.delta.clear();
                 self.skipping = false;
                 self.reader.begin_frame(self.index);
                 Ok(())
@@ -462,9 +468,54 @@ impl Client {
             });
         }
         self.frame.extend_from_slice(text);
+        let delta = &mut self.delta;
         self.reader
-            .feed(text, &mut |_| {})
+            .feed(text, &mut |part| {
+                if part.field == Field::Delta && part.kind == PartKind::Text {
+                    // A repeated key: the last value wins, as in JSON.parse.
+                    if part.first {
+                        delta.clear();
+                    }
+                    delta.push_str(part.text.as_str());
+                }
+            })
             .map_err(|e| ClientError::from_core(&e))
+    }
+
+    /// The event of a frame that is a bare text, reasoning or argument delta
+    /// (`type`, its id and a string `delta`, nothing else): the bulk of a
+    /// stream. The core has checked all of it, so the event is built from
+    /// the id and the delta fragments it handed out, without decoding the
+    /// frame's text a second time.
+    fn delta_event(&mut self, head: &Header) -> Option<Event> {
+        let bits = |fields: &[Field]| fields.iter().fold(0u64, |b, f| b | 1u64 << (*f as u32));
+        let id = self.reader.decoder().id().to_owned();
+        let delta = core::mem::take(&mut self.delta);
+        let plain = |id_field| head.fields == bits(&[Field::Type, id_field, Field::Delta]);
+        match head.kind {
+            EventType::TextMessageContent if plain(Field::MessageId) => {
+                Some(Event::TextMessageContent(MessageContent {
+                    message_id: id,
+                    delta,
+                    metadata: None,
+                }))
+            }
+            EventType::ReasoningMessageContent if plain(Field::MessageId) => {
+                Some(Event::ReasoningMessageContent(MessageContent {
+                    message_id: id,
+                    delta,
+                    metadata: None,
+                }))
+            }
+            EventType::ToolCallArgs if plain(Field::ToolCallId) => {
+                Some(Event::ToolCallArgs(ToolCallArgs {
+                    tool_call_id: id,
+                    delta,
+                    metadata: None,
+                }))
+            }
+            _ => None,
+        }
     }
 
     fn end_frame(&mut self, subscriber: &mut dyn Subscriber) -> Result<(), ClientError> {
@@ -472,11 +523,18 @@ impl Client {
             .reader
             .end_frame()
             .map_err(|e| ClientError::from_core(&e))?;
-        let value = frame_value(&self.frame)
-            .map_err(|e| ClientError::decode(self.index, Some(head.kind), e))?;
+        let fast = self.delta_event(&head);
+        let value = match fast {
+            // A close of a chunked item before it needs no frame field.
+            Some(_) => Value::Object(Map::new()),
+            None => frame_value(&self.frame)
+                .map_err(|e| ClientError::decode(self.index, Some(head.kind), e))?,
+        };
         // The frame's own event is built (and its nested values checked)
         // before verification, so a bad frame changes no state.
-        let own = if head.kind.is_chunk() {
+        let own = if fast.is_some() {
+            fast
+        } else if head.kind.is_chunk() {
             None
         } else {
             let id = self.reader.decoder().id();
