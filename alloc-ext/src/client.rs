@@ -216,6 +216,29 @@ pub struct TraceEntry {
     pub args: Option<(&'static str, Value)>,
 }
 
+impl TraceEntry {
+    /// The entry as the replay tool prints it:
+    /// `{"type", "changed", "partialArgs"? | "args"?}`.
+    ///
+    /// ```
+    /// use agui_alloc::client::Client;
+    /// let mut client = Client::new().with_trace();
+    /// client.feed(br#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#).unwrap();
+    /// client.finish().unwrap();
+    /// let entry = client.trace()[0].to_json();
+    /// assert_eq!(entry, serde_json::json!({"type": "RUN_STARTED", "changed": ""}));
+    /// ```
+    pub fn to_json(&self) -> Value {
+        let mut entry = Map::new();
+        entry.insert("type".to_owned(), self.kind.as_str().into());
+        entry.insert("changed".to_owned(), self.changed.as_str().into());
+        if let Some((key, value)) = &self.args {
+            entry.insert((*key).to_owned(), value.clone());
+        }
+        Value::Object(entry)
+    }
+}
+
 /// The AG-UI client: see the [module docs](self).
 pub struct Client {
     framer: Framer,

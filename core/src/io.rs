@@ -69,13 +69,10 @@ where
 {
     loop {
         let n = source.read(buf).map_err(RunError::Io)?;
-        let Some(bytes) = buf.get(..n).filter(|b| !b.is_empty()) else {
-            break;
-        };
-        pipeline.feed(bytes, &mut f).map_err(RunError::Protocol)?;
+        if !on_read(pipeline, buf, n, &mut f)? {
+            return Ok(pipeline.accepted());
+        }
     }
-    pipeline.finish(&mut f).map_err(RunError::Protocol)?;
-    Ok(pipeline.accepted())
 }
 
 /// [`run`] over an asynchronous byte source (feature `async`).
@@ -101,13 +98,10 @@ where
 {
     loop {
         let n = source.read(buf).await.map_err(RunError::Io)?;
-        let Some(bytes) = buf.get(..n).filter(|b| !b.is_empty()) else {
-            break;
-        };
-        pipeline.feed(bytes, &mut f).map_err(RunError::Protocol)?;
+        if !on_read(pipeline, buf, n, &mut f)? {
+            return Ok(pipeline.accepted());
+        }
     }
-    pipeline.finish(&mut f).map_err(RunError::Protocol)?;
-    Ok(pipeline.accepted())
 }
 
 /// [`run`] over a [`std::io::Read`] (feature `std`); interrupted reads are retried.
@@ -130,11 +124,23 @@ where
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(RunError::Io(e)),
         };
-        let Some(bytes) = buf.get(..n).filter(|b| !b.is_empty()) else {
-            break;
-        };
-        pipeline.feed(bytes, &mut f).map_err(RunError::Protocol)?;
+        if !on_read(pipeline, buf, n, &mut f)? {
+            return Ok(pipeline.accepted());
+        }
     }
-    pipeline.finish(&mut f).map_err(RunError::Protocol)?;
-    Ok(pipeline.accepted())
+}
+
+/// Hands the `n` bytes just read to the pipeline or, when the source has
+/// ended (`n == 0`), finishes it; `false` once the input is over.
+fn on_read<E, const ID: usize, const M: usize, const T: usize, const S: usize, const D: usize>(
+    pipeline: &mut Pipeline<ID, M, T, S, D>,
+    buf: &[u8],
+    n: usize,
+    f: &mut impl FnMut(Output<'_>),
+) -> Result<bool, RunError<E>> {
+    match buf.get(..n).filter(|bytes| !bytes.is_empty()) {
+        Some(bytes) => pipeline.feed(bytes, f).map(|()| true),
+        None => pipeline.finish(f).map(|()| false),
+    }
+    .map_err(RunError::Protocol)
 }

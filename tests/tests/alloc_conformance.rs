@@ -28,17 +28,7 @@ fn outcome(pieces: &[&[u8]]) -> Value {
         Ok(()) => Value::Null,
         Err(e) => json!({"index": e.frame, "kind": e.stage.as_str(), "code": e.code.as_str()}),
     };
-    let trace: Vec<Value> = client
-        .trace()
-        .iter()
-        .map(|t| {
-            let mut entry = json!({"type": t.kind.as_str(), "changed": t.changed.as_str()});
-            if let Some((key, value)) = &t.args {
-                entry[*key] = value.clone();
-            }
-            entry
-        })
-        .collect();
+    let trace: Vec<Value> = client.trace().iter().map(|t| t.to_json()).collect();
     json!({
         "error": error,
         "trace": trace,

@@ -200,17 +200,7 @@ fn report(client: &Client, error: Option<&ClientError>, with_trace: bool) -> Val
         "state": client.state(),
     });
     if with_trace {
-        let trace: Vec<Value> = client
-            .trace()
-            .iter()
-            .map(|t| {
-                let mut entry = json!({"type": t.kind.as_str(), "changed": t.changed.as_str()});
-                if let Some((key, value)) = &t.args {
-                    entry[*key] = value.clone();
-                }
-                entry
-            })
-            .collect();
+        let trace: Vec<Value> = client.trace().iter().map(|t| t.to_json()).collect();
         out["trace"] = Value::Array(trace);
     }
     out
