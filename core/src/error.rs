@@ -258,7 +258,8 @@ impl Error {
         self
     }
 
-    /// The offending id or name, for rules about one item.
+    /// The offending id or name, for rules about one item: a copy for the
+    /// message, cut with `…` past [`ERROR_TEXT`] bytes when `ID` is larger.
     pub fn id(&self) -> Option<&str> {
         match &self.detail {
             Detail::Id(id) => Some(id.as_str()),

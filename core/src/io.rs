@@ -53,7 +53,9 @@ impl<E: fmt::Debug> std::error::Error for RunError<E> {}
 extern crate std;
 
 /// Reads `source` to its end through `pipeline`, calling `f` for every
-/// output; returns the number of accepted frames.
+/// output; returns the number of accepted frames. `buf` must not be empty
+/// (a read of 0 bytes means the end of input); the pipeline is finished at
+/// the end, so [`Pipeline::reset`] it before the next stream.
 ///
 /// # Errors
 /// [`RunError::Io`] if a read fails, [`RunError::Protocol`] for the first

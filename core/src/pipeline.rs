@@ -415,7 +415,9 @@ impl<
     }
 
     /// Ends the input: a final frame that was not terminated is processed.
-    /// An open chunked item stays open.
+    /// An open chunked item stays open. Call [`reset`](Self::reset) before
+    /// feeding another stream: frame numbers, open items and the detected
+    /// format otherwise carry over.
     ///
     /// # Errors
     /// As [`feed`](Self::feed).

@@ -41,7 +41,7 @@ use core::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::decode::{Field, PartKind};
-use crate::event::EventType;
+use crate::event::{Event, EventType, Origin};
 use crate::pipeline::Output;
 
 /// Longest tool name and id [`ToolArgs`] keeps.
@@ -96,7 +96,9 @@ enum Phase {
     Done,
 }
 
-/// Collects the arguments of the most recent tool call into `N` bytes.
+/// Collects the arguments of one tool call at a time into `N` bytes: the
+/// first TOOL_CALL_START after the previous tracked call ended (a call that
+/// starts while the tracked one is open is not tracked).
 ///
 /// Feed it every [`Output`] with [`on_output`](Self::on_output). Fragments of
 /// a frame's `delta` are held as *pending* until the frame's event says what
@@ -109,6 +111,8 @@ pub struct ToolArgs<const N: usize> {
     /// Committed plus pending bytes.
     len: usize,
     overflow: bool,
+    /// A fragment of the tracked call did not fit.
+    truncated: bool,
     id: heapless::String<TOOL_ID>,
     name: heapless::String<TOOL_ID>,
     phase: Phase,
@@ -128,6 +132,7 @@ impl<const N: usize> ToolArgs<N> {
             committed: 0,
             len: 0,
             overflow: false,
+            truncated: false,
             id: heapless::String::new(),
             name: heapless::String::new(),
             phase: Phase::Idle,
@@ -135,18 +140,21 @@ impl<const N: usize> ToolArgs<N> {
     }
 
     /// Takes one pipeline output; returns `true` when this output completed
-    /// a tool call's arguments (its TOOL_CALL_END).
+    /// the tracked tool call's arguments (its TOOL_CALL_END). Act on them
+    /// then, before the next output: a new TOOL_CALL_START replaces them.
     ///
     /// # Errors
-    /// [`ArgsError::TooLong`] when a committed argument fragment does not
-    /// fit (nothing is cut silently), [`ArgsError::IdTooLong`].
+    /// [`ArgsError::TooLong`] when an argument fragment does not fit: for
+    /// that fragment, for every later one of the call, and at its END (which
+    /// then does not report the call complete — nothing is cut silently);
+    /// [`ArgsError::IdTooLong`].
     pub fn on_output(&mut self, out: &Output<'_>) -> Result<bool, ArgsError> {
         match out {
             Output::Part(part) if part.field == Field::Delta && part.kind == PartKind::Text => {
                 self.push_pending(part.text.as_str().as_bytes());
                 Ok(false)
             }
-            Output::Event(ev) => self.on_event(ev.kind, ev.id, ev.name),
+            Output::Event(ev) => self.on_event(ev),
             Output::Error(_) => {
                 self.drop_pending();
                 Ok(false)
@@ -155,30 +163,46 @@ impl<const N: usize> ToolArgs<N> {
         }
     }
 
-    fn on_event(&mut self, kind: EventType, id: &str, name: &str) -> Result<bool, ArgsError> {
-        match kind {
-            EventType::ToolCallStart => {
-                self.begin(id, name)?;
+    /// The `delta` fragments of a frame arrive before its events; they are
+    /// kept for this call's ARGS and dropped by the frame's other events.
+    /// A close made by chunk expansion comes first in its frame and so
+    /// never touches them.
+    fn on_event(&mut self, ev: &Event<'_>) -> Result<bool, ArgsError> {
+        let ours = self.phase == Phase::Open && ev.id == self.id.as_str();
+        match (ev.kind, ev.origin) {
+            (EventType::ToolCallEnd, _) if ours => self.end(),
+            (_, Origin::Close) => Ok(false),
+            (EventType::ToolCallStart, origin) if self.phase != Phase::Open => {
+                if origin == Origin::Frame {
+                    self.drop_pending();
+                }
+                self.begin(ev.id, ev.name)?;
                 Ok(false)
             }
-            EventType::ToolCallArgs if self.phase == Phase::Open && id == self.id.as_str() => {
+            // Another call while ours is open is not tracked; the ARGS of
+            // its chunk drop the frame's fragments.
+            (EventType::ToolCallStart, Origin::Chunk) => Ok(false),
+            (EventType::ToolCallArgs, _) if ours => {
                 self.commit()?;
                 Ok(false)
             }
-            EventType::ToolCallEnd if self.phase == Phase::Open && id == self.id.as_str() => {
-                self.drop_pending();
-                self.phase = Phase::Done;
-                Ok(true)
-            }
             _ => {
-                // A START from a chunk is followed by its ARGS in the same
-                // frame, so pending bytes survive until the frame's last event.
-                if kind != EventType::ToolCallStart {
-                    self.drop_pending();
-                }
+                self.drop_pending();
                 Ok(false)
             }
         }
+    }
+
+    /// The tracked call's END: complete, unless a fragment did not fit.
+    fn end(&mut self) -> Result<bool, ArgsError> {
+        if self.truncated {
+            self.phase = Phase::Idle;
+            self.committed = 0;
+            self.len = 0;
+            return Err(ArgsError::TooLong { limit: N });
+        }
+        self.phase = Phase::Done;
+        Ok(true)
     }
 
     /// A new tool call: committed arguments are dropped, pending ones (of a
@@ -192,6 +216,7 @@ impl<const N: usize> ToolArgs<N> {
         self.name.clear();
         self.id.push_str(id).map_err(|_| ArgsError::IdTooLong)?;
         self.name.push_str(name).map_err(|_| ArgsError::IdTooLong)?;
+        self.truncated = false;
         self.phase = Phase::Open;
         Ok(())
     }
@@ -208,7 +233,10 @@ impl<const N: usize> ToolArgs<N> {
     }
 
     fn commit(&mut self) -> Result<(), ArgsError> {
-        if self.overflow {
+        if self.overflow || self.truncated {
+            // Once a fragment is lost the call's arguments are unusable:
+            // keep failing until its END rather than glue the rest together.
+            self.truncated = true;
             self.drop_pending();
             return Err(ArgsError::TooLong { limit: N });
         }
@@ -243,8 +271,9 @@ impl<const N: usize> ToolArgs<N> {
         core::str::from_utf8(bytes).unwrap_or_default()
     }
 
-    /// Decodes the arguments into `T`, unescaping strings into `scratch`
-    /// (for `&str` fields that hold escapes).
+    /// Decodes the arguments into `T`. `&str` fields borrow from the text,
+    /// so they must hold no escape; owned string fields (such as
+    /// `heapless::String<N>`) take escaped text, unescaped through `scratch`.
     ///
     /// # Errors
     /// [`ArgsError::Decode`] if the text does not match `T`.

@@ -311,6 +311,12 @@ fn bad_frames_are_decode_errors_naming_the_frame() {
         r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"success","extra":1}}"#,
         r#"{"type":"RUN_ERROR","message":"m","usage":[{"inputTokens":1.5}]}"#,
         r#"{"type":"RUN_ERROR","message":"m","usage":[{"outputTokens":-1}]}"#,
+        r#"{"type":"RUN_ERROR","message":"m","usage":[5]}"#,
+        r#"{"type":"RUN_ERROR","message":"m","usage":[{"provider":5}]}"#,
+        r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"a","reason":"b"},5]}}"#,
+        r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"a","reason":"b","expiresAt":5}]}}"#,
+        r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"a","reason":"b","metadata":5}]}}"#,
+        r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":7}}"#,
         r#"{"type":"REASONING_MESSAGE_START","messageId":"r"}"#,
         r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"p","content":[1]}"#,
         r#"{"type":"STATE_DELTA","delta":{}}"#,
@@ -355,6 +361,14 @@ fn invalid_utf8_names_the_byte_offset() {
         err.detail
     );
     assert!(err.to_string().contains("invalid UTF-8"), "{err}");
+}
+
+#[test]
+fn valid_outcomes_and_usage_pass() {
+    ok(&[
+        START,
+        r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"a","reason":"b","expiresAt":"soon","metadata":{"n":5}}]},"usage":[{"provider":"p","inputTokens":12,"outputTokens":1.5e1,"totalTokens":0}]}"#,
+    ]);
 }
 
 #[test]

@@ -64,6 +64,8 @@ pub(crate) struct Checker {
     text: heapless::String<12>,
     text_long: bool,
     number: NumberCheck,
+    /// Inside a number (its first fragment has been seen).
+    in_number: bool,
 }
 
 const ID_BIT: u8 = 1;
@@ -86,6 +88,7 @@ impl Checker {
             text: heapless::String::new(),
             text_long: false,
             number: NumberCheck::new(),
+            in_number: false,
         }
     }
 
@@ -144,7 +147,14 @@ impl Checker {
             Token::Text(t) => self.text(t),
             Token::Char(c) => self.text(c.encode_utf8(&mut [0u8; 4])),
             Token::StrEnd => self.string_end(which),
-            Token::Number(t) => self.number.push(t),
+            Token::Number(t) => {
+                // The first fragment starts the value: check its place.
+                if !self.in_number {
+                    self.in_number = true;
+                    self.value(which, token);
+                }
+                self.number.push(t);
+            }
             Token::NumberEnd => self.number_end(),
             Token::ObjectEnd | Token::ArrayEnd => self.close(which),
             Token::ObjectStart
@@ -256,7 +266,8 @@ impl Checker {
                 self.skip_to = Some(depth);
             }
         }
-        if self.depth <= 3 && !matches!(token, Token::StrStart) {
+        // A string's or number's member is settled at its end.
+        if self.depth <= 3 && !matches!(token, Token::StrStart | Token::Number(_)) {
             self.member = Member::Skip;
         }
     }
@@ -317,6 +328,7 @@ impl Checker {
     }
 
     fn number_end(&mut self) {
+        self.in_number = false;
         let ok = self.number.is_non_negative_integer();
         self.number = NumberCheck::new();
         if self.member == Member::Count {
@@ -325,7 +337,7 @@ impl Checker {
             }
             self.member = Member::Skip;
         } else if let Member::Str { .. } = self.member {
-            // Already failed at the number's first token.
+            // Already failed at the number's first fragment.
             self.member = Member::Skip;
         }
     }
