@@ -53,8 +53,15 @@
 //!   quote, or inside a second escape). We apply the rules above there too.
 //! * Nesting deeper than 64 levels, and numbers out of the `f64` range
 //!   (`1e400`, which `JSON.parse` reads as `Infinity`), count as invalid.
+//! * A number still open after more than [`MAX_NUMBER_TEXT`] characters
+//!   keeps its last tentative value until it ends (then it is read once):
+//!   re-reading it at every delta would cost its whole text per delta.
 
 use agui_core::json::{Literal, Token, Tokenizer};
+
+/// Longest number text the partial arguments accept (far beyond the 17
+/// significant digits an `f64` holds).
+pub const MAX_NUMBER_TEXT: usize = 1024;
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde_json::{Map, Number, Value};
@@ -178,7 +185,10 @@ impl Builder {
     /// Completes the cut end of the tree after the last token of a delta:
     /// the open number gets its tentative value, a cut literal its full one.
     fn settle(&mut self, pending: Option<Literal>) -> Result<(), Invalid> {
-        if self.open == Open::Number {
+        // The open number is re-read at every delta; past MAX_NUMBER_TEXT
+        // it keeps its last tentative value until it ends, so that a number
+        // streamed digit by digit does not cost its whole text per delta.
+        if self.open == Open::Number && self.number.len() <= MAX_NUMBER_TEXT {
             self.settle_number()?;
         }
         if let (Some(lit), Open::Nothing) = (pending, self.open) {

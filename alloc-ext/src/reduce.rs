@@ -530,7 +530,9 @@ impl Reducer {
         self.refused = None;
         let after = self.check(event)?;
         let changed = self.apply_checked(event, subscriber);
-        if let Some((bytes, depth)) = after.state {
+        // A patch that failed (or a hook that stopped it) left the state as
+        // it was: only an applied change moves the estimate.
+        if let (Some((bytes, depth)), true, None) = (after.state, changed.state, &self.warning) {
             self.state_bytes = bytes;
             self.state_depth = depth;
         }
@@ -1460,7 +1462,12 @@ fn patch_size(
         let value = match op_name(op) {
             "add" | "replace" => op.get("value").map(json_size),
             "copy" => copied,
-            "move" => Some((0, depth.saturating_sub(levels))),
+            // The moved value was at most as deep as the state below
+            // `from`; at `path` it sits `levels` down.
+            "move" => {
+                let from = op.get("from").and_then(Value::as_str).unwrap_or("");
+                Some((0, depth.saturating_sub(from.matches('/').count())))
+            }
             _ => None,
         };
         value.map_or((bytes, depth), |(b, d)| {

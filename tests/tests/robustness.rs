@@ -406,6 +406,79 @@ fn state_depth_limit() {
     serde_json::to_string(reducer.state()).unwrap();
 }
 
+/// Regression (review): `move` into a fresh child nests the state one
+/// level deeper each round; the depth estimate must follow it.
+#[test]
+fn state_depth_limit_holds_through_moves() {
+    let mut reducer = Reducer::new().with_limits(ReducerLimits {
+        max_state_depth: 20,
+        ..ReducerLimits::default()
+    });
+    let apply = |reducer: &mut Reducer, frame: serde_json::Value| {
+        let kind = agui_core::event::EventType::from_wire(frame["type"].as_str().unwrap()).unwrap();
+        let ev =
+            agui_alloc::event::Event::from_core(kind, agui_core::event::Origin::Frame, "", &frame)
+                .unwrap();
+        reducer.try_apply_with(&ev, &mut ())
+    };
+    apply(
+        &mut reducer,
+        json!({"type": "STATE_SNAPSHOT", "snapshot": {"s": {}}}),
+    )
+    .unwrap();
+    let round = json!({"type": "STATE_DELTA", "delta": [
+        {"op": "add", "path": "/t", "value": {}},
+        {"op": "move", "from": "/s", "path": "/t/s"},
+        {"op": "move", "from": "/t", "path": "/s"},
+    ]});
+    let mut refused = None;
+    for step in 0..100 {
+        if let Err(e) = apply(&mut reducer, round.clone()) {
+            refused = Some((step, e.limit));
+            break;
+        }
+    }
+    assert!(
+        matches!(refused, Some((_, Limit::StateDepth))),
+        "{refused:?}"
+    );
+    let depth = |mut v: &serde_json::Value| {
+        let mut d = 0;
+        while let Some(inner) = v.get("s") {
+            v = inner;
+            d += 1;
+        }
+        d
+    };
+    assert!(depth(reducer.state()) <= 20, "{}", depth(reducer.state()));
+}
+
+/// Regression (review): failed patches must not count against the state
+/// size: the state is unchanged.
+#[test]
+fn failed_patches_do_not_grow_the_state_estimate() {
+    let mut reducer = Reducer::new().with_limits(ReducerLimits {
+        max_state_bytes: 1000,
+        ..ReducerLimits::default()
+    });
+    let big = "x".repeat(600);
+    for _ in 0..10 {
+        let frame = json!({"type": "STATE_DELTA", "delta": [
+            {"op": "add", "path": "/v", "value": big},
+            {"op": "test", "path": "/v", "value": "not it"},
+        ]});
+        let ev = agui_alloc::event::Event::from_core(
+            agui_core::event::EventType::StateDelta,
+            agui_core::event::Origin::Frame,
+            "",
+            &frame,
+        )
+        .unwrap();
+        reducer.try_apply_with(&ev, &mut ()).unwrap();
+    }
+    assert_eq!(reducer.state(), &json!({}));
+}
+
 #[test]
 fn id_length_and_nesting_are_core_capacities() {
     let long_id = "i".repeat(200);
@@ -512,4 +585,23 @@ fn frame_value_keeps_serde_json_semantics() {
         serde_json::from_str(r#"{"a":2.5,"b":-0,"c":1e2,"d":18446744073709551615}"#).unwrap();
     assert_eq!(state, want);
     let _ = ndjson(&[]);
+}
+
+/// Regression (review): a number streamed digit by digit is not re-read in
+/// full at every delta past `MAX_NUMBER_TEXT`, and still ends right.
+#[test]
+fn a_long_streamed_number_keeps_a_value_and_ends_right() {
+    use agui_alloc::partial::{PartialArgs, MAX_NUMBER_TEXT};
+    let mut args = PartialArgs::new();
+    args.push("[12.");
+    for _ in 0..(2 * MAX_NUMBER_TEXT) {
+        args.push("5");
+    }
+    assert!(args.value()[0]
+        .as_f64()
+        .is_some_and(|x| (x - 12.5).abs() < 0.5));
+    args.push("]");
+    assert!(args.finish()[0]
+        .as_f64()
+        .is_some_and(|x| (x - 12.555).abs() < 0.01));
 }

@@ -49,7 +49,7 @@ struct Args {
     json: bool,
 
     /// With --json, add the per-event trace (type, changed, partialArgs, args).
-    #[arg(long)]
+    #[arg(long, requires = "json")]
     trace: bool,
 
     /// Skip a frame that fails decoding or verification and go on; `--json`
@@ -139,7 +139,7 @@ fn run(args: &Args) -> Result<bool, String> {
             report(&client, result.as_ref().err(), args.trace)
         )
     } else {
-        transcript(&mut out, &client, result.as_ref().err())
+        transcript(&mut Printable(&mut out), &client, result.as_ref().err())
     };
     written.map_err(|e| format!("cannot write the output: {e}"))?;
     Ok(result.is_ok())
@@ -155,7 +155,10 @@ fn open(args: &Args) -> Result<Box<dyn Read>, String> {
         }
         Some(_) => Ok(Box::new(io::stdin())),
         None if io::stdin().is_terminal() => Ok(Box::new(SAMPLE)),
-        None => Ok(Box::new(io::stdin())),
+        None => {
+            eprintln!("agui-replay: reading the stream from stdin (no FILE given)");
+            Ok(Box::new(io::stdin()))
+        }
     }
 }
 
@@ -270,4 +273,28 @@ fn write_tool_call(out: &mut dyn Write, call: &ToolCall) -> io::Result<()> {
         "[tool call {} {}] {}",
         call.id, call.function.name, call.function.arguments
     )
+}
+
+/// A writer that shows control characters (other than newline and tab) as
+/// `\u{..}` escapes: the transcript prints text from the stream, which must
+/// not be able to drive the terminal (retitle it, recolour it, ...).
+struct Printable<'w>(&'w mut dyn Write);
+
+impl Write for Printable<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut start = 0;
+        for (i, &b) in buf.iter().enumerate() {
+            if (b < 0x20 && b != b'\n' && b != b'\t') || b == 0x7f {
+                self.0.write_all(&buf[start..i])?;
+                write!(self.0, "\\u{{{b:x}}}")?;
+                start = i + 1;
+            }
+        }
+        self.0.write_all(&buf[start..])?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
 }
