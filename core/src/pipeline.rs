@@ -149,6 +149,19 @@ impl<
         Ok(head)
     }
 
+    /// The decoded frame's header and its expansion plan (`None` if no
+    /// frame is waiting to be expanded).
+    fn take_plan(&mut self) -> Result<Option<(Header, Plan)>, Error> {
+        let Some(head) = self.header.take() else {
+            return Ok(None);
+        };
+        let plan = self
+            .chunker
+            .plan(&head, &self.decoder)
+            .map_err(|e| e.at(self.frame))?;
+        Ok(Some((head, plan)))
+    }
+
     /// Expands the decoded frame and verifies its events, calling `f` for
     /// each verified one. The events before a failing one were verified
     /// and handed out.
@@ -156,13 +169,9 @@ impl<
     /// # Errors
     /// A transform (chunk) or verify error.
     pub fn expand(&mut self, f: &mut impl FnMut(&Event<'_>)) -> Result<(), Error> {
-        let Some(head) = self.header.take() else {
+        let Some((head, plan)) = self.take_plan()? else {
             return Ok(());
         };
-        let plan: Plan = self
-            .chunker
-            .plan(&head, &self.decoder)
-            .map_err(|e| e.at(self.frame))?;
         for step in &plan {
             self.chunker.advance(step, &self.decoder);
             let ev = planned(step, self.frame, &head, &self.chunker, &self.decoder);
@@ -212,13 +221,9 @@ impl<
             chunker: self.chunker.clone(),
             undo: heapless::Vec::new(),
         };
-        let Some(head) = self.header.take() else {
+        let Some((head, plan)) = self.take_plan()? else {
             return Ok(checkpoint);
         };
-        let plan: Plan = self
-            .chunker
-            .plan(&head, &self.decoder)
-            .map_err(|e| e.at(self.frame))?;
         // First pass: verify every step, keeping how to undo it.
         for step in &plan {
             self.chunker.advance(step, &self.decoder);
