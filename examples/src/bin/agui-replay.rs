@@ -169,17 +169,45 @@ fn replay(
     read_size: u64,
 ) -> Result<Result<(), ClientError>, String> {
     let mut buf = vec![0u8; usize::try_from(read_size).unwrap_or(8192)];
+    // The first byte that is not white space, to explain an input in
+    // which no frame was found.
+    let mut first: Option<u8> = None;
     loop {
         let n = match input.read(&mut buf) {
-            Ok(0) => return Ok(client.finish()),
+            Ok(0) => {
+                let result = client.finish();
+                warn_if_no_frames(client, first);
+                return Ok(result);
+            }
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(format!("cannot read the input: {e}")),
         };
+        if first.is_none() {
+            first = buf[..n].iter().copied().find(|b| !b.is_ascii_whitespace());
+        }
         if let Err(e) = client.feed(&buf[..n]) {
             return Ok(Err(e));
         }
     }
+}
+
+/// An input with content but not one frame is almost always the wrong
+/// format (a JSON array of events, a file of another kind): say so.
+fn warn_if_no_frames(client: &Client, first: Option<u8>) {
+    let Some(byte) = first else { return };
+    if client.accepted() > 0 || client.error().is_some() {
+        return;
+    }
+    let shown = if byte.is_ascii_graphic() {
+        format!("'{}'", char::from(byte))
+    } else {
+        format!("byte 0x{byte:02x}")
+    };
+    eprintln!(
+        "agui-replay: warning: no frames found; the input starts with {shown} \
+         (NDJSON needs one event object per line, SSE needs `data:` lines)"
+    );
 }
 
 fn error_json(e: &ClientError) -> Value {
