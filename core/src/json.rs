@@ -201,6 +201,22 @@ enum Num {
 }
 
 impl Num {
+    /// Advances over the number bytes at the start of `rest`: the state
+    /// after them and how many there were (the next byte, if any, is not
+    /// part of the number).
+    #[inline(always)]
+    fn scan(mut self, rest: &[u8]) -> (Num, usize) {
+        let mut len: usize = 0;
+        for &b in rest {
+            match self.advance(b) {
+                Some(next) => self = next,
+                None => break,
+            }
+            len = len.wrapping_add(1);
+        }
+        (self, len)
+    }
+
     /// The state after `b`, or `None` if `b` cannot continue the number.
     const fn advance(self, b: u8) -> Option<Num> {
         match (self, b) {
@@ -798,15 +814,7 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
     #[inline(always)]
     fn skip_number(&mut self, input: &[u8], pos: usize) -> Option<usize> {
         let rest = input.get(pos..)?;
-        let mut num = Num::Start;
-        let mut len: usize = 0;
-        for &b in rest {
-            match num.advance(b) {
-                Some(next) => num = next,
-                None => break,
-            }
-            len = len.wrapping_add(1);
-        }
+        let (num, len) = Num::Start.scan(rest);
         let &delimiter = rest.get(len)?;
         if !num.is_complete() || matches!(delimiter, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
         {
@@ -1292,15 +1300,7 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
         pos: usize,
     ) -> Result<(usize, Option<Token<'a>>), JsonError> {
         let rest = input.get(pos..).unwrap_or_default();
-        let mut num = self.num;
-        let mut len: usize = 0;
-        for &b in rest {
-            match num.advance(b) {
-                Some(next) => num = next,
-                None => break,
-            }
-            len = len.wrapping_add(1);
-        }
+        let (num, len) = self.num.scan(rest);
         self.num = num;
         let end = pos.wrapping_add(len);
         if len > 0 {

@@ -6,28 +6,15 @@
 #[path = "../../tests/tests/common/mod.rs"]
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use agui_alloc::patch::json_eq;
 use serde_json::Value;
 
+mod cli;
+
 fn replay(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agui-replay"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("agui-replay starts");
-    let mut input = child.stdin.take().unwrap();
-    let data = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&data);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
+    cli::run(env!("CARGO_BIN_EXE_agui-replay"), args, stdin)
 }
 
 fn expected_error(v: &common::Vector) -> Value {
