@@ -556,7 +556,8 @@ def sc_multi_run(s: Stream):
 def sc_reducer_rules(s: Stream):
     s.run_started()
     kind = s.rng.choice(["text-on-activity", "reasoning-on-activity", "snapshot-replaces-client-only",
-                         "empty-id-reasoning-chunk", "replayed-tool-start", "activity-over-text"])
+                         "empty-id-reasoning-chunk", "replayed-tool-start", "activity-over-text",
+                         "patch-on-primitive-state"])
     if kind in ("text-on-activity", "reasoning-on-activity"):
         aid = s.activity()
         if kind == "text-on-activity":
@@ -578,6 +579,11 @@ def sc_reducer_rules(s: Stream):
         s.emit({"type": "REASONING_MESSAGE_CHUNK", "messageId": "a", "delta": "one"})
         s.emit({"type": "REASONING_MESSAGE_CHUNK", "messageId": "", "delta": "two"})
         s.emit({"type": "REASONING_MESSAGE_CHUNK", "delta": "three"})
+    elif kind == "patch-on-primitive-state":
+        # The ES module build of fast-json-patch throws here (the patch fails,
+        # state unchanged); its CommonJS build silently "succeeds".
+        s.emit({"type": "STATE_SNAPSHOT", "snapshot": s.rng.choice([5, "text", True, 0])})
+        s.emit({"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/x", "value": 1}]})
     elif kind == "replayed-tool-start":
         tc = s.tool_call(result=False)
         s.emit({"type": "TOOL_CALL_START", "toolCallId": tc, "toolCallName": "renamed", "metadata": {"v": 2}})
