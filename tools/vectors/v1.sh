@@ -44,9 +44,12 @@ setup() {
     fi
 }
 
-# generate <dir>: writes generated.jsonl and python-sdk.jsonl into <dir>.
+# generate <dir>: writes generated.jsonl, handmade.jsonl and python-sdk.jsonl
+# into <dir>.
 generate() {
     local dir="$1"
+    python3 "$root/tools/vectors/handmade_v1.py" \
+        | node "$oracle/run.mjs" --protocol 1.0 >"$dir/handmade.jsonl"
     python3 "$root/tools/vectors/gen_v1.py" --seed "$seed" --count "$count" \
         | node "$oracle/run.mjs" --protocol 1.0 >"$dir/generated.jsonl"
     "$venv/bin/python" "$root/tools/vectors/sdk_streams.py" \
@@ -66,7 +69,7 @@ check)
     trap 'rm -rf "$tmp"' EXIT
     generate "$tmp"
     status=0
-    for f in generated.jsonl python-sdk.jsonl; do
+    for f in generated.jsonl handmade.jsonl python-sdk.jsonl; do
         if cmp -s "$tmp/$f" "$out/$f"; then
             echo "tests/vectors/v1/$f: reproduced byte for byte ($(wc -l <"$out/$f") vectors)"
         else
