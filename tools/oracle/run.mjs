@@ -100,6 +100,9 @@ function classifyWarning(text) {
       return { stage: "compat", code: "converted", from: m[1], to: m[2] };
     }
     if (/^\[ag-ui\]\[compat\] Minting a messageId/.test(text)) return { stage: "compat", code: "minted_id" };
+    if (/^\[ag-ui\]\[compat\] A binary content part carries only an id/.test(text)) {
+      return { stage: "compat", code: "binary_unconvertible" };
+    }
     if (/^\[ag-ui\]\[compat\] Dropping THINKING_START\.title/.test(text)) {
       return { stage: "compat", code: "dropped_title" };
     }
