@@ -31,6 +31,12 @@ setup() {
     need node "install Node.js 18 or newer"
     need npm "install npm"
     need python3 "install Python 3.9 or newer with venv"
+    local major
+    major="$(node -p 'process.versions.node.split(".")[0]')"
+    if [ "$major" -lt 18 ]; then
+        echo "v1.sh: Node.js 18 or newer is required, found $(node --version)" >&2
+        exit 2
+    fi
     if [ ! -d "$oracle/node_modules" ] || [ "$oracle/package-lock.json" -nt "$oracle/node_modules" ]; then
         (cd "$oracle" && npm ci --no-audit --no-fund >/dev/null)
         touch "$oracle/node_modules"
