@@ -5,7 +5,9 @@
 #                               generator, the Python SDK and the 1.0 oracle
 #   tools/vectors/v1.sh check   regenerate into a temporary directory and fail
 #                               unless the result equals the committed files
-#                               byte for byte; then report how the published
+#                               byte for byte, and that the client's real
+#                               HttpAgent ends every stream with the same
+#                               messages and state; then report how the published
 #                               0.0.58 / 0.0.59 clients reproduce the 745
 #                               current vectors
 #
@@ -83,6 +85,11 @@ check)
             diff <(cut -c1-200 "$out/$f") <(cut -c1-200 "$tmp/$f") | head -20 >&2 || true
             status=1
         fi
+    done
+    # The composition in run.mjs against the client's real HttpAgent.
+    for f in generated handmade python-sdk; do
+        node "$oracle/crosscheck.mjs" "$out/$f.jsonl" | tee "$tmp/cross" | head -n 5
+        grep -q '^\([0-9]*\)/\1 agree' "$tmp/cross" || status=1
     done
     # Information, not a gate: the published releases around the August
     # reference the 745 vectors were made with (see the README's numbers).

@@ -8,6 +8,7 @@ export {
   verifyEvents,
   defaultApplyEvents,
   EventType,
+  HttpAgent,
 } from "ag-client-v1";
 export { Observable, Subject, from, lastValueFrom, of } from "rxjs";
 export { catchError, map, toArray } from "rxjs/operators";
