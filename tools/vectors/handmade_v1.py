@@ -8,12 +8,18 @@ line per stream, {"name", "events"}, for tools/oracle/run.mjs --protocol 1.0.
 """
 
 import json
+import re
 import sys
 
 R = {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
 F = {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}
 SUB = {"type": "SUBAGENT_STARTED", "subagentRunId": "s", "name": "n"}
 SUB_END = {"type": "SUBAGENT_FINISHED", "subagentRunId": "s"}
+
+
+def raw(literal):
+    """A number literal written exactly as given (Python would reformat it)."""
+    return "__RAW__" + literal
 
 
 def text(mid, owner=None, delta="x"):
@@ -41,8 +47,11 @@ STREAMS = {
     "text-role-closed": [R, {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "wizard"}],
     "text-role-absent-is-assistant": [R, {"type": "TEXT_MESSAGE_START", "messageId": "m"}, {"type": "TEXT_MESSAGE_END", "messageId": "m"}, F],
     "timestamp-float-fatal": [R, {"type": "CUSTOM", "name": "n", "value": 1, "timestamp": 1.5}],
-    "timestamp-exponent-integer-ok": [R, {"type": "CUSTOM", "name": "n", "value": 1, "timestamp": 1e3}, F],
+    "timestamp-exponent-integer-ok": [R, {"type": "CUSTOM", "name": "n", "value": 1, "timestamp": raw("1e3")}, F],
     "timestamp-max-safe-ok": [R, {"type": "CUSTOM", "name": "n", "value": 1, "timestamp": 9007199254740991}, F],
+    "timestamp-1-point-0-is-integer": [R, {"type": "CUSTOM", "name": "n", "value": 1, "timestamp": raw("1.0")}, F],
+    "timestamp-rounds-to-max-ok": [R, {"type": "CUSTOM", "name": "n", "value": 1, "timestamp": raw("9007199254740991.4")}, F],
+    "timestamp-negative-max-ok": [R, {"type": "CUSTOM", "name": "n", "value": 1, "timestamp": -9007199254740991}, F],
     "timestamp-beyond-2-53-fatal": [R, {"type": "CUSTOM", "name": "n", "value": 1, "timestamp": 9007199254740992}],
     "usage-cache-write-negative-fatal": [R, {**F, "usage": [{"cacheWriteInputTokens": -1}]}],
     # Unknown material: stripped with a warning, never fatal.
@@ -200,7 +209,8 @@ STREAMS = {
 
 def main():
     for name, events in STREAMS.items():
-        sys.stdout.write(json.dumps({"name": "hand-" + name, "events": events}, separators=(",", ":")) + "\n")
+        line = json.dumps({"name": "hand-" + name, "events": events}, separators=(",", ":"))
+        sys.stdout.write(re.sub(r'"__RAW__([-+.eE0-9]+)"', r"\1", line) + "\n")
 
 
 if __name__ == "__main__":
