@@ -24,7 +24,7 @@
 // attributed to the frame being processed. The verified events are then
 // folded by the client's reducer in order; events of the failing frame that
 // came before the failing event are folded too (SPEC section 0).
-
+// crosscheck.mjs checks this composition against the client's real HttpAgent.
 
 import path from "node:path";
 import { fileURLToPath } from "node:url";
