@@ -7,8 +7,10 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod assistant;
 #[allow(unsafe_code)]
 pub mod hw;
+pub mod link;
 pub mod text;
 pub mod uart;
 pub mod verdict;
