@@ -193,11 +193,14 @@ enum FromDevice {
 }
 
 /// Reads lines until the device goes away. Log lines (`#`) are printed at
-/// once; the others go to the main thread. When the device is gone, a run
-/// in progress is cancelled through `cancel`.
+/// once; the others go to the main thread. When the device is gone before
+/// saying `DONE`, a run in progress is cancelled through `cancel` (after
+/// `DONE`, the end of the stream is the normal goodbye, and the run that
+/// may still be reading its last bytes is left to end by itself).
 fn read_device(reader: DeviceReader, tx: &Sender<FromDevice>, cancel: &AtomicBool) {
     let mut reader = BufReader::new(reader);
     let mut number = 0u64;
+    let mut done = false;
     let gone = loop {
         let mut line = Vec::new();
         let complete = match read_line(&mut reader, &mut line) {
@@ -214,13 +217,18 @@ fn read_device(reader: DeviceReader, tx: &Sender<FromDevice>, cancel: &AtomicBoo
                 print_log(&line);
                 continue;
             }
-            _ => FromDevice::Line(number, line),
+            _ => {
+                done |= matches!(parse_line(&line), Ok(DeviceLine::Done));
+                FromDevice::Line(number, line)
+            }
         };
         if tx.send(message).is_err() {
             return;
         }
     };
-    cancel.store(true, Ordering::Relaxed);
+    if !done {
+        cancel.store(true, Ordering::Relaxed);
+    }
     let _ = tx.send(FromDevice::Gone(gone));
 }
 
