@@ -92,7 +92,12 @@ fn python() -> PathBuf {
 }
 
 fn pydantic_backend() -> Backend {
-    let script = repo().join("examples/agents/pydantic_server.py");
+    backend("pydantic_server.py")
+}
+
+/// One of the servers of `examples/agents`, started with `--port 0`.
+fn backend(script: &str) -> Backend {
+    let script = repo().join("examples/agents").join(script);
     let mut child = Command::new(python())
         .arg(&script)
         .args(["--port", "0"])
@@ -222,7 +227,19 @@ fn text(bytes: &[u8]) -> String {
 /// comes as verified NDJSON lines, the result goes back, the agent answers.
 #[test]
 fn device_lines_drive_two_runs_against_pydantic_ai() {
-    let backend = pydantic_backend();
+    let stderr = two_runs(&pydantic_backend());
+    assert!(stderr.contains("5 messages in the thread"), "{stderr}");
+}
+
+/// The same with the LangGraph backend (`ag-ui-langgraph`).
+#[test]
+fn device_lines_drive_two_runs_against_langgraph() {
+    two_runs(&backend("langgraph_server.py"));
+}
+
+/// Declare, ask, get the call, answer, get the answer, DONE; the
+/// gateway's stderr.
+fn two_runs(backend: &Backend) -> String {
     let mut device = Device::start(&backend.url);
     device.send(DECLARE);
     device.send(r#"{"id":"u1","role":"user","content":"Make the LED red"}"#);
@@ -269,11 +286,7 @@ fn device_lines_drive_two_runs_against_pydantic_ai() {
 
     let out = device.finish(true);
     assert!(out.status.success(), "gateway: {}", text(&out.stderr));
-    assert!(
-        text(&out.stderr).contains("5 messages in the thread"),
-        "{}",
-        text(&out.stderr)
-    );
+    text(&out.stderr)
 }
 
 /// Each kind of bad device line gets its `!error` answer (and a line on

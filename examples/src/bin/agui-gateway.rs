@@ -465,6 +465,9 @@ impl Gateway {
         let shadow =
             Client::new().with_initial(self.conv.messages().to_vec(), self.conv.state().clone());
         let cancel = self.agent.cancel_flag().clone();
+        // A write failure cancelled the previous run; a device that is
+        // really gone also ends the loop (FromDevice::Gone).
+        cancel.store(false, Ordering::Relaxed);
         let mut relay = Relay::new(&mut self.device, shadow, cancel);
         let outcome = self.agent.run(&mut self.conv, &mut relay);
         relay.finish();

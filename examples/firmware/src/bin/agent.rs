@@ -168,10 +168,11 @@ fn on_output(
     seen: &mut Seen,
 ) {
     if let Output::Event(ev) = out {
-        match ev.kind {
-            EventType::RunFinished => seen.run_end = Some(true),
-            EventType::RunError => seen.run_end = Some(false),
-            _ => {}
+        // Only the terminal events matter here; the pipeline verified the rest.
+        if ev.kind == EventType::RunFinished {
+            seen.run_end = Some(true);
+        } else if ev.kind == EventType::RunError {
+            seen.run_end = Some(false);
         }
     }
     match args.on_output(out) {
