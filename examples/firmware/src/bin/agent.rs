@@ -22,7 +22,7 @@ use agui_core::{DefaultPipeline, Output};
 use agui_firmware::assistant::AssistantText;
 use agui_firmware::link::{Piece, Router};
 use agui_firmware::uart::Uart0;
-use agui_firmware::{exit, text};
+use agui_firmware::{exit, hw, text};
 use cortex_m_rt::entry;
 use embedded_io::Read;
 use serde::Deserialize;
@@ -252,9 +252,24 @@ fn log(uart: &mut Uart0, parts: &[&str]) {
     uart.write_str("\n");
 }
 
-/// Says `DONE` to the gateway, waits until it has left the UART, exits.
+/// Says `DONE` to the gateway, waits until it has left the UART, reports
+/// the peak stack use, exits.
 fn finish(uart: &mut Uart0, success: bool) -> ! {
     uart.write_str("{\"type\":\"DONE\"}\n");
     let _ = embedded_io::Write::flush(uart);
+    report_stack();
     exit(success)
+}
+
+/// `stack: used N bytes` on the semihosting stderr channel (QEMU's stderr):
+/// UART0 carries only the line protocol.
+fn report_stack() {
+    let Ok(mut err) = cortex_m_semihosting::hio::hstderr() else {
+        return;
+    };
+    let mut digits = [0u8; 10];
+    let used = u32::try_from(hw::stack_used()).unwrap_or(u32::MAX);
+    let _ = err.write_all(b"stack: used ");
+    let _ = err.write_all(text::decimal(used, &mut digits));
+    let _ = err.write_all(b" bytes\n");
 }
