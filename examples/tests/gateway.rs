@@ -578,3 +578,197 @@ fn firmware_in_qemu_talks_to_pydantic_ai_through_the_gateway() {
     );
     assert!(stderr.contains("run device-run-2: finished"), "{stderr}");
 }
+
+// ---------------------------------------------------------------------------
+// The firmware in QEMU, with the test as the gateway
+// ---------------------------------------------------------------------------
+
+/// Fails with a clear message when QEMU is missing.
+fn require_qemu() {
+    let found = Command::new("sh")
+        .args(["-c", "command -v qemu-system-arm"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    assert!(
+        found,
+        "qemu-system-arm is not installed (Debian: apt-get install -y qemu-system-arm)"
+    );
+}
+
+/// The `agent` firmware, built once (release, its own workspace).
+fn agent_elf() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let fw = repo().join("examples/firmware");
+            let status = Command::new("cargo")
+                .args(["build", "--release", "--quiet", "--bin", "agent"])
+                .current_dir(&fw)
+                .env_remove("CARGO_TARGET_DIR")
+                .status()
+                .unwrap();
+            assert!(
+                status.success(),
+                "cannot build the agent firmware (rustup target add thumbv7m-none-eabi?)"
+            );
+            fw.join("target/thumbv7m-none-eabi/release/agent")
+        })
+        .clone()
+}
+
+/// The firmware in QEMU with UART0 on a TCP socket that the test holds.
+struct Board {
+    qemu: Guard,
+    reader: BufReader<TcpStream>,
+    writer: TcpStream,
+}
+
+impl Board {
+    fn boot() -> Board {
+        require_qemu();
+        let elf = agent_elf();
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let qemu = Guard(
+            Command::new("qemu-system-arm")
+                .args(["-cpu", "cortex-m3", "-machine", "lm3s6965evb"])
+                .args(["-display", "none", "-monitor", "none"])
+                .arg("-serial")
+                .arg(format!("tcp:127.0.0.1:{port},server=on,wait=on"))
+                .args(["-semihosting-config", "enable=on,target=native", "-kernel"])
+                .arg(&elf)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+        let started = Instant::now();
+        let stream = loop {
+            match TcpStream::connect(("127.0.0.1", port)) {
+                Ok(stream) => break stream,
+                Err(_) if started.elapsed() < STEP => thread::sleep(Duration::from_millis(20)),
+                Err(e) => panic!("QEMU's UART0 socket: {e}"),
+            }
+        };
+        stream.set_read_timeout(Some(STEP)).unwrap();
+        let mut board = Board {
+            qemu,
+            reader: BufReader::new(stream.try_clone().unwrap()),
+            writer: stream,
+        };
+        // The boot lines: the declaration, the user message, RUN.
+        assert!(board
+            .line()
+            .starts_with(r#"{"type":"TOOL","name":"set_led""#));
+        assert_eq!(
+            board.line(),
+            r#"{"id":"u1","role":"user","content":"Please turn the LED blue."}"#
+        );
+        assert_eq!(board.line(), r#"{"type":"RUN"}"#);
+        board
+    }
+
+    fn send(&mut self, text: &str) {
+        self.writer.write_all(text.as_bytes()).unwrap();
+    }
+
+    fn line(&mut self) -> String {
+        let mut line = String::new();
+        let n = self.reader.read_line(&mut line).unwrap();
+        assert!(n > 0, "the firmware closed the line");
+        line.trim_end_matches('\n').to_owned()
+    }
+
+    /// The lines up to DONE, and the firmware's exit status.
+    fn until_done(mut self) -> (Vec<String>, Option<i32>) {
+        let mut lines = Vec::new();
+        loop {
+            let line = self.line();
+            if line == r#"{"type":"DONE"}"# {
+                break;
+            }
+            lines.push(line);
+        }
+        let out = wait_output(self.qemu, STEP);
+        (lines, out.status.code())
+    }
+}
+
+const RUN_STARTED: &str = "{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n";
+
+/// A `!error` line from the gateway is a fault for this firmware (its own
+/// lines are well-formed): it logs it, says DONE and exits 1.
+#[test]
+fn firmware_stops_on_a_gateway_error_line() {
+    let mut board = Board::boot();
+    board.send("!error not_json not JSON: expected value\n");
+    let (lines, status) = board.until_done();
+    assert_eq!(
+        lines,
+        ["#agent: gateway says: error not_json not JSON: expected value"]
+    );
+    assert_eq!(status, Some(1));
+}
+
+/// The firmware verifies what it gets: an event for a message that was
+/// never started is rejected by its own pipeline.
+#[test]
+fn firmware_rejects_a_stream_that_breaks_the_rules() {
+    let mut board = Board::boot();
+    board.send(RUN_STARTED);
+    board.send("{\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"ghost\",\"delta\":\"boo\"}\n");
+    let (lines, status) = board.until_done();
+    assert_eq!(
+        lines,
+        ["#agent: stream rejected at frame 1: verify message_not_active"]
+    );
+    assert_eq!(status, Some(1));
+}
+
+/// The gateway's closing RUN_ERROR ends the run for the firmware: exit 1.
+#[test]
+fn firmware_ends_on_run_error() {
+    let mut board = Board::boot();
+    board.send(RUN_STARTED);
+    board.send(
+        "{\"type\":\"RUN_ERROR\",\"message\":\"cannot connect\",\"code\":\"gateway_transport\"}\n",
+    );
+    let (lines, status) = board.until_done();
+    assert_eq!(lines, ["#agent: the run failed (RUN_ERROR)"]);
+    assert_eq!(status, Some(1));
+}
+
+/// Event lines fed a byte at a time, chunk events (the message they open
+/// is closed by the next START, as chunk expansion does), and an assistant
+/// text longer than the device's 512-byte buffer: an error line, never a
+/// cut text.
+#[test]
+fn firmware_collects_text_across_pieces_and_refuses_to_cut_it() {
+    let mut board = Board::boot();
+    let short = "{\"type\":\"TEXT_MESSAGE_CHUNK\",\"messageId\":\"m1\",\"delta\":\"Hello, \"}\n\
+                 {\"type\":\"TEXT_MESSAGE_CHUNK\",\"messageId\":\"m1\",\"delta\":\"device\\n!\"}\n";
+    board.send(RUN_STARTED);
+    for b in short.bytes() {
+        board.writer.write_all(&[b]).unwrap();
+    }
+    let long = "x".repeat(600);
+    board.send(&format!(
+        "{{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m2\",\"role\":\"assistant\"}}\n\
+         {{\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m2\",\"delta\":\"{long}\"}}\n\
+         {{\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m2\"}}\n\
+         {{\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}}\n"
+    ));
+    let (lines, status) = board.until_done();
+    assert_eq!(
+        lines,
+        [
+            r"#assistant: Hello, device\n!",
+            "#agent: assistant text longer than the device's buffer",
+        ]
+    );
+    assert_eq!(status, Some(1));
+}

@@ -47,7 +47,7 @@ struct SetLed<'a> {
     on: bool,
 }
 
-/// What the firmware learned from the events of one read.
+/// What the firmware learned from the events of the run so far.
 #[derive(Default)]
 struct Seen {
     /// The run ended: `Some(true)` with RUN_FINISHED, `Some(false)` with RUN_ERROR.
@@ -87,12 +87,14 @@ fn main() -> ! {
     };
     let mut answered = false;
     let mut buf = [0u8; READ_BUF];
+    // Kept across reads: a failure logged early in a run decides the exit
+    // status at the run's end, however many reads later that comes.
+    let mut seen = Seen::default();
     loop {
         let Ok(n) = uart.read(&mut buf) else {
             log(&mut uart, &["agent: UART line error"]);
             exit(false)
         };
-        let mut seen = Seen::default();
         let mut rejected = false;
         router.route(buf.get(..n).unwrap_or_default(), |piece| match piece {
             Piece::Events(bytes) => {
@@ -137,7 +139,7 @@ fn main() -> ! {
         if rejected {
             finish(&mut uart, false);
         }
-        match seen.run_end {
+        match seen.run_end.take() {
             Some(true) if seen.failed => finish(&mut uart, false),
             Some(true) if reply.len > 0 => {
                 uart.write_bytes(reply.buf.get(..reply.len).unwrap_or_default());
