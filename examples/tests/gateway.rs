@@ -772,3 +772,67 @@ fn firmware_collects_text_across_pieces_and_refuses_to_cut_it() {
     );
     assert_eq!(status, Some(1));
 }
+
+// ---------------------------------------------------------------------------
+// A real serial port: a pseudo-terminal
+// ---------------------------------------------------------------------------
+
+/// The device played on the master side of a pseudo-terminal (Python's
+/// `pty`, stdlib): the gateway opens the slave with `--serial`, through the
+/// serialport crate and termios like any USB serial adapter. The device
+/// sends a bad line and gets `!error`, runs once against a local agent,
+/// then says DONE.
+#[test]
+fn serial_port_on_a_pseudo_terminal() {
+    let events = vec![
+        json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}),
+        json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": "over serial"}),
+        json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}),
+    ];
+    // The device gets the server's JSON text unchanged, one line each.
+    let want: Vec<String> = events.iter().map(Value::to_string).collect();
+    let agent = server::Server::start(server::answer_with(events));
+    let device = r#"
+import os, pty, subprocess, sys, tty
+master, slave = pty.openpty()
+tty.setraw(master)
+path = os.ttyname(slave)
+gw = subprocess.Popen([sys.argv[1], sys.argv[2], "--serial", path, "--baud", "57600"])
+def send(line):
+    os.write(master, line.encode() + b"\n")
+buf = b""
+def line():
+    global buf
+    while b"\n" not in buf:
+        buf += os.read(master, 4096)
+    out, buf = buf.split(b"\n", 1)
+    return out.decode().rstrip("\r")
+send("nonsense")
+print(line())
+send('{"id":"u1","role":"user","content":"hi"}')
+send('{"type":"RUN"}')
+while True:
+    got = line()
+    print(got)
+    if "RUN_FINISHED" in got:
+        break
+send('{"type":"DONE"}')
+sys.exit(gw.wait(timeout=30))
+"#;
+    let run = Guard(
+        Command::new("python3")
+            .args(["-c", device, GATEWAY, &agent.url()])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("python3 is needed for the pseudo-terminal test"),
+    );
+    let out = wait_output(run, STEP);
+    let stdout = text(&out.stdout);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines[0].starts_with("!error not_json "), "{stdout}");
+    assert_eq!(lines[1..], want, "{stdout}");
+    assert!(stderr.contains("at 57600 baud"), "{stderr}");
+}
