@@ -836,3 +836,29 @@ sys.exit(gw.wait(timeout=30))
     assert_eq!(lines[1..], want, "{stdout}");
     assert!(stderr.contains("at 57600 baud"), "{stderr}");
 }
+
+/// RUN with nothing in the thread is refused (no request is made); a
+/// blank line is ignored; the device can then go on normally.
+#[test]
+fn run_with_no_message_is_refused() {
+    let agent = server::Server::start(server::answer_with(vec![
+        json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}),
+        json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}),
+    ]));
+    let mut device = Device::start(&agent.url());
+    device.send("   ");
+    device.send(r#"{"type":"RUN"}"#);
+    assert_eq!(
+        device.line(),
+        "!error no_message RUN with no message in the thread"
+    );
+    assert!(agent.requests().is_empty());
+    device.send(r#"{"id":"u1","role":"user","content":"hi"}"#);
+    device.send(r#"{"type":"RUN"}"#);
+    assert_eq!(kinds(&device.run_events()), ["RUN_STARTED", "RUN_FINISHED"]);
+    let out = device.finish(true);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("device line 2: RUN with no message in the thread [no_message]")
+    );
+}
