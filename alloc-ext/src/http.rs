@@ -318,8 +318,17 @@ impl HttpAgent {
             idle_timeout: self.idle_timeout,
             tx,
         };
-        thread::spawn(move || worker.run());
-        match self.receive(conv, &rx, observer) {
+        let spawned = thread::Builder::new()
+            .name("agui-http".to_owned())
+            .spawn(move || worker.run());
+        let received = match spawned {
+            Ok(_) => self.receive(conv, &rx, observer),
+            Err(e) => Err(HttpError::new(
+                HttpErrorKind::Transport,
+                format!("cannot start the HTTP thread: {e}"),
+            )),
+        };
+        match received {
             Ok(()) => Ok(conv
                 .end_run_with(observer)
                 .unwrap_or_else(|| unreachable_report(&request.run_id))),
@@ -621,6 +630,15 @@ mod tests {
             status_error(404, &mut empty).to_string(),
             "the agent answered HTTP 404: (empty body)"
         );
+    }
+
+    #[test]
+    fn the_agent_and_the_conversation_can_move_to_another_thread() {
+        fn send_sync<T: Send + Sync>() {}
+        fn send<T: Send>() {}
+        send_sync::<HttpAgent>();
+        send_sync::<HttpError>();
+        send::<Conversation>();
     }
 
     #[test]

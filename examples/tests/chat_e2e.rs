@@ -414,3 +414,48 @@ fn usage_errors_exit_2() {
         assert_fails(&out, 2, reason);
     }
 }
+
+#[test]
+fn ctrl_c_ends_the_run_cleanly() {
+    let server = Server::start(|_req, conn, stop| {
+        let chunk =
+            json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": "A long answer"});
+        send(
+            conn,
+            (sse_head("text/event-stream") + &frame(&started()) + &frame(&chunk)).as_bytes(),
+        );
+        stop.sleep(Duration::from_secs(60));
+    });
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agui-chat"))
+        .arg(server.url())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut input = child.stdin.take().unwrap();
+        input.write_all(b"tell me a story\n").unwrap();
+    }
+    // Wait until the run is in progress, then press Ctrl-C.
+    let t0 = std::time::Instant::now();
+    while server.requests().is_empty() {
+        assert!(t0.elapsed() < Duration::from_secs(20), "no request came");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    assert_fails(&out, 2, "cancelled: the run was cancelled by the user");
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("[assistant] A long answer\n"), "{stdout}");
+    assert!(
+        stdout.ends_with("stopped: cancelled: the run was cancelled by the user\n"),
+        "{stdout}"
+    );
+}

@@ -41,7 +41,9 @@ use agui_alloc::event::{
     ToolCallStart,
 };
 use agui_alloc::hooks::{Flow, HookView, Subscriber, ToolCallProgress};
-use agui_alloc::http::{HttpAgent, HttpError, RunObserver, CONNECT_TIMEOUT, IDLE_TIMEOUT};
+use agui_alloc::http::{
+    HttpAgent, HttpError, HttpErrorKind, RunObserver, CONNECT_TIMEOUT, IDLE_TIMEOUT,
+};
 use agui_alloc::model::Tool;
 use agui_examples::transcript::{write_message, write_state, Printable};
 use clap::{Parser, ValueEnum};
@@ -110,14 +112,21 @@ struct ToolCommand {
 struct Failure {
     status: u8,
     reason: String,
+    /// The user cancelled the run (Ctrl-C): at the prompt, not a failure.
+    cancelled: bool,
 }
 
 impl Failure {
-    fn usage(reason: impl Into<String>) -> Self {
+    fn new(status: u8, reason: impl Into<String>) -> Self {
         Failure {
-            status: 2,
+            status,
             reason: reason.into(),
+            cancelled: false,
         }
+    }
+
+    fn usage(reason: impl Into<String>) -> Self {
+        Failure::new(2, reason)
     }
 }
 
@@ -230,7 +239,7 @@ impl Chat {
                     return Err(failure);
                 }
                 eprintln!("agui-chat: {}", failure.reason);
-                if worst.as_ref().is_none_or(|w| w.status < failure.status) {
+                if !failure.cancelled && worst.as_ref().is_none_or(|w| w.status < failure.status) {
                     worst = Some(failure);
                 }
             }
@@ -254,13 +263,13 @@ impl Chat {
                 self.answer(&call);
             }
         }
-        Err(Failure {
-            status: 1,
-            reason: format!(
+        Err(Failure::new(
+            1,
+            format!(
                 "the agent still calls tools after {} runs (--max-runs)",
                 self.max_runs
             ),
-        })
+        ))
     }
 
     /// One run: prints it, and says how it ended.
@@ -285,13 +294,12 @@ impl Chat {
         self.print_new_messages();
         match report.status {
             RunStatus::Finished { .. } => Ok(()),
-            RunStatus::Aborted(reason) => Err(Failure { status: 2, reason }),
+            RunStatus::Aborted(reason) => Err(Failure::new(2, reason)),
             status @ (RunStatus::RunError { .. }
             | RunStatus::Protocol(_)
-            | RunStatus::Incomplete) => Err(Failure {
-                status: 1,
-                reason: format!("run {}: {status}", report.run_id),
-            }),
+            | RunStatus::Incomplete) => {
+                Err(Failure::new(1, format!("run {}: {status}", report.run_id)))
+            }
         }
     }
 
@@ -361,6 +369,7 @@ fn transport_failure(e: &HttpError) -> Failure {
     Failure {
         status: 2,
         reason: e.to_string(),
+        cancelled: e.kind == HttpErrorKind::Cancelled,
     }
 }
 
