@@ -101,26 +101,25 @@ impl<const N: usize> AssistantText<N> {
 
     fn on_event(&mut self, ev: &Event<'_>) -> Result<bool, TextError> {
         let ours = self.open && ev.id.as_bytes() == self.id();
-        match (ev.kind, ev.origin) {
-            (EventType::TextMessageEnd, _) if ours => Ok(self.end()?),
+        let is = |kind: EventType| ev.kind == kind;
+        if ours && is(EventType::TextMessageEnd) {
+            return self.end();
+        }
+        if ev.origin == Origin::Close {
             // A close made by chunk expansion comes first in its frame and
             // so never touches the frame's fragments.
-            (_, Origin::Close) => Ok(false),
-            (EventType::TextMessageStart, origin) if !self.open && ev.role == Role::Assistant => {
-                self.begin(ev.id, origin == Origin::Chunk)?;
-                Ok(false)
-            }
-            (EventType::TextMessageContent, _) if ours => {
-                self.commit();
-                Ok(false)
-            }
-            // The START of a chunk keeps the frame's fragments for its CONTENT.
-            (EventType::TextMessageStart, Origin::Chunk) => Ok(false),
-            _ => {
-                self.drop_pending();
-                Ok(false)
-            }
+            return Ok(false);
         }
+        if is(EventType::TextMessageStart) && !self.open && ev.role == Role::Assistant {
+            self.begin(ev.id, ev.origin == Origin::Chunk)?;
+        } else if ours && is(EventType::TextMessageContent) {
+            self.commit();
+        } else if !(is(EventType::TextMessageStart) && ev.origin == Origin::Chunk) {
+            // Any other event of the frame says its fragments were not our
+            // text; the START made from a chunk keeps them for its CONTENT.
+            self.drop_pending();
+        }
+        Ok(false)
     }
 
     fn begin(&mut self, id: &str, keep_pending: bool) -> Result<(), TextError> {

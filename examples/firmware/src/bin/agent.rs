@@ -22,7 +22,7 @@ use agui_core::{DefaultPipeline, Output};
 use agui_firmware::assistant::AssistantText;
 use agui_firmware::link::{Piece, Router};
 use agui_firmware::uart::Uart0;
-use agui_firmware::{exit, text};
+use agui_firmware::{exit, hw, text};
 use cortex_m_rt::entry;
 use embedded_io::Read;
 use serde::Deserialize;
@@ -47,7 +47,7 @@ struct SetLed<'a> {
     on: bool,
 }
 
-/// What the firmware learned from the events of one read.
+/// What the firmware learned from the events of the run so far.
 #[derive(Default)]
 struct Seen {
     /// The run ended: `Some(true)` with RUN_FINISHED, `Some(false)` with RUN_ERROR.
@@ -87,12 +87,14 @@ fn main() -> ! {
     };
     let mut answered = false;
     let mut buf = [0u8; READ_BUF];
+    // Kept across reads: a failure logged early in a run decides the exit
+    // status at the run's end, however many reads later that comes.
+    let mut seen = Seen::default();
     loop {
         let Ok(n) = uart.read(&mut buf) else {
             log(&mut uart, &["agent: UART line error"]);
             exit(false)
         };
-        let mut seen = Seen::default();
         let mut rejected = false;
         router.route(buf.get(..n).unwrap_or_default(), |piece| match piece {
             Piece::Events(bytes) => {
@@ -137,7 +139,7 @@ fn main() -> ! {
         if rejected {
             finish(&mut uart, false);
         }
-        match seen.run_end {
+        match seen.run_end.take() {
             Some(true) if seen.failed => finish(&mut uart, false),
             Some(true) if reply.len > 0 => {
                 uart.write_bytes(reply.buf.get(..reply.len).unwrap_or_default());
@@ -168,10 +170,11 @@ fn on_output(
     seen: &mut Seen,
 ) {
     if let Output::Event(ev) = out {
-        match ev.kind {
-            EventType::RunFinished => seen.run_end = Some(true),
-            EventType::RunError => seen.run_end = Some(false),
-            _ => {}
+        // Only the terminal events matter here; the pipeline verified the rest.
+        if ev.kind == EventType::RunFinished {
+            seen.run_end = Some(true);
+        } else if ev.kind == EventType::RunError {
+            seen.run_end = Some(false);
         }
     }
     match args.on_output(out) {
@@ -251,9 +254,24 @@ fn log(uart: &mut Uart0, parts: &[&str]) {
     uart.write_str("\n");
 }
 
-/// Says `DONE` to the gateway, waits until it has left the UART, exits.
+/// Says `DONE` to the gateway, waits until it has left the UART, reports
+/// the peak stack use, exits.
 fn finish(uart: &mut Uart0, success: bool) -> ! {
     uart.write_str("{\"type\":\"DONE\"}\n");
     let _ = embedded_io::Write::flush(uart);
+    report_stack();
     exit(success)
+}
+
+/// `stack: used N bytes` on the semihosting stderr channel (QEMU's stderr):
+/// UART0 carries only the line protocol.
+fn report_stack() {
+    let Ok(mut err) = cortex_m_semihosting::hio::hstderr() else {
+        return;
+    };
+    let mut digits = [0u8; 10];
+    let used = u32::try_from(hw::stack_used()).unwrap_or(u32::MAX);
+    let _ = err.write_all(b"stack: used ");
+    let _ = err.write_all(text::decimal(used, &mut digits));
+    let _ = err.write_all(b" bytes\n");
 }
