@@ -382,6 +382,12 @@ impl Client {
         self.error_count
     }
 
+    /// Gives back the messages and the state (e.g. to keep them after a
+    /// run, for the next one), without copying them.
+    pub fn into_parts(self) -> (Vec<Message>, Value) {
+        self.reducer.into_parts()
+    }
+
     /// The trace, if enabled with [`with_trace`](Self::with_trace).
     pub fn trace(&self) -> &[TraceEntry] {
         self.trace.as_deref().unwrap_or_default()

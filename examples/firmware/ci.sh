@@ -62,10 +62,10 @@ run_demo
 
 step "no heap"
 # A linked global allocator would bring these symbols; there must be none.
-for bin in demo serial; do
+for bin in demo serial agent; do
     ! grep -qa -e __rust_alloc -e __rg_alloc "$elf/$bin" || fail "$bin links an allocator"
 done
-echo "no allocator in demo or serial"
+echo "no allocator in demo, serial or agent"
 # The check can see one: the kiosk binary (feature `kiosk`) has its heap.
 cargo build --release --features kiosk --bin kiosk
 grep -qa -e __rust_alloc -e __rg_alloc "$elf/kiosk" || fail "the allocator check finds no allocator in kiosk"

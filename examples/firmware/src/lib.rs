@@ -13,8 +13,10 @@
 
 #[cfg(feature = "kiosk")]
 pub mod alloc_failure;
+pub mod assistant;
 #[allow(unsafe_code)]
 pub mod hw;
+pub mod link;
 #[cfg(feature = "kiosk")]
 pub mod panel;
 pub mod ssd0323;

@@ -24,8 +24,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use agui_alloc::client::{Client, ClientError, Limits};
-use agui_alloc::model::{Message, ToolCall, UserContent};
 use agui_core::frame::Format;
+use agui_examples::transcript::{write_message, write_state, Printable};
 use clap::{Parser, ValueEnum};
 use serde_json::{json, Value};
 
@@ -243,10 +243,7 @@ fn transcript(out: &mut dyn Write, client: &Client, error: Option<&ClientError>)
     for message in client.messages() {
         write_message(out, message)?;
     }
-    if !client.state().as_object().is_some_and(|m| m.is_empty()) {
-        let state = serde_json::to_string_pretty(client.state()).unwrap_or_default();
-        writeln!(out, "state: {state}")?;
-    }
+    write_state(out, client.state())?;
     if !client.errors().is_empty() {
         for e in client.errors() {
             writeln!(out, "skipped {e}")?;
@@ -261,68 +258,5 @@ fn transcript(out: &mut dyn Write, client: &Client, error: Option<&ClientError>)
     match error {
         None => writeln!(out, "ok: {} frames accepted", client.accepted()),
         Some(e) => writeln!(out, "rejected after {} frames: {e}", client.accepted()),
-    }
-}
-
-fn write_message(out: &mut dyn Write, message: &Message) -> io::Result<()> {
-    let role = message.role_name();
-    match message {
-        Message::User(user) => match &user.content {
-            UserContent::Text(text) => writeln!(out, "[{role}] {text}"),
-            UserContent::Parts(parts) => writeln!(out, "[{role}] ({} content parts)", parts.len()),
-        },
-        Message::Tool(tool) => writeln!(
-            out,
-            "[tool result for {}] {}",
-            tool.tool_call_id, tool.content
-        ),
-        Message::Activity(activity) => {
-            writeln!(
-                out,
-                "[activity {}] {}",
-                activity.activity_type, activity.content
-            )
-        }
-        _ => {
-            if let Some(text) = message.text().filter(|t| !t.is_empty()) {
-                writeln!(out, "[{role}] {text}")?;
-            }
-            for call in message.tool_calls() {
-                write_tool_call(out, call)?;
-            }
-            Ok(())
-        }
-    }
-}
-
-fn write_tool_call(out: &mut dyn Write, call: &ToolCall) -> io::Result<()> {
-    writeln!(
-        out,
-        "[tool call {} {}] {}",
-        call.id, call.function.name, call.function.arguments
-    )
-}
-
-/// A writer that shows control characters (other than newline and tab) as
-/// `\u{..}` escapes: the transcript prints text from the stream, which must
-/// not be able to drive the terminal (retitle it, recolour it, ...).
-struct Printable<'w>(&'w mut dyn Write);
-
-impl Write for Printable<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let mut start = 0;
-        for (i, &b) in buf.iter().enumerate() {
-            if (b < 0x20 && b != b'\n' && b != b'\t') || b == 0x7f {
-                self.0.write_all(&buf[start..i])?;
-                write!(self.0, "\\u{{{b:x}}}")?;
-                start = i + 1;
-            }
-        }
-        self.0.write_all(&buf[start..])?;
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.0.flush()
     }
 }

@@ -1,0 +1,1377 @@
+//! A live conversation with an agent: the thread that runs add to.
+//!
+//! [`Conversation`] holds one thread — its id, messages, shared state,
+//! the tools the client declares, context and forwarded props — and
+//! drives it run by run:
+//!
+//! 1. add the user's message ([`add_user_message`](Conversation::add_user_message))
+//!    or the results of the tools the agent called
+//!    ([`add_tool_result`](Conversation::add_tool_result));
+//! 2. [`start_run`](Conversation::start_run) builds the next run's input
+//!    (`RunAgentInput`, SPEC section "Run input"): the request body to
+//!    POST to the agent;
+//! 3. [`feed`](Conversation::feed) the response body as it arrives (SSE or
+//!    NDJSON, any chunking): every verified event is folded into the
+//!    messages and state at once, through the [`Client`];
+//! 4. [`end_run`](Conversation::end_run) when the body ends, or
+//!    [`abort_run`](Conversation::abort_run) when the transport fails or
+//!    the user cancels: a [`RunReport`] says how the run ended;
+//! 5. [`pending_tool_calls`](Conversation::pending_tool_calls) lists the
+//!    calls to the client's tools that still wait for a result: answer
+//!    them and start the next run, until there are none.
+//!
+//! The transport is yours: `agui_alloc::http` (feature `http`) does steps
+//! 2–4 over HTTP; a gateway can do them over a serial line.
+//!
+//! # Nothing is lost when a run fails
+//!
+//! A run that ends with `RUN_ERROR`, a protocol error (a frame the client
+//! rejects) or a transport error keeps every event folded before the
+//! failure: the messages and state are those of the last accepted event,
+//! and the conversation goes on with the next run. (A frame cut by a
+//! transport error is not applied: [`abort_run`](Conversation::abort_run)
+//! does not complete a partial frame.)
+//!
+//! # Ids
+//!
+//! Run ids and the ids of the messages the client adds come from an
+//! [`IdSource`]. The default, [`Counter`], needs no randomness (it works in
+//! `no_std`): `"<thread>-run-<n>"` and `"<thread>-msg-<n>"`, `n` counting
+//! from 1. Two programs that use the same thread id would reuse ids, so a
+//! host should salt it ([`Counter::with_salt`], e.g. with the time and
+//! process id: `"<thread>-<salt>-run-<n>"`), and a device can salt it with
+//! a hardware random number. [`start_run_with_id`](Conversation::start_run_with_id)
+//! takes a run id from the caller instead.
+//!
+//! # Cost
+//!
+//! Building the input serializes the history once per run (the protocol
+//! sends the whole thread each time). During a run the history is moved
+//! into the [`Client`] and back, not copied, and each event costs what the
+//! client's fold costs: in proportion to the event, whatever the history.
+//!
+//! ```
+//! use agui_alloc::conversation::{Conversation, RunStatus};
+//! use agui_alloc::model::Tool;
+//! use serde_json::json;
+//!
+//! let mut conv = Conversation::new("thread-1");
+//! conv.declare_tool(Tool {
+//!     name: "set_led".into(),
+//!     description: "Switch the LED".into(),
+//!     parameters: Some(json!({"type": "object"})),
+//!     metadata: None,
+//! });
+//! conv.add_user_message("Turn the light green").unwrap();
+//!
+//! // The body to POST.
+//! let request = conv.start_run().unwrap();
+//! let body: serde_json::Value = serde_json::from_str(&request.body).unwrap();
+//! assert_eq!(body["runId"], "thread-1-run-1");
+//! assert_eq!(body["messages"][0]["content"], "Turn the light green");
+//!
+//! // The response, as it arrives.
+//! let reply = br#"data: {"type":"RUN_STARTED","threadId":"thread-1","runId":"thread-1-run-1"}
+//!
+//! data: {"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"set_led"}
+//!
+//! data: {"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{\"color\":\"green\"}"}
+//!
+//! data: {"type":"TOOL_CALL_END","toolCallId":"c1"}
+//!
+//! data: {"type":"RUN_FINISHED","threadId":"thread-1","runId":"thread-1-run-1"}
+//!
+//! "#;
+//! for piece in reply.chunks(16) {
+//!     conv.feed(piece).unwrap();
+//! }
+//! let report = conv.end_run().unwrap();
+//! assert!(matches!(report.status, RunStatus::Finished { .. }));
+//!
+//! // The agent called the client's tool: answer it, then run again.
+//! let calls = conv.pending_tool_calls();
+//! assert_eq!(calls[0].name, "set_led");
+//! assert_eq!(calls[0].arguments, r#"{"color":"green"}"#);
+//! conv.add_tool_result(&calls[0].id, "the LED is green").unwrap();
+//! assert!(conv.pending_tool_calls().is_empty());
+//! let next = conv.start_run().unwrap();
+//! assert_eq!(next.run_id, "thread-1-run-2");
+//! ```
+
+use alloc::borrow::ToOwned;
+use alloc::boxed::Box;
+use alloc::collections::BTreeSet;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+use agui_core::frame::Format;
+use serde::ser::{Serialize, Serializer};
+use serde_json::Value;
+
+use crate::client::{Client, ClientError, Limits};
+use crate::event::{
+    ActivityDelta, ActivitySnapshot, Custom, Event, MessageContent, MessageEnd, MessagesSnapshot,
+    Outcome, Raw, ReasoningEncryptedValue, ReasoningMessageStart, ReasoningPhase, RunError,
+    RunFinished, RunStarted, StateDelta, StateSnapshot, Step, TextMessageStart, ThinkingContent,
+    ThinkingStart, ToolCallArgs, ToolCallEnd, ToolCallResult, ToolCallStart,
+};
+use crate::hooks::{Flow, HookView, Subscriber, ToolCallProgress};
+use crate::model::{
+    Context, Interrupt, Message, MessageRole, Object, ResumeEntry, Tool, ToolCall, ToolMessage,
+    UserContent, UserMessage,
+};
+
+// ---------------------------------------------------------------------------
+// Ids
+// ---------------------------------------------------------------------------
+
+/// Where a [`Conversation`] gets its run ids and the ids of the messages it
+/// adds. Implement it to use UUIDs, a hardware RNG, or ids from a server.
+pub trait IdSource: Send {
+    /// A new run id for `thread_id`, different from every earlier one.
+    fn run_id(&mut self, thread_id: &str) -> String;
+    /// A new message id for `thread_id`, different from every earlier one.
+    fn message_id(&mut self, thread_id: &str) -> String;
+}
+
+/// The default [`IdSource`]: the thread id, an optional salt and a counter
+/// (`"t-run-1"`, `"t-msg-1"`, or salted `"t-S-run-1"`). Needs no
+/// randomness, so it works on any target.
+#[derive(Debug, Clone, Default)]
+pub struct Counter {
+    salt: Option<String>,
+    runs: u64,
+    messages: u64,
+}
+
+impl Counter {
+    /// Unsalted ids: unique within this conversation.
+    pub fn new() -> Self {
+        Counter::default()
+    }
+
+    /// Ids with `salt` after the thread id: unique across programs that
+    /// share a thread id as long as their salts differ (a host can use the
+    /// time and its process id, a device a hardware random number).
+    pub fn with_salt(salt: impl Into<String>) -> Self {
+        Counter {
+            salt: Some(salt.into()),
+            ..Counter::default()
+        }
+    }
+
+    fn make(&self, thread_id: &str, what: &str, n: u64) -> String {
+        match &self.salt {
+            Some(salt) => format!("{thread_id}-{salt}-{what}-{n}"),
+            None => format!("{thread_id}-{what}-{n}"),
+        }
+    }
+}
+
+impl IdSource for Counter {
+    fn run_id(&mut self, thread_id: &str) -> String {
+        self.runs = self.runs.saturating_add(1);
+        self.make(thread_id, "run", self.runs)
+    }
+
+    fn message_id(&mut self, thread_id: &str) -> String {
+        self.messages = self.messages.saturating_add(1);
+        self.make(thread_id, "msg", self.messages)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Runs
+// ---------------------------------------------------------------------------
+
+/// A run about to start: its id and the request body to send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunRequest {
+    /// The run's id (also in the body as `runId`).
+    pub run_id: String,
+    /// The `RunAgentInput` as compact JSON (SPEC section "Run input").
+    pub body: String,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunStatus {
+    /// The agent sent `RUN_FINISHED`.
+    Finished {
+        /// `RUN_FINISHED.result`, if any.
+        result: Option<Value>,
+        /// The interrupts, when the outcome was an interrupt (else empty).
+        interrupts: Vec<Interrupt>,
+    },
+    /// The agent sent `RUN_ERROR`.
+    RunError {
+        /// Its message.
+        message: String,
+        /// Its code, if any.
+        code: Option<String>,
+    },
+    /// The client rejected a frame (SPEC section 4); the run stopped there.
+    Protocol(ClientError),
+    /// The response ended before `RUN_FINISHED` or `RUN_ERROR`.
+    Incomplete,
+    /// The caller ended the run: a transport error or a cancel
+    /// ([`Conversation::abort_run`]), with its reason.
+    Aborted(String),
+}
+
+impl RunStatus {
+    /// True only for [`RunStatus::Finished`].
+    pub fn is_finished(&self) -> bool {
+        matches!(self, RunStatus::Finished { .. })
+    }
+}
+
+impl fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunStatus::Finished { interrupts, .. } if interrupts.is_empty() => {
+                f.write_str("finished")
+            }
+            RunStatus::Finished { interrupts, .. } => {
+                write!(f, "finished with {} interrupt(s)", interrupts.len())
+            }
+            RunStatus::RunError {
+                message,
+                code: Some(code),
+            } => write!(f, "the agent reported an error [{code}]: {message}"),
+            RunStatus::RunError {
+                message,
+                code: None,
+            } => {
+                write!(f, "the agent reported an error: {message}")
+            }
+            RunStatus::Protocol(e) => write!(f, "protocol error: {e}"),
+            RunStatus::Incomplete => {
+                f.write_str("the response ended before RUN_FINISHED or RUN_ERROR")
+            }
+            RunStatus::Aborted(reason) => write!(f, "aborted: {reason}"),
+        }
+    }
+}
+
+/// What one run did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunReport {
+    /// The run's id.
+    pub run_id: String,
+    /// How it ended.
+    pub status: RunStatus,
+    /// Frames the client accepted in this run.
+    pub accepted: u32,
+}
+
+/// The conversation already has a run in progress.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunInProgress;
+
+impl fmt::Display for RunInProgress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a run is already in progress: end or abort it first")
+    }
+}
+
+impl core::error::Error for RunInProgress {}
+
+/// A call the agent made to one of the client's declared tools that has no
+/// tool message (result) yet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingToolCall {
+    /// The tool call's id: answer with [`Conversation::add_tool_result`].
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments as the agent streamed them (JSON text, normally).
+    pub arguments: String,
+}
+
+/// How the terminal events of the run went, seen from the stream.
+#[derive(Debug, Default)]
+struct Ending {
+    finished: Option<RunFinished>,
+    error: Option<RunError>,
+}
+
+/// The run in progress.
+struct ActiveRun {
+    id: String,
+    client: Client,
+    ending: Ending,
+}
+
+// ---------------------------------------------------------------------------
+// The conversation
+// ---------------------------------------------------------------------------
+
+/// One thread with an agent: see the [module docs](self).
+pub struct Conversation {
+    thread_id: String,
+    messages: Vec<Message>,
+    state: Value,
+    tools: Vec<Tool>,
+    context: Vec<Context>,
+    forwarded_props: Value,
+    resume: Option<Vec<ResumeEntry>>,
+    ids: Box<dyn IdSource>,
+    limits: Limits,
+    format: Option<Format>,
+    run: Option<ActiveRun>,
+    last: Option<RunReport>,
+}
+
+impl fmt::Debug for Conversation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Conversation")
+            .field("thread_id", &self.thread_id)
+            .field("messages", &self.messages().len())
+            .field("tools", &self.tools.len())
+            .field("running", &self.run.as_ref().map(|r| &r.id))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Conversation {
+    /// An empty thread: no messages, state `{}`, no tools, no context,
+    /// forwarded props `{}`, [`Counter`] ids, default [`Limits`].
+    pub fn new(thread_id: impl Into<String>) -> Self {
+        Conversation {
+            thread_id: thread_id.into(),
+            messages: Vec::new(),
+            state: Value::Object(Object::new()),
+            tools: Vec::new(),
+            context: Vec::new(),
+            forwarded_props: Value::Object(Object::new()),
+            resume: None,
+            ids: Box::new(Counter::new()),
+            limits: Limits::default(),
+            format: None,
+            run: None,
+            last: None,
+        }
+    }
+
+    /// Uses `ids` for run and message ids (see [`IdSource`]).
+    pub fn with_ids(mut self, ids: impl IdSource + 'static) -> Self {
+        self.ids = Box::new(ids);
+        self
+    }
+
+    /// The client's resource limits for every run.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The wire format of the responses (`None`, the default: detect SSE or
+    /// NDJSON from each response's first byte).
+    pub fn with_format(mut self, format: Option<Format>) -> Self {
+        self.format = format;
+        self
+    }
+
+    /// The thread id.
+    pub fn thread_id(&self) -> &str {
+        &self.thread_id
+    }
+
+    /// The messages: during a run, as folded so far.
+    pub fn messages(&self) -> &[Message] {
+        match &self.run {
+            Some(run) => run.client.messages(),
+            None => &self.messages,
+        }
+    }
+
+    /// The shared state: during a run, as folded so far.
+    pub fn state(&self) -> &Value {
+        match &self.run {
+            Some(run) => run.client.state(),
+            None => &self.state,
+        }
+    }
+
+    /// The client of the run in progress (partial tool arguments, the
+    /// reducer), if a run is in progress.
+    pub fn client(&self) -> Option<&Client> {
+        self.run.as_ref().map(|run| &run.client)
+    }
+
+    /// The declared tools.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// The context sent with every run.
+    pub fn context(&self) -> &[Context] {
+        &self.context
+    }
+
+    /// The forwarded props sent with every run.
+    pub fn forwarded_props(&self) -> &Value {
+        &self.forwarded_props
+    }
+
+    /// True between [`start_run`](Self::start_run) and
+    /// [`end_run`](Self::end_run) / [`abort_run`](Self::abort_run).
+    pub fn is_running(&self) -> bool {
+        self.run.is_some()
+    }
+
+    /// The id of the run in progress.
+    pub fn run_id(&self) -> Option<&str> {
+        self.run.as_ref().map(|run| run.id.as_str())
+    }
+
+    /// The report of the last run that ended.
+    pub fn last_run(&self) -> Option<&RunReport> {
+        self.last.as_ref()
+    }
+
+    /// Declares a frontend tool, replacing a declared tool of the same name.
+    pub fn declare_tool(&mut self, tool: Tool) {
+        match self.tools.iter_mut().find(|t| t.name == tool.name) {
+            Some(slot) => *slot = tool,
+            None => self.tools.push(tool),
+        }
+    }
+
+    /// Adds a piece of context for every later run.
+    pub fn add_context(&mut self, context: Context) {
+        self.context.push(context);
+    }
+
+    /// Replaces the context.
+    pub fn set_context(&mut self, context: Vec<Context>) {
+        self.context = context;
+    }
+
+    /// Sets the forwarded props (any JSON; `{}` by default).
+    pub fn set_forwarded_props(&mut self, props: Value) {
+        self.forwarded_props = props;
+    }
+
+    /// Answers the last run's interrupts: sent as `resume` with the next
+    /// run only.
+    pub fn set_resume(&mut self, resume: Vec<ResumeEntry>) {
+        self.resume = Some(resume);
+    }
+
+    /// Replaces the state (between runs; the agent sees it in the next
+    /// run's input).
+    ///
+    /// # Errors
+    /// [`RunInProgress`] during a run.
+    pub fn set_state(&mut self, state: Value) -> Result<(), RunInProgress> {
+        self.idle()?;
+        self.state = state;
+        Ok(())
+    }
+
+    /// Appends a message (between runs).
+    ///
+    /// # Errors
+    /// [`RunInProgress`] during a run.
+    pub fn add_message(&mut self, message: Message) -> Result<(), RunInProgress> {
+        self.idle()?;
+        self.messages.push(message);
+        Ok(())
+    }
+
+    /// Appends a user message with a new id, which it returns.
+    ///
+    /// # Errors
+    /// [`RunInProgress`] during a run.
+    pub fn add_user_message(&mut self, text: impl Into<String>) -> Result<String, RunInProgress> {
+        self.idle()?;
+        let id = self.ids.message_id(&self.thread_id);
+        self.messages.push(Message::User(UserMessage {
+            id: id.clone(),
+            content: UserContent::Text(text.into()),
+            ..UserMessage::default()
+        }));
+        Ok(id)
+    }
+
+    /// Appends the result of the tool call `tool_call_id` (a `tool`
+    /// message with a new id, which it returns).
+    ///
+    /// # Errors
+    /// [`RunInProgress`] during a run.
+    pub fn add_tool_result(
+        &mut self,
+        tool_call_id: &str,
+        content: impl Into<String>,
+    ) -> Result<String, RunInProgress> {
+        self.push_tool_message(tool_call_id, content.into(), None)
+    }
+
+    /// Appends a failed tool call's result: a `tool` message whose
+    /// `content` and `error` are both `error`, so that an agent reading
+    /// either sees what went wrong.
+    ///
+    /// # Errors
+    /// [`RunInProgress`] during a run.
+    pub fn add_tool_error(
+        &mut self,
+        tool_call_id: &str,
+        error: impl Into<String>,
+    ) -> Result<String, RunInProgress> {
+        let error = error.into();
+        self.push_tool_message(tool_call_id, error.clone(), Some(error))
+    }
+
+    fn push_tool_message(
+        &mut self,
+        tool_call_id: &str,
+        content: String,
+        error: Option<String>,
+    ) -> Result<String, RunInProgress> {
+        self.idle()?;
+        let id = self.ids.message_id(&self.thread_id);
+        self.messages.push(Message::Tool(ToolMessage {
+            id: id.clone(),
+            content,
+            tool_call_id: tool_call_id.to_owned(),
+            error,
+            ..ToolMessage::default()
+        }));
+        Ok(id)
+    }
+
+    fn idle(&self) -> Result<(), RunInProgress> {
+        match self.run {
+            Some(_) => Err(RunInProgress),
+            None => Ok(()),
+        }
+    }
+
+    /// The calls to declared tools that have no tool message yet, in the
+    /// order the agent made them. Costs one pass over the messages.
+    pub fn pending_tool_calls(&self) -> Vec<PendingToolCall> {
+        let messages = self.messages();
+        let answered: BTreeSet<&str> = messages
+            .iter()
+            .filter_map(|m| match m {
+                Message::Tool(t) => Some(t.tool_call_id.as_str()),
+                _ => None,
+            })
+            .collect();
+        let declared = |call: &ToolCall| self.tools.iter().any(|t| t.name == call.function.name);
+        messages
+            .iter()
+            .flat_map(Message::tool_calls)
+            .filter(|call| declared(call) && !answered.contains(call.id.as_str()))
+            .map(|call| PendingToolCall {
+                id: call.id.clone(),
+                name: call.function.name.clone(),
+                arguments: call.function.arguments.clone(),
+            })
+            .collect()
+    }
+
+    /// The input the next run would send, as JSON text, with run id
+    /// `run_id` (SPEC section "Run input"). Does not start a run.
+    pub fn run_input(&self, run_id: &str) -> String {
+        let input = WireInput {
+            thread_id: &self.thread_id,
+            run_id,
+            tools: &self.tools,
+            context: &self.context,
+            forwarded_props: &self.forwarded_props,
+            state: self.state(),
+            messages: WireMessages(self.messages()),
+            resume: self.resume.as_deref(),
+        };
+        // Serializing plain data into a String cannot fail: every map key
+        // is a string and no Serialize impl here returns an error.
+        serde_json::to_string(&input).unwrap_or_default()
+    }
+
+    /// Starts a run with a new id from the [`IdSource`]: returns the
+    /// request body. Feed the response with [`feed`](Self::feed).
+    ///
+    /// # Errors
+    /// [`RunInProgress`] if a run is in progress.
+    pub fn start_run(&mut self) -> Result<RunRequest, RunInProgress> {
+        self.idle()?;
+        let run_id = self.ids.run_id(&self.thread_id);
+        self.start_run_with_id(run_id)
+    }
+
+    /// Starts a run with the caller's run id.
+    ///
+    /// # Errors
+    /// [`RunInProgress`] if a run is in progress.
+    pub fn start_run_with_id(
+        &mut self,
+        run_id: impl Into<String>,
+    ) -> Result<RunRequest, RunInProgress> {
+        self.idle()?;
+        let run_id = run_id.into();
+        let body = self.run_input(&run_id);
+        // `resume` answers the previous run's interrupts only.
+        self.resume = None;
+        let messages = core::mem::take(&mut self.messages);
+        let state = core::mem::take(&mut self.state);
+        let client = Client::with_format(self.format)
+            .with_limits(self.limits)
+            .with_initial(messages, state);
+        self.run = Some(ActiveRun {
+            id: run_id.clone(),
+            client,
+            ending: Ending::default(),
+        });
+        Ok(RunRequest { run_id, body })
+    }
+
+    /// Feeds response bytes, in any pieces, to the run in progress.
+    ///
+    /// # Errors
+    /// The first frame the client rejects (the run is then over: end it
+    /// with [`end_run`](Self::end_run)); also every later call. Without a
+    /// run in progress, nothing happens.
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<(), ClientError> {
+        self.feed_with(bytes, &mut ())
+    }
+
+    /// [`feed`](Self::feed), running `subscriber`'s hooks on every event
+    /// (e.g. to print each delta as it arrives).
+    ///
+    /// # Errors
+    /// As [`feed`](Self::feed).
+    pub fn feed_with(
+        &mut self,
+        bytes: &[u8],
+        subscriber: &mut dyn Subscriber,
+    ) -> Result<(), ClientError> {
+        let Some(run) = &mut self.run else {
+            return Ok(());
+        };
+        let mut watch = Watch {
+            ending: &mut run.ending,
+            inner: subscriber,
+        };
+        run.client.feed_with(bytes, &mut watch)
+    }
+
+    /// Ends the run in progress at the end of its response: a last frame
+    /// without its terminator is processed, then the messages and state
+    /// are kept for the next run. `None` without a run in progress.
+    pub fn end_run(&mut self) -> Option<RunReport> {
+        self.end_run_with(&mut ())
+    }
+
+    /// [`end_run`](Self::end_run) with hooks for the last frame's events.
+    pub fn end_run_with(&mut self, subscriber: &mut dyn Subscriber) -> Option<RunReport> {
+        let mut run = self.run.take()?;
+        let finish = {
+            let mut watch = Watch {
+                ending: &mut run.ending,
+                inner: subscriber,
+            };
+            run.client.finish_with(&mut watch)
+        };
+        let status = match finish {
+            Err(e) => RunStatus::Protocol(e),
+            Ok(()) => match (run.ending.error.take(), run.ending.finished.take()) {
+                (Some(e), _) => RunStatus::RunError {
+                    message: e.message,
+                    code: e.code,
+                },
+                (None, Some(done)) => RunStatus::Finished {
+                    result: done.result,
+                    interrupts: match done.outcome {
+                        Some(Outcome::Interrupt(list)) => list,
+                        Some(Outcome::Success) | None => Vec::new(),
+                    },
+                },
+                (None, None) => RunStatus::Incomplete,
+            },
+        };
+        Some(self.close(run, status))
+    }
+
+    /// Ends the run in progress without completing a partial last frame
+    /// (a transport error, a timeout, a cancel): everything folded so far
+    /// is kept. A protocol error already met wins over `reason`. `None`
+    /// without a run in progress.
+    pub fn abort_run(&mut self, reason: impl Into<String>) -> Option<RunReport> {
+        let run = self.run.take()?;
+        let status = match run.client.error() {
+            Some(e) => RunStatus::Protocol(e.clone()),
+            None => RunStatus::Aborted(reason.into()),
+        };
+        Some(self.close(run, status))
+    }
+
+    fn close(&mut self, run: ActiveRun, status: RunStatus) -> RunReport {
+        let accepted = run.client.accepted();
+        let (messages, state) = run.client.into_parts();
+        self.messages = messages;
+        self.state = state;
+        let report = RunReport {
+            run_id: run.id,
+            status,
+            accepted,
+        };
+        self.last = Some(report.clone());
+        report
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The run input on the wire
+// ---------------------------------------------------------------------------
+
+/// `RunAgentInput` as the reference's HTTP agent sends it: these keys in
+/// this order, `resume` only when set.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WireInput<'a> {
+    thread_id: &'a str,
+    run_id: &'a str,
+    tools: &'a [Tool],
+    context: &'a [Context],
+    forwarded_props: &'a Value,
+    state: &'a Value,
+    messages: WireMessages<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resume: Option<&'a [ResumeEntry]>,
+}
+
+/// The messages without the `activity` ones, which are the client's own
+/// UI and are not sent to the agent (as the reference does).
+struct WireMessages<'a>(&'a [Message]);
+
+impl Serialize for WireMessages<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().filter(|m| m.role() != MessageRole::Activity))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Watching the run's terminal events
+// ---------------------------------------------------------------------------
+
+/// Passes every hook on to the caller's subscriber, and notes
+/// `RUN_STARTED` / `RUN_FINISHED` / `RUN_ERROR` for the run's report.
+struct Watch<'a> {
+    ending: &'a mut Ending,
+    inner: &'a mut dyn Subscriber,
+}
+
+impl Watch<'_> {
+    fn note(&mut self, event: &Event) {
+        match event {
+            // A stream may hold runs one after another: only the last counts.
+            Event::RunStarted(_) => *self.ending = Ending::default(),
+            Event::RunFinished(e) => self.ending.finished = Some(e.clone()),
+            Event::RunError(e) => self.ending.error = Some(e.clone()),
+            Event::StepStarted(_)
+            | Event::StepFinished(_)
+            | Event::TextMessageStart(_)
+            | Event::TextMessageContent(_)
+            | Event::TextMessageEnd(_)
+            | Event::ToolCallStart(_)
+            | Event::ToolCallArgs(_)
+            | Event::ToolCallEnd(_)
+            | Event::ToolCallResult(_)
+            | Event::ThinkingStart(_)
+            | Event::ThinkingEnd
+            | Event::ThinkingTextMessageStart
+            | Event::ThinkingTextMessageContent(_)
+            | Event::ThinkingTextMessageEnd
+            | Event::ReasoningStart(_)
+            | Event::ReasoningEnd(_)
+            | Event::ReasoningMessageStart(_)
+            | Event::ReasoningMessageContent(_)
+            | Event::ReasoningMessageEnd(_)
+            | Event::ReasoningEncryptedValue(_)
+            | Event::StateSnapshot(_)
+            | Event::StateDelta(_)
+            | Event::MessagesSnapshot(_)
+            | Event::ActivitySnapshot(_)
+            | Event::ActivityDelta(_)
+            | Event::Raw(_)
+            | Event::Custom(_) => {}
+        }
+    }
+}
+
+impl Subscriber for Watch<'_> {
+    fn on_event(&mut self, event: &Event, view: &mut HookView<'_>) -> Flow {
+        self.note(event);
+        self.inner.on_event(event, view)
+    }
+    fn on_run_started(&mut self, event: &RunStarted, view: &mut HookView<'_>) -> Flow {
+        self.inner.on_run_started(event, view)
+    }
+    fn on_run_finished(&mut self, event: &RunFinished, view: &mut HookView<'_>) -> Flow {
+        self.inner.on_run_finished(event, view)
+    }
+    fn on_run_error(&mut self, event: &RunError, view: &mut HookView<'_>) -> Flow {
+        self.inner.on_run_error(event, view)
+    }
+    fn on_step_started(&mut self, event: &Step, view: &mut HookView<'_>) -> Flow {
+        self.inner.on_step_started(event, view)
+    }
+    fn on_step_finished(&mut self, event: &Step, view: &mut HookView<'_>) -> Flow {
+        self.inner.on_step_finished(event, view)
+    }
+    fn on_text_message_start(&mut self, event: &TextMessageStart, view: &mut HookView<'_>) -> Flow {
+        self.inner.on_text_message_start(event, view)
+    }
+    fn on_text_message_content(
+        &mut self,
+        event: &MessageContent,
+        buffer: &str,
+        view: &mut HookView<'_>,
+    ) -> Flow {
+        self.inner.on_text_message_content(event, buffer, view)
+    }
+    fn on_text_message_end(
+        &mut self,
+        event: &MessageEnd,
+        buffer: &str,
+        view: &mut HookView<'_>,
+    ) -> Flow {
+        self.inner.on_text_message_end(event, buffer, view)
+    }
+    fn on_tool_call_start(&mut self, event: &ToolCallStart, view: &mut HookView<'_>) -> Flow {
+        self.inner.on_tool_call_start(event, view)
+    }
+    fn on_tool_call_args(
+        &mut self,
+        event: &ToolCallArgs,
+        call: &ToolCallProgress<'_>,
+        view: &mut HookView<'_>,
+    ) -> Flow {
+        self.inner.on_tool_call_args(event, call, view)
+    }
+    fn on_tool_call_end(
+        &mut self,
+        event: &ToolCallEnd,
+        call: &ToolCallProgress<'_>,
+        view: &mut HookView<'_>,
+    ) -> Flow {
+        self.inner.on_tool_call_end(event, call, view)
+    }
+    fn on_tool_call_result(&mut self, event: &ToolCallResult, view: &mut HookView<'_>) -> Flow {
+        self.inner.on_tool_call_result(event, view)
+    }
+    fn on_thinking_start(&mut self, event: &ThinkingStart, view: &mut HookView<'_>) -> Flow {
+        self.inner.on_thinking_start(event, view)
+    }
+    fn on_thinking_end(&mut self, view: &mut HookView<'_>) -> Flow {
+        self.inner.on_thinking_end(view)
+    }
+    fn on_thinking_text_message_start(&mut self, view: &mut HookView<'_>) -> Flow {
+        self.inner.on_thinking_text_message_start(view)
+    }
+    fn on_thinking_text_message_content(
+        &mut self,
+        event: &ThinkingContent,
+        view: &mut HookView<'_>,
+    ) -> Flow {
+        self.inner.on_thinking_text_message_content(event, view)
+    }
+    fn on_thinking_text_message_end(&mut self, view: &mut HookView<'_>) -> Flow {
+        self.inner.on_thinking_text_message_end(view)
+    }
+    fn on_reasoning_start(&mut self, event: &ReasoningPhase, view: &mut HookView<'_>) -> Flow {
+        self.inner.on_reasoning_start(event, view)
+    }
+    fn on_reasoning_end(&mut self, event: &ReasoningPhase, view: &mut HookView<'_>) -> Flow {
+        self.inner.on_reasoning_end(event, view)
+    }
+    fn on_reasoning_message_start(
+        &mut self,
+        event: &ReasoningMessageStart,
+        view: &mut HookView<'_>,
+    ) -> Flow {
+        self.inner.on_reasoning_message_start(event, view)
+    }
+    fn on_reasoning_message_content(
+        &mut self,
+        event: &MessageContent,
+        buffer: &str,
+        view: &mut HookView<'_>,
+    ) -> Flow {
+        self.inner.on_reasoning_message_content(event, buffer, view)
+    }
+    fn on_reasoning_message_end(
+        &mut self,
+        event: &MessageEnd,
+        buffer: &str,
+        view: &mut HookView<'_>,
+    ) -> Flow {
+        self.inner.on_reasoning_message_end(event, buffer, view)
+    }
+    fn on_reasoning_encrypted_value(
+        &mut self,
+        event: &ReasoningEncryptedValue,
+        view: &mut HookView<'_>,
+    ) -> Flow {
+        self.inner.on_reasoning_encrypted_value(event, view)
+    }
+    fn on_state_snapshot(&mut self, event: &StateSnapshot, view: &mut HookView<'_>) -> Flow {
+        self.inner.on_state_snapshot(event, view)
+    }
+    fn on_state_delta(&mut self, event: &StateDelta, view: &mut HookView<'_>) -> Flow {
+        self.inner.on_state_delta(event, view)
+    }
+    fn on_messages_snapshot(&mut self, event: &MessagesSnapshot, view: &mut HookView<'_>) -> Flow {
+        self.inner.on_messages_snapshot(event, view)
+    }
+    fn on_activity_snapshot(&mut self, event: &ActivitySnapshot, view: &mut HookView<'_>) -> Flow {
+        self.inner.on_activity_snapshot(event, view)
+    }
+    fn on_activity_delta(&mut self, event: &ActivityDelta, view: &mut HookView<'_>) -> Flow {
+        self.inner.on_activity_delta(event, view)
+    }
+    fn on_raw(&mut self, event: &Raw, view: &mut HookView<'_>) -> Flow {
+        self.inner.on_raw(event, view)
+    }
+    fn on_custom(&mut self, event: &Custom, view: &mut HookView<'_>) -> Flow {
+        self.inner.on_custom(event, view)
+    }
+    fn on_new_message(&mut self, message: &Message) {
+        self.inner.on_new_message(message);
+    }
+    fn on_new_tool_call(&mut self, tool_call: &ToolCall) {
+        self.inner.on_new_tool_call(tool_call);
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+    use alloc::vec;
+    use serde_json::json;
+
+    fn ndjson(events: &[Value]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for ev in events {
+            out.extend_from_slice(serde_json::to_string(ev).unwrap().as_bytes());
+            out.push(b'\n');
+        }
+        out
+    }
+
+    fn set_led() -> Tool {
+        Tool {
+            name: "set_led".into(),
+            description: "Switch the LED".into(),
+            parameters: Some(json!({"type": "object", "properties": {"on": {"type": "boolean"}}})),
+            metadata: None,
+        }
+    }
+
+    fn started(run: &str) -> Value {
+        json!({"type": "RUN_STARTED", "threadId": "t", "runId": run})
+    }
+
+    fn finished(run: &str) -> Value {
+        json!({"type": "RUN_FINISHED", "threadId": "t", "runId": run})
+    }
+
+    fn text(id: &str, words: &str) -> [Value; 3] {
+        [
+            json!({"type": "TEXT_MESSAGE_START", "messageId": id, "role": "assistant"}),
+            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": id, "delta": words}),
+            json!({"type": "TEXT_MESSAGE_END", "messageId": id}),
+        ]
+    }
+
+    fn run_once(conv: &mut Conversation, events: &[Value]) -> RunReport {
+        conv.start_run().unwrap();
+        conv.feed(&ndjson(events)).unwrap();
+        conv.end_run().unwrap()
+    }
+
+    #[test]
+    fn empty_thread_sends_every_key_in_the_reference_order() {
+        let conv = Conversation::new("t");
+        assert_eq!(
+            conv.run_input("r"),
+            r#"{"threadId":"t","runId":"r","tools":[],"context":[],"forwardedProps":{},"state":{},"messages":[]}"#
+        );
+    }
+
+    #[test]
+    fn run_input_field_by_field() {
+        let mut conv = Conversation::new("thread-7");
+        conv.declare_tool(set_led());
+        conv.declare_tool(Tool {
+            name: "beep".into(),
+            description: "Beep".into(),
+            parameters: None,
+            metadata: None,
+        });
+        conv.add_context(Context {
+            description: "room".into(),
+            value: "kitchen".into(),
+        });
+        conv.set_forwarded_props(json!({"device": "m3"}));
+        conv.set_state(json!({"light": {"on": false}})).unwrap();
+        conv.add_user_message("hi").unwrap();
+        let activity = Message::from_json(
+            &json!({"id": "act", "role": "activity", "activityType": "P", "content": {}}),
+        )
+        .unwrap();
+        conv.add_message(activity).unwrap();
+        let assistant = Message::from_json(&json!({"id": "a1", "role": "assistant", "toolCalls": [
+            {"id": "c1", "type": "function", "function": {"name": "set_led", "arguments": "{\"on\":true}"}}]}))
+        .unwrap();
+        conv.add_message(assistant).unwrap();
+        conv.add_tool_result("c1", "done").unwrap();
+        conv.set_resume(vec![ResumeEntry {
+            interrupt_id: "i1".into(),
+            status: crate::model::ResumeStatus::Resolved,
+            payload: Some(json!({"ok": true})),
+            metadata: None,
+        }]);
+
+        let request = conv.start_run_with_id("run-a").unwrap();
+        assert_eq!(request.run_id, "run-a");
+        let body: Value = serde_json::from_str(&request.body).unwrap();
+        let keys: Vec<&str> = body
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut expected_keys = vec![
+            "threadId",
+            "runId",
+            "tools",
+            "context",
+            "forwardedProps",
+            "state",
+            "messages",
+            "resume",
+        ];
+        expected_keys.sort_unstable(); // serde_json's map sorts its keys
+        assert_eq!(keys, expected_keys);
+        assert_eq!(body["threadId"], "thread-7");
+        assert_eq!(body["runId"], "run-a");
+        assert_eq!(
+            body["tools"],
+            json!([
+                {"name": "set_led", "description": "Switch the LED",
+                 "parameters": {"type": "object", "properties": {"on": {"type": "boolean"}}}},
+                {"name": "beep", "description": "Beep"}
+            ])
+        );
+        assert_eq!(
+            body["context"],
+            json!([{"description": "room", "value": "kitchen"}])
+        );
+        assert_eq!(body["forwardedProps"], json!({"device": "m3"}));
+        assert_eq!(body["state"], json!({"light": {"on": false}}));
+        // The activity message stays local; absent optionals are omitted.
+        assert_eq!(
+            body["messages"],
+            json!([
+                {"role": "user", "id": "thread-7-msg-1", "content": "hi"},
+                {"role": "assistant", "id": "a1", "toolCalls": [
+                    {"id": "c1", "type": "function",
+                     "function": {"name": "set_led", "arguments": "{\"on\":true}"}}]},
+                {"role": "tool", "id": "thread-7-msg-2", "content": "done", "toolCallId": "c1"}
+            ])
+        );
+        assert_eq!(
+            body["resume"],
+            json!([{"interruptId": "i1", "status": "resolved", "payload": {"ok": true}}])
+        );
+        // The activity message is still in the conversation.
+        assert_eq!(conv.messages().len(), 4);
+        // The raw text has the reference's key order.
+        assert!(request
+            .body
+            .starts_with(r#"{"threadId":"thread-7","runId":"run-a","tools":["#));
+
+        // `resume` goes with one run only.
+        conv.feed(&ndjson(&[started("run-a"), finished("run-a")]))
+            .unwrap();
+        conv.end_run().unwrap();
+        let next: Value = serde_json::from_str(&conv.start_run().unwrap().body).unwrap();
+        assert!(next.get("resume").is_none());
+    }
+
+    #[test]
+    fn a_run_folds_and_the_next_input_carries_it() {
+        let mut conv = Conversation::new("t");
+        conv.add_user_message("hello").unwrap();
+        let mut events = vec![started("t-run-1")];
+        events.extend(text("m1", "Hi there"));
+        events.push(json!({"type": "STATE_SNAPSHOT", "snapshot": {"n": 1}}));
+        events.push(finished("t-run-1"));
+        let report = run_once(&mut conv, &events);
+        assert_eq!(report.run_id, "t-run-1");
+        assert_eq!(report.accepted, 6);
+        assert!(report.status.is_finished());
+        assert_eq!(conv.last_run(), Some(&report));
+        assert_eq!(conv.messages().len(), 2);
+        assert_eq!(conv.state(), &json!({"n": 1}));
+
+        conv.add_user_message("again").unwrap();
+        let body: Value = serde_json::from_str(&conv.start_run().unwrap().body).unwrap();
+        assert_eq!(body["runId"], "t-run-2");
+        assert_eq!(body["state"], json!({"n": 1}));
+        assert_eq!(
+            body["messages"][1],
+            json!({"role": "assistant", "id": "m1", "content": "Hi there"})
+        );
+        assert_eq!(body["messages"][2]["content"], "again");
+    }
+
+    #[test]
+    fn run_error_keeps_what_was_folded() {
+        let mut conv = Conversation::new("t");
+        conv.add_user_message("q").unwrap();
+        let mut events = vec![started("t-run-1")];
+        events.extend(text("m1", "partial answer"));
+        events.push(json!({"type": "RUN_ERROR", "message": "model overloaded", "code": "503"}));
+        let report = run_once(&mut conv, &events);
+        assert_eq!(
+            report.status,
+            RunStatus::RunError {
+                message: "model overloaded".into(),
+                code: Some("503".into())
+            }
+        );
+        assert_eq!(
+            report.status.to_string(),
+            "the agent reported an error [503]: model overloaded"
+        );
+        assert_eq!(conv.messages()[1].text(), Some("partial answer"));
+        // The conversation goes on.
+        conv.add_user_message("retry").unwrap();
+        let report = run_once(&mut conv, &[started("t-run-2"), finished("t-run-2")]);
+        assert!(report.status.is_finished());
+        assert_eq!(conv.messages().len(), 3);
+    }
+
+    #[test]
+    fn protocol_error_keeps_what_was_folded() {
+        let mut conv = Conversation::new("t");
+        conv.start_run().unwrap();
+        let mut events = vec![started("t-run-1")];
+        events.extend(text("m1", "kept"));
+        // A delta to a message that is not open: rejected.
+        events.push(json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "zz", "delta": "x"}));
+        events.push(json!({"type": "STATE_SNAPSHOT", "snapshot": {"lost": true}}));
+        let err = conv.feed(&ndjson(&events)).unwrap_err();
+        assert_eq!(err.frame, 4);
+        let report = conv.end_run().unwrap();
+        let RunStatus::Protocol(e) = &report.status else {
+            panic!("{report:?}")
+        };
+        assert_eq!(e, &err);
+        assert_eq!(report.accepted, 4);
+        assert_eq!(conv.messages()[0].text(), Some("kept"));
+        assert_eq!(conv.state(), &json!({}));
+        assert!(conv.start_run().is_ok());
+    }
+
+    #[test]
+    fn abort_keeps_what_was_folded_and_drops_the_cut_frame() {
+        let mut conv = Conversation::new("t");
+        conv.start_run().unwrap();
+        let mut bytes = ndjson(&[started("t-run-1"), text("m1", "so far")[0].clone()]);
+        bytes.extend_from_slice(&ndjson(&text("m1", "so far")[1..2]));
+        // Half a frame, then the connection drops.
+        bytes
+            .extend_from_slice(br#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":" and"#);
+        conv.feed(&bytes).unwrap();
+        let report = conv.abort_run("connection reset").unwrap();
+        assert_eq!(report.status, RunStatus::Aborted("connection reset".into()));
+        assert_eq!(report.status.to_string(), "aborted: connection reset");
+        assert_eq!(conv.messages()[0].text(), Some("so far"));
+        assert!(!conv.is_running());
+        assert!(conv.abort_run("again").is_none());
+    }
+
+    #[test]
+    fn a_response_without_run_finished_is_incomplete() {
+        let mut conv = Conversation::new("t");
+        let mut events = vec![started("r")];
+        events.extend(text("m1", "cut"));
+        let report = run_once(&mut conv, &events);
+        assert_eq!(report.status, RunStatus::Incomplete);
+        assert_eq!(conv.messages()[0].text(), Some("cut"));
+        // A last frame without its newline is still read at the end.
+        conv.start_run().unwrap();
+        conv.feed(serde_json::to_string(&started("x")).unwrap().as_bytes())
+            .unwrap();
+        conv.feed(b"\n").unwrap();
+        conv.feed(serde_json::to_string(&finished("x")).unwrap().as_bytes())
+            .unwrap();
+        assert!(conv.end_run().unwrap().status.is_finished());
+    }
+
+    #[test]
+    fn interrupts_are_reported() {
+        let mut conv = Conversation::new("t");
+        let done = json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r",
+            "outcome": {"type": "interrupt", "interrupts": [{"id": "i1", "reason": "confirm"}]}});
+        let report = run_once(&mut conv, &[started("r"), done]);
+        let RunStatus::Finished { interrupts, .. } = &report.status else {
+            panic!("{report:?}")
+        };
+        assert_eq!(interrupts[0].id, "i1");
+        assert_eq!(report.status.to_string(), "finished with 1 interrupt(s)");
+    }
+
+    #[test]
+    fn pending_tool_calls_are_declared_and_unanswered() {
+        let mut conv = Conversation::new("t");
+        conv.declare_tool(set_led());
+        let call = |id: &str, name: &str| {
+            [
+                json!({"type": "TOOL_CALL_START", "toolCallId": id, "toolCallName": name}),
+                json!({"type": "TOOL_CALL_ARGS", "toolCallId": id, "delta": "{\"on\":"}),
+                json!({"type": "TOOL_CALL_ARGS", "toolCallId": id, "delta": "true}"}),
+                json!({"type": "TOOL_CALL_END", "toolCallId": id}),
+            ]
+        };
+        let mut events = vec![started("r1")];
+        events.extend(call("c1", "set_led"));
+        events.extend(call("c2", "server_side_search"));
+        events.push(json!({"type": "TOOL_CALL_RESULT", "messageId": "tm", "toolCallId": "c2", "content": "found"}));
+        events.extend(call("c3", "set_led"));
+        events.push(finished("r1"));
+        run_once(&mut conv, &events);
+        let pending = conv.pending_tool_calls();
+        let ids: Vec<&str> = pending.iter().map(|p| p.id.as_str()).collect();
+        assert_eq!(ids, ["c1", "c3"]);
+        assert_eq!(pending[0].arguments, r#"{"on":true}"#);
+        conv.add_tool_result("c1", "ok").unwrap();
+        conv.add_tool_error("c3", "exit status 1: no such LED")
+            .unwrap();
+        assert!(conv.pending_tool_calls().is_empty());
+        let body: Value = serde_json::from_str(&conv.start_run().unwrap().body).unwrap();
+        let last = body["messages"].as_array().unwrap().last().unwrap().clone();
+        assert_eq!(
+            last,
+            json!({"role": "tool", "id": "t-msg-2", "content": "exit status 1: no such LED",
+                   "toolCallId": "c3", "error": "exit status 1: no such LED"})
+        );
+    }
+
+    #[test]
+    fn declaring_a_tool_twice_replaces_it() {
+        let mut conv = Conversation::new("t");
+        conv.declare_tool(set_led());
+        let mut other = set_led();
+        other.description = "new".into();
+        conv.declare_tool(other);
+        assert_eq!(conv.tools().len(), 1);
+        assert_eq!(conv.tools()[0].description, "new");
+    }
+
+    #[test]
+    fn the_thread_cannot_change_during_a_run() {
+        let mut conv = Conversation::new("t");
+        conv.start_run().unwrap();
+        assert_eq!(conv.start_run(), Err(RunInProgress));
+        assert_eq!(conv.add_user_message("x"), Err(RunInProgress));
+        assert_eq!(conv.set_state(json!(1)), Err(RunInProgress));
+        assert_eq!(conv.run_id(), Some("t-run-1"));
+        conv.end_run().unwrap();
+        assert!(conv.end_run().is_none());
+        assert!(conv.add_user_message("x").is_ok());
+    }
+
+    #[test]
+    fn messages_and_state_are_live_during_a_run() {
+        let mut conv = Conversation::new("t");
+        conv.add_user_message("q").unwrap();
+        conv.start_run().unwrap();
+        conv.feed(&ndjson(&[
+            started("r"),
+            text("m", "live")[0].clone(),
+            text("m", "live")[1].clone(),
+        ]))
+        .unwrap();
+        assert_eq!(conv.messages().len(), 2);
+        assert_eq!(conv.messages()[1].text(), Some("live"));
+        assert!(conv.client().is_some());
+    }
+
+    #[test]
+    fn hooks_see_every_event() {
+        #[derive(Default)]
+        struct Log(Vec<String>);
+        impl Subscriber for Log {
+            fn on_text_message_content(
+                &mut self,
+                event: &MessageContent,
+                _buffer: &str,
+                _view: &mut HookView<'_>,
+            ) -> Flow {
+                self.0.push(event.delta.clone());
+                Flow::Continue
+            }
+            fn on_run_finished(&mut self, _: &RunFinished, _: &mut HookView<'_>) -> Flow {
+                self.0.push("done".into());
+                Flow::Continue
+            }
+        }
+        let mut conv = Conversation::new("t");
+        conv.start_run().unwrap();
+        let mut log = Log::default();
+        let mut events = vec![started("r")];
+        events.extend(text("m", "word"));
+        let bytes = ndjson(&events);
+        for byte in bytes.chunks(1) {
+            conv.feed_with(byte, &mut log).unwrap();
+        }
+        // The last frame has no newline: end_run_with completes it.
+        let last = serde_json::to_string(&finished("r")).unwrap();
+        conv.feed_with(last.as_bytes(), &mut log).unwrap();
+        assert_eq!(log.0, ["word"]);
+        assert!(conv.end_run_with(&mut log).unwrap().status.is_finished());
+        assert_eq!(log.0, ["word", "done"]);
+    }
+
+    #[test]
+    fn counter_ids() {
+        let mut plain = Counter::new();
+        assert_eq!(plain.run_id("t"), "t-run-1");
+        assert_eq!(plain.run_id("t"), "t-run-2");
+        assert_eq!(plain.message_id("t"), "t-msg-1");
+        let mut salted = Counter::with_salt("x7");
+        assert_eq!(salted.run_id("t"), "t-x7-run-1");
+        let mut conv = Conversation::new("t").with_ids(Counter::with_salt("s"));
+        assert_eq!(conv.add_user_message("a").unwrap(), "t-s-msg-1");
+        assert_eq!(conv.start_run().unwrap().run_id, "t-s-run-1");
+    }
+
+    #[test]
+    fn sse_responses_fold_too() {
+        let mut conv = Conversation::new("t").with_format(Some(Format::Sse));
+        conv.start_run().unwrap();
+        conv.feed(b"data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n")
+            .unwrap();
+        conv.feed(b": keep-alive\n\ndata: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n")
+            .unwrap();
+        let report = conv.end_run().unwrap();
+        assert!(report.status.is_finished());
+        assert_eq!(report.accepted, 2);
+        assert_eq!(
+            format!("{conv:?}").split(',').next(),
+            Some("Conversation { thread_id: \"t\"")
+        );
+        let _ = "x".to_string();
+    }
+}

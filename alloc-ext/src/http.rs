@@ -1,0 +1,635 @@
+//! Runs over HTTP (feature `http`, needs `std`): POST the run input, fold
+//! the event stream as it arrives.
+//!
+//! [`HttpAgent::run`] starts the [`Conversation`]'s next run: it POSTs the
+//! run input (SPEC section "Run input") with `Content-Type:
+//! application/json`, `Accept: text/event-stream` and the user's headers,
+//! and feeds the response body into the conversation **as it arrives**, in
+//! reads of at most [`READ_SIZE`] bytes: each event is folded, and your
+//! [`RunObserver`] sees it, before the next bytes are read. The body is
+//! never held whole.
+//!
+//! The request runs on a worker thread; the calling thread folds the bytes
+//! and, every [`POLL`] while nothing arrives, checks the cancel flag
+//! ([`HttpAgent::cancel_flag`]: set it from a Ctrl-C handler) and calls
+//! [`RunObserver::on_wait`] (draw a spinner there). A cancelled run ends at
+//! once; the worker stops at its next read.
+//!
+//! # Errors
+//!
+//! A failure of the transport is an [`HttpError`]: its [`HttpErrorKind`]
+//! says what (server down, timeout, HTTP status, wrong content type,
+//! connection lost, cancelled) and its one-line `Display` says it to a
+//! person. The run is then aborted ([`Conversation::abort_run`]): every
+//! event folded before the failure stays in the conversation, which can go
+//! on. A run whose body was read to its end returns its [`RunReport`]
+//! (finished, `RUN_ERROR`, protocol error or incomplete).
+//!
+//! Where we differ from the reference: `application/vnd.ag-ui.event+proto`
+//! (the binary encoding) is refused with [`HttpErrorKind::BinaryEncoding`],
+//! and any content type other than `text/event-stream` with
+//! [`HttpErrorKind::ContentType`] (the reference would try to read it as
+//! SSE). Only `http://` URLs are supported (no TLS linked).
+//!
+//! ```no_run
+//! use agui_alloc::conversation::Conversation;
+//! use agui_alloc::http::HttpAgent;
+//!
+//! let agent = HttpAgent::new("http://127.0.0.1:8000/")
+//!     .header("Authorization", "Bearer secret");
+//! let mut conv = Conversation::new("thread-1");
+//! conv.add_user_message("Hello").unwrap();
+//! match agent.run(&mut conv, &mut ()) {
+//!     Ok(report) => println!("run {}: {}", report.run_id, report.status),
+//!     Err(e) => eprintln!("{e}"), // e.g. "cannot connect: ... (is the agent running?)"
+//! }
+//! // Either way, conv holds everything folded so far.
+//! ```
+
+extern crate std;
+
+use alloc::borrow::ToOwned;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::fmt;
+use core::sync::atomic::{AtomicBool, Ordering};
+use core::time::Duration;
+use std::io::{self, Read};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::thread;
+
+use crate::conversation::{Conversation, RunReport};
+use crate::hooks::Subscriber;
+
+/// Default time to set up the TCP connection.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default longest silence of the server: waiting for the response, or
+/// between two reads of its body. An agent that thinks before it streams
+/// needs this long; a run that never ends is stopped by it.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+/// Largest piece of the body read and folded at once.
+pub const READ_SIZE: usize = 4096;
+/// How often the calling thread wakes while nothing arrives: to check the
+/// cancel flag and call [`RunObserver::on_wait`].
+pub const POLL: Duration = Duration::from_millis(100);
+/// How much of an error response's body an [`HttpError`] keeps.
+pub const ERROR_BODY_BYTES: usize = 512;
+/// Pieces of body in flight between the worker and the calling thread.
+const IN_FLIGHT: usize = 8;
+
+/// The media type of the AG-UI binary (protobuf) encoding.
+pub const PROTO_MEDIA_TYPE: &str = "application/vnd.ag-ui.event+proto";
+
+// ---------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------
+
+/// What went wrong with the transport.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpErrorKind {
+    /// The URL is not a usable `http://` URL.
+    Url,
+    /// No connection: nothing listens there, the host is unknown, ...
+    Connect,
+    /// The connection was not set up within the connect timeout.
+    ConnectTimeout,
+    /// The server said nothing for the idle timeout (before the response
+    /// or in the middle of the body).
+    IdleTimeout,
+    /// The server answered with a status outside 2xx.
+    Status,
+    /// The response is the binary (protobuf) encoding, which this client
+    /// does not decode.
+    BinaryEncoding,
+    /// The response is not an event stream.
+    ContentType,
+    /// The connection broke while the response was read.
+    Transport,
+    /// The caller cancelled the run (the cancel flag was set).
+    Cancelled,
+    /// The conversation already has a run in progress.
+    Busy,
+}
+
+impl HttpErrorKind {
+    /// A stable lower-case name (`connect`, `idle_timeout`, ...).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            HttpErrorKind::Url => "url",
+            HttpErrorKind::Connect => "connect",
+            HttpErrorKind::ConnectTimeout => "connect_timeout",
+            HttpErrorKind::IdleTimeout => "idle_timeout",
+            HttpErrorKind::Status => "status",
+            HttpErrorKind::BinaryEncoding => "binary_encoding",
+            HttpErrorKind::ContentType => "content_type",
+            HttpErrorKind::Transport => "transport",
+            HttpErrorKind::Cancelled => "cancelled",
+            HttpErrorKind::Busy => "busy",
+        }
+    }
+}
+
+/// A transport failure: its kind and what a person needs to act on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpError {
+    /// What went wrong.
+    pub kind: HttpErrorKind,
+    /// The HTTP status, for [`HttpErrorKind::Status`].
+    pub status: Option<u16>,
+    /// The details, on one line (for a status: the start of the body).
+    pub detail: String,
+}
+
+impl HttpError {
+    fn new(kind: HttpErrorKind, detail: impl Into<String>) -> Self {
+        HttpError {
+            kind,
+            status: None,
+            detail: one_line(&detail.into()),
+        }
+    }
+}
+
+impl fmt::Display for HttpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.kind, self.status) {
+            (HttpErrorKind::Status, Some(status)) => {
+                write!(f, "the agent answered HTTP {status}: {}", self.detail)
+            }
+            (HttpErrorKind::Url, _) => write!(f, "bad URL: {}", self.detail),
+            (HttpErrorKind::Connect, _) => write!(f, "cannot connect: {}", self.detail),
+            (HttpErrorKind::ConnectTimeout, _) => write!(f, "connect timeout: {}", self.detail),
+            (HttpErrorKind::IdleTimeout, _) => write!(f, "idle timeout: {}", self.detail),
+            (HttpErrorKind::BinaryEncoding, _) | (HttpErrorKind::ContentType, _) => {
+                f.write_str(&self.detail)
+            }
+            (HttpErrorKind::Status, None) => write!(f, "HTTP error: {}", self.detail),
+            (HttpErrorKind::Transport, _) => write!(f, "connection lost: {}", self.detail),
+            (HttpErrorKind::Cancelled, _) => write!(f, "cancelled: {}", self.detail),
+            (HttpErrorKind::Busy, _) => f.write_str(&self.detail),
+        }
+    }
+}
+
+impl std::error::Error for HttpError {}
+
+/// Newlines and runs of spaces become one space; the text is cut at
+/// [`ERROR_BODY_BYTES`] (on a character boundary) with `…`.
+fn one_line(text: &str) -> String {
+    let mut out = String::new();
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+        if out.len() > ERROR_BODY_BYTES {
+            let mut cut = ERROR_BODY_BYTES;
+            while !out.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            out.truncate(cut);
+            out.push('…');
+            break;
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------
+// The observer
+// ---------------------------------------------------------------------------
+
+/// Sees a run live: the hooks of [`Subscriber`] for every folded event,
+/// plus the transport's own moments. Every method has a default that does
+/// nothing. `()` is the observer that observes nothing.
+pub trait RunObserver: Subscriber {
+    /// The request is about to be sent; `body` is the run input.
+    fn on_request(&mut self, run_id: &str, body: &str) {
+        let _ = (run_id, body);
+    }
+    /// The response headers arrived (a 2xx event stream).
+    fn on_response(&mut self, status: u16) {
+        let _ = status;
+    }
+    /// Body bytes arrived; they are folded right after this call.
+    fn on_bytes(&mut self, bytes: &[u8]) {
+        let _ = bytes;
+    }
+    /// Nothing arrived for [`POLL`] (a spinner can turn here).
+    fn on_wait(&mut self) {}
+}
+
+impl RunObserver for () {}
+
+// ---------------------------------------------------------------------------
+// The agent
+// ---------------------------------------------------------------------------
+
+/// An AG-UI agent behind an HTTP URL: see the [module docs](self).
+#[derive(Debug, Clone)]
+pub struct HttpAgent {
+    url: String,
+    headers: Vec<(String, String)>,
+    connect_timeout: Duration,
+    idle_timeout: Duration,
+    cancel: Arc<AtomicBool>,
+}
+
+impl HttpAgent {
+    /// The agent at `url` (`http://host:port/path`), default timeouts, no
+    /// extra headers, a cancel flag of its own.
+    pub fn new(url: impl Into<String>) -> Self {
+        HttpAgent {
+            url: url.into(),
+            headers: Vec::new(),
+            connect_timeout: CONNECT_TIMEOUT,
+            idle_timeout: IDLE_TIMEOUT,
+            cancel: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// Adds a request header (e.g. `Authorization`). `Content-Type` and
+    /// `Accept` are always the run input's and the event stream's.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Sets the connect timeout (default [`CONNECT_TIMEOUT`]).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// Sets the idle timeout (default [`IDLE_TIMEOUT`]).
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// Uses `flag` as the cancel flag: setting it (from any thread, e.g. a
+    /// Ctrl-C handler) ends the run in progress within [`POLL`]. The flag
+    /// is not cleared by the agent: clear it before the next run.
+    pub fn with_cancel_flag(mut self, flag: Arc<AtomicBool>) -> Self {
+        self.cancel = flag;
+        self
+    }
+
+    /// The cancel flag.
+    pub fn cancel_flag(&self) -> &Arc<AtomicBool> {
+        &self.cancel
+    }
+
+    /// The URL.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Runs the conversation's next run: POSTs its input, folds the
+    /// response as it arrives, ends the run.
+    ///
+    /// # Errors
+    /// An [`HttpError`] when the transport fails or the run is cancelled;
+    /// the run is then aborted and the conversation keeps everything folded
+    /// before (its [`last_run`](Conversation::last_run) says so).
+    pub fn run(
+        &self,
+        conv: &mut Conversation,
+        observer: &mut dyn RunObserver,
+    ) -> Result<RunReport, HttpError> {
+        if !self.url.starts_with("http://") {
+            return Err(HttpError::new(
+                HttpErrorKind::Url,
+                format!("'{}': only http:// URLs are supported", self.url),
+            ));
+        }
+        let request = conv
+            .start_run()
+            .map_err(|e| HttpError::new(HttpErrorKind::Busy, e.to_string()))?;
+        observer.on_request(&request.run_id, &request.body);
+        let (tx, rx) = mpsc::sync_channel(IN_FLIGHT);
+        let worker = Worker {
+            agent: self.ureq_agent(),
+            url: self.url.clone(),
+            headers: self.headers.clone(),
+            body: request.body,
+            idle_timeout: self.idle_timeout,
+            tx,
+        };
+        thread::spawn(move || worker.run());
+        match self.receive(conv, &rx, observer) {
+            Ok(()) => Ok(conv
+                .end_run_with(observer)
+                .unwrap_or_else(|| unreachable_report(&request.run_id))),
+            Err(e) => {
+                conv.abort_run(e.to_string());
+                Err(e)
+            }
+        }
+    }
+
+    fn ureq_agent(&self) -> ureq::Agent {
+        ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_connect(Some(self.connect_timeout))
+            .timeout_per_read(Some(self.idle_timeout))
+            .build()
+            .new_agent()
+    }
+
+    /// Folds what the worker sends until the body ends (`Ok`), the client
+    /// rejects a frame (`Ok`: the report says so), or the transport fails.
+    fn receive(
+        &self,
+        conv: &mut Conversation,
+        rx: &Receiver<Piece>,
+        observer: &mut dyn RunObserver,
+    ) -> Result<(), HttpError> {
+        loop {
+            if self.cancel.load(Ordering::Relaxed) {
+                return Err(HttpError::new(
+                    HttpErrorKind::Cancelled,
+                    "the run was cancelled by the user",
+                ));
+            }
+            let piece = match rx.recv_timeout(POLL) {
+                Ok(piece) => piece,
+                Err(RecvTimeoutError::Timeout) => {
+                    observer.on_wait();
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(HttpError::new(
+                        HttpErrorKind::Transport,
+                        "the HTTP worker stopped unexpectedly",
+                    ))
+                }
+            };
+            match piece {
+                Piece::Response(status) => observer.on_response(status),
+                Piece::Data(bytes) => {
+                    observer.on_bytes(&bytes);
+                    if conv.feed_with(&bytes, observer).is_err() {
+                        // The run is over; the report carries the error.
+                        return Ok(());
+                    }
+                }
+                Piece::End => return Ok(()),
+                Piece::Failed(e) => return Err(e),
+            }
+        }
+    }
+}
+
+/// `end_run` returns `None` only without a run in progress, which `run`
+/// started: this report is never seen, but `run` must not panic.
+fn unreachable_report(run_id: &str) -> RunReport {
+    RunReport {
+        run_id: run_id.to_owned(),
+        status: crate::conversation::RunStatus::Incomplete,
+        accepted: 0,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The worker thread
+// ---------------------------------------------------------------------------
+
+/// What the worker sends the calling thread.
+enum Piece {
+    Response(u16),
+    Data(Vec<u8>),
+    End,
+    Failed(HttpError),
+}
+
+struct Worker {
+    agent: ureq::Agent,
+    url: String,
+    headers: Vec<(String, String)>,
+    body: String,
+    idle_timeout: Duration,
+    tx: SyncSender<Piece>,
+}
+
+impl Worker {
+    fn run(self) {
+        let tx = self.tx.clone();
+        // A send fails only when the calling thread stopped listening
+        // (cancel, protocol error): the worker then just ends.
+        let _ = match self.exchange() {
+            Ok(()) => tx.send(Piece::End),
+            Err(e) => tx.send(Piece::Failed(e)),
+        };
+    }
+
+    fn exchange(self) -> Result<(), HttpError> {
+        let mut request = self.agent.post(&self.url);
+        for (name, value) in &self.headers {
+            request = request.header(name.as_str(), value.as_str());
+        }
+        let response = request
+            .header("Content-Type", "application/json")
+            .header("Accept", "text/event-stream")
+            .send(self.body.as_str())
+            .map_err(|e| from_ureq(&e, &self.url, self.idle_timeout))?;
+        let status = response.status().as_u16();
+        let content_type = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_owned();
+        let mut body = response.into_body().into_reader();
+        if !(200..300).contains(&status) {
+            return Err(status_error(status, &mut body));
+        }
+        check_content_type(&content_type)?;
+        self.tx.send(Piece::Response(status)).ok();
+        let mut buf = [0u8; READ_SIZE];
+        let mut read = 0usize;
+        loop {
+            let n = body.read(&mut buf).map_err(|e| {
+                let mut e = from_io(&e, self.idle_timeout);
+                if e.kind == HttpErrorKind::Transport {
+                    e.detail = format!("the response broke off after {read} bytes ({})", e.detail);
+                }
+                e
+            })?;
+            read += n;
+            if n == 0 {
+                return Ok(());
+            }
+            let piece = Piece::Data(buf.get(..n).unwrap_or_default().to_vec());
+            if self.tx.send(piece).is_err() {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// A non-2xx answer: its status and the start of its body.
+fn status_error(status: u16, body: &mut impl Read) -> HttpError {
+    let mut start = Vec::new();
+    // A server that breaks off its error body still gets its status shown.
+    let _ = body
+        .take(ERROR_BODY_BYTES as u64 + 1)
+        .read_to_end(&mut start);
+    let text = String::from_utf8_lossy(&start);
+    let detail = if text.trim().is_empty() {
+        "(empty body)".to_owned()
+    } else {
+        text.into_owned()
+    };
+    HttpError {
+        kind: HttpErrorKind::Status,
+        status: Some(status),
+        detail: one_line(&detail),
+    }
+}
+
+/// Only `text/event-stream` is read; the binary encoding and anything else
+/// are refused, each with its own error.
+fn check_content_type(content_type: &str) -> Result<(), HttpError> {
+    let media = content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    if media == "text/event-stream" {
+        Ok(())
+    } else if media == PROTO_MEDIA_TYPE {
+        Err(HttpError::new(
+            HttpErrorKind::BinaryEncoding,
+            format!("the agent answered with the binary encoding ({PROTO_MEDIA_TYPE}), which is not supported: configure it to send text/event-stream"),
+        ))
+    } else if media.is_empty() {
+        Err(HttpError::new(
+            HttpErrorKind::ContentType,
+            "the agent's response has no Content-Type; expected text/event-stream",
+        ))
+    } else {
+        Err(HttpError::new(
+            HttpErrorKind::ContentType,
+            format!("the agent's response is '{content_type}', not an event stream (text/event-stream): is the URL an AG-UI endpoint?"),
+        ))
+    }
+}
+
+fn from_ureq(e: &ureq::Error, url: &str, idle: Duration) -> HttpError {
+    match e {
+        ureq::Error::Timeout(which) => timeout_error(*which, idle),
+        ureq::Error::Io(io) => from_connect_io(io, url, idle),
+        ureq::Error::HostNotFound => {
+            HttpError::new(HttpErrorKind::Connect, format!("host not found in '{url}'"))
+        }
+        ureq::Error::ConnectionFailed => HttpError::new(
+            HttpErrorKind::Connect,
+            format!("connection to '{url}' failed"),
+        ),
+        ureq::Error::BadUri(detail) => {
+            HttpError::new(HttpErrorKind::Url, format!("'{url}': {detail}"))
+        }
+        other => HttpError::new(HttpErrorKind::Transport, other.to_string()),
+    }
+}
+
+fn timeout_error(which: ureq::Timeout, idle: Duration) -> HttpError {
+    match which {
+        ureq::Timeout::Connect | ureq::Timeout::Resolve => HttpError::new(
+            HttpErrorKind::ConnectTimeout,
+            "the connection was not set up in time",
+        ),
+        _ => idle_error(idle),
+    }
+}
+
+fn idle_error(idle: Duration) -> HttpError {
+    HttpError::new(
+        HttpErrorKind::IdleTimeout,
+        format!(
+            "the agent sent nothing for {} ms; the run was stopped",
+            idle.as_millis()
+        ),
+    )
+}
+
+fn from_connect_io(e: &io::Error, url: &str, idle: Duration) -> HttpError {
+    match e.kind() {
+        io::ErrorKind::ConnectionRefused => HttpError::new(
+            HttpErrorKind::Connect,
+            format!("connection refused by '{url}' (is the agent running?)"),
+        ),
+        io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => idle_error(idle),
+        _ => HttpError::new(HttpErrorKind::Connect, format!("'{url}': {e}")),
+    }
+}
+
+/// An error while reading the body.
+fn from_io(e: &io::Error, idle: Duration) -> HttpError {
+    if let Some(inner) = e.get_ref().and_then(|i| i.downcast_ref::<ureq::Error>()) {
+        if let ureq::Error::Timeout(which) = inner {
+            return timeout_error(*which, idle);
+        }
+        return HttpError::new(HttpErrorKind::Transport, inner.to_string());
+    }
+    match e.kind() {
+        io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => idle_error(idle),
+        _ => HttpError::new(HttpErrorKind::Transport, e.to_string()),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_types() {
+        assert!(check_content_type("text/event-stream").is_ok());
+        assert!(check_content_type("Text/Event-Stream; charset=utf-8").is_ok());
+        let e = check_content_type("application/vnd.ag-ui.event+proto").unwrap_err();
+        assert_eq!(e.kind, HttpErrorKind::BinaryEncoding);
+        assert!(e.to_string().contains("binary encoding"), "{e}");
+        let e = check_content_type("text/html; charset=utf-8").unwrap_err();
+        assert_eq!(e.kind, HttpErrorKind::ContentType);
+        assert!(e.to_string().contains("'text/html; charset=utf-8'"), "{e}");
+        assert_eq!(
+            check_content_type("").unwrap_err().kind,
+            HttpErrorKind::ContentType
+        );
+    }
+
+    #[test]
+    fn details_are_one_line_and_short() {
+        assert_eq!(one_line("a\n  b\r\nc"), "a b c");
+        let long = "é".repeat(600);
+        let cut = one_line(&long);
+        assert!(cut.ends_with('…'));
+        assert!(cut.len() <= ERROR_BODY_BYTES + '…'.len_utf8());
+        let mut body: &[u8] = b"{\"detail\":\n \"boom\"}";
+        let e = status_error(500, &mut body);
+        assert_eq!(
+            e.to_string(),
+            "the agent answered HTTP 500: {\"detail\": \"boom\"}"
+        );
+        let mut empty: &[u8] = b"";
+        assert_eq!(
+            status_error(404, &mut empty).to_string(),
+            "the agent answered HTTP 404: (empty body)"
+        );
+    }
+
+    #[test]
+    fn only_http_urls() {
+        let mut conv = Conversation::new("t");
+        let e = HttpAgent::new("https://example.invalid/")
+            .run(&mut conv, &mut ())
+            .unwrap_err();
+        assert_eq!(e.kind, HttpErrorKind::Url);
+        assert!(!conv.is_running());
+    }
+}

@@ -1,0 +1,109 @@
+"""A real AG-UI server for the tests: pydantic-ai's AG-UI adapter over a scripted model.
+
+Every byte on the wire comes from pydantic-ai and the `ag-ui-protocol`
+encoder; only the model is scripted (a `FunctionModel`), so no network and
+no LLM are needed. The scenario, one step per run:
+
+1. the user asks: the model streams a thinking part, then calls the
+   frontend tool `set_led` with its JSON arguments streamed in pieces
+   (`{"color": ..., "on": true}`); the tool is the client's, so the run ends
+   waiting for the client's result;
+2. the next run carries the tool result in its messages: the model answers
+   with a text that quotes that result.
+
+Usage: python pydantic_server.py --port N   (0 picks a free port)
+Prints `listening on http://127.0.0.1:N/` once the socket accepts connections.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import socket
+import sys
+from collections.abc import AsyncIterator
+
+import uvicorn
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
+from pydantic_ai.models.function import AgentInfo, DeltaThinkingPart, DeltaToolCall, FunctionModel
+from pydantic_ai.ui.ag_ui import AGUIAdapter
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+COLORS = ("red", "green", "blue", "yellow", "white", "purple", "orange")
+
+
+def last_tool_return(messages: list[ModelMessage]) -> ToolReturnPart | None:
+    """The tool result of the latest request, if the latest request carries one."""
+    if not messages or not isinstance(messages[-1], ModelRequest):
+        return None
+    for part in messages[-1].parts:
+        if isinstance(part, ToolReturnPart):
+            return part
+    return None
+
+
+def asked_color(messages: list[ModelMessage]) -> str:
+    """The first known colour named in the user's latest prompt (green if none)."""
+    for message in reversed(messages):
+        if not isinstance(message, ModelRequest):
+            continue
+        for part in message.parts:
+            if isinstance(part, UserPromptPart) and isinstance(part.content, str):
+                words = part.content.lower()
+                for color in COLORS:
+                    if color in words:
+                        return color
+                return "green"
+    return "green"
+
+
+async def script(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | dict]:
+    """The scripted model: call set_led first, answer once its result is back."""
+    result = last_tool_return(messages)
+    if result is not None:
+        answer = f'The LED is set: the device answered "{result.model_response_str()}".'
+        for i in range(0, len(answer), 12):
+            await asyncio.sleep(0)
+            yield answer[i : i + 12]
+        return
+    color = asked_color(messages)
+    for piece in ("The user wants the LED lit. ", f"I will call set_led with {color}."):
+        yield {0: DeltaThinkingPart(content=piece)}
+    args = f'{{"color": "{color}", "on": true}}'
+    yield {1: DeltaToolCall(name="set_led", json_args=args[:10], tool_call_id="call_set_led_1")}
+    for i in range(10, len(args), 8):
+        await asyncio.sleep(0)
+        yield {1: DeltaToolCall(json_args=args[i : i + 8])}
+
+
+agent = Agent(FunctionModel(stream_function=script, model_name="scripted"))
+
+
+async def run(request: Request) -> Response:
+    """One AG-UI run: the adapter decodes the RunAgentInput and streams the events."""
+    return await AGUIAdapter.dispatch_request(request, agent=agent)
+
+
+app = Starlette(routes=[Route("/", run, methods=["POST"])])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=8000, help="TCP port on 127.0.0.1 (0: a free one)")
+    port = parser.parse_args().port
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
+    sock.listen(64)
+    # The socket already queues connections, so a client may start now.
+    print(f"listening on http://127.0.0.1:{sock.getsockname()[1]}/", flush=True)
+    config = uvicorn.Config(app, log_level="warning", lifespan="off")
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

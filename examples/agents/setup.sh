@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Creates <repo>/.venv with the real AG-UI test backends (pydantic-ai's AG-UI
+# adapter, uvicorn, LangGraph with ag-ui-langgraph), pinned in
+# requirements.txt / constraints.txt. Idempotent: a second run with the same
+# pins only checks a stamp.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+venv="$repo/.venv"
+python="${PYTHON:-python3}"
+
+if ! command -v "$python" >/dev/null 2>&1; then
+    echo "setup.sh: $python not found; install Python 3 (Debian: apt-get install -y python3 python3-venv)" >&2
+    exit 2
+fi
+if [ ! -x "$venv/bin/python" ]; then
+    echo "setup.sh: creating $venv" >&2
+    if ! "$python" -m venv "$venv"; then
+        rm -rf "$venv"
+        echo "setup.sh: '$python -m venv' failed; install the venv module (Debian: apt-get install -y python3-venv)" >&2
+        exit 2
+    fi
+fi
+
+stamp="$venv/.agui-backends"
+want="$(cat "$here/requirements.txt" "$here/constraints.txt" | cksum)"
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+    echo "setup.sh: $venv is up to date" >&2
+    exit 0
+fi
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt"
+"$venv/bin/python" -c 'import pydantic_ai.ui.ag_ui, uvicorn, ag_ui_langgraph, langgraph'
+echo "$want" > "$stamp"
+echo "setup.sh: backends installed in $venv" >&2

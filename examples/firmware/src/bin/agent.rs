@@ -1,0 +1,259 @@
+//! Agent: the device end of a live conversation through `agui-gateway`
+//! (docs/SPEC.md, "Device line protocol"), over UART0, with no heap.
+//!
+//! At boot it declares the frontend tool `set_led` (`color` string, `on`
+//! boolean), sends a user message and asks for a run. It verifies every
+//! incoming event with the core pipeline; when the agent's `set_led` call is
+//! complete it decodes the arguments into a struct (serde-json-core), acts on
+//! them, logs `set_led: color=<color> on=<true|false>` and, once the run has
+//! finished, sends its tool result and asks for the next run. Every
+//! completed assistant text message is logged as `assistant: <text>`. When a
+//! run finishes with an answer and no call left to serve, it says `DONE` and
+//! exits with status 0 through semihosting; any failure exits with 1.
+//!
+//! Log lines go to the gateway as `#` lines, which it prints on its stdout.
+#![no_std]
+#![no_main]
+#![deny(unsafe_code)]
+
+use agui_core::event::EventType;
+use agui_core::reply::{tool_result, user_message, ToolArgs};
+use agui_core::{DefaultPipeline, Output};
+use agui_firmware::assistant::AssistantText;
+use agui_firmware::link::{Piece, Router};
+use agui_firmware::uart::Uart0;
+use agui_firmware::{exit, text};
+use cortex_m_rt::entry;
+use embedded_io::Read;
+use serde::Deserialize;
+
+/// The tool declaration, sent once at boot.
+const DECLARE_SET_LED: &str = concat!(
+    r#"{"type":"TOOL","name":"set_led","description":"Set the colour of the device's LED and turn it on or off","#,
+    r#""parameters":{"type":"object","properties":{"color":{"type":"string","description":"a colour name, e.g. red"},"#,
+    r#""on":{"type":"boolean","description":"true to light the LED"}},"required":["color","on"]}}"#,
+);
+
+/// What the device's user asks.
+const QUESTION: &str = "Please turn the LED blue.";
+
+/// Bytes taken from the UART per read.
+const READ_BUF: usize = 64;
+
+/// The tool's typed arguments.
+#[derive(Deserialize)]
+struct SetLed<'a> {
+    color: &'a str,
+    on: bool,
+}
+
+/// What the firmware learned from the events of one read.
+#[derive(Default)]
+struct Seen {
+    /// The run ended: `Some(true)` with RUN_FINISHED, `Some(false)` with RUN_ERROR.
+    run_end: Option<bool>,
+    /// A failure was logged: exit with status 1 at the run's end.
+    failed: bool,
+}
+
+/// The tool result waiting for the end of the run, as one device line.
+struct Reply {
+    buf: [u8; 192],
+    len: usize,
+}
+
+#[entry]
+fn main() -> ! {
+    let Some(mut uart) = Uart0::take() else {
+        exit(false)
+    };
+    let mut line = [0u8; 128];
+    uart.write_str(DECLARE_SET_LED);
+    uart.write_str("\n");
+    let Ok(n) = user_message(&mut line, "u1", QUESTION) else {
+        exit(false)
+    };
+    uart.write_bytes(line.get(..n).unwrap_or_default());
+    uart.write_str("\n{\"type\":\"RUN\"}\n");
+
+    // Strict mode: the gateway relays NDJSON, one verified event per line.
+    let mut pipeline = DefaultPipeline::new();
+    let mut router = Router::new();
+    let mut args = ToolArgs::<128>::new();
+    let mut assistant = AssistantText::<512>::new();
+    let mut reply = Reply {
+        buf: [0; 192],
+        len: 0,
+    };
+    let mut answered = false;
+    let mut buf = [0u8; READ_BUF];
+    loop {
+        let Ok(n) = uart.read(&mut buf) else {
+            log(&mut uart, &["agent: UART line error"]);
+            exit(false)
+        };
+        let mut seen = Seen::default();
+        let mut rejected = false;
+        router.route(buf.get(..n).unwrap_or_default(), |piece| match piece {
+            Piece::Events(bytes) => {
+                let fed = pipeline.feed(bytes, |out| {
+                    on_output(&out, &mut uart, &mut args, &mut reply, &mut seen);
+                    match assistant.on_output(&out) {
+                        Ok(true) => answered |= say_answer(&mut uart, assistant.text()),
+                        Ok(false) => {}
+                        Err(e) => {
+                            log(&mut uart, &["agent: ", e.as_str()]);
+                            seen.failed = true;
+                        }
+                    }
+                });
+                if let Err(e) = fed {
+                    let mut digits = [0u8; 10];
+                    let frame = text::decimal(e.frame, &mut digits);
+                    let frame = core::str::from_utf8(frame).unwrap_or_default();
+                    let (stage, code) = (e.stage.as_str(), e.code.as_str());
+                    log(
+                        &mut uart,
+                        &[
+                            "agent: stream rejected at frame ",
+                            frame,
+                            ": ",
+                            stage,
+                            " ",
+                            code,
+                        ],
+                    );
+                    rejected = true;
+                }
+            }
+            Piece::Gateway { line, .. } => {
+                // The device's lines are well-formed, so any gateway error
+                // is a fault: log it and stop.
+                let said = core::str::from_utf8(line).unwrap_or("(not UTF-8)");
+                log(&mut uart, &["agent: gateway says: ", said]);
+                rejected = true;
+            }
+        });
+        if rejected {
+            finish(&mut uart, false);
+        }
+        match seen.run_end {
+            Some(true) if seen.failed => finish(&mut uart, false),
+            Some(true) if reply.len > 0 => {
+                uart.write_bytes(reply.buf.get(..reply.len).unwrap_or_default());
+                uart.write_str("\n{\"type\":\"RUN\"}\n");
+                reply.len = 0;
+            }
+            Some(true) => {
+                if !answered {
+                    log(&mut uart, &["agent: the run finished without an answer"]);
+                }
+                finish(&mut uart, answered);
+            }
+            Some(false) => {
+                log(&mut uart, &["agent: the run failed (RUN_ERROR)"]);
+                finish(&mut uart, false);
+            }
+            None => {}
+        }
+    }
+}
+
+/// Tracks the tool call and the run's end for one pipeline output.
+fn on_output(
+    out: &Output<'_>,
+    uart: &mut Uart0,
+    args: &mut ToolArgs<128>,
+    reply: &mut Reply,
+    seen: &mut Seen,
+) {
+    if let Output::Event(ev) = out {
+        match ev.kind {
+            EventType::RunFinished => seen.run_end = Some(true),
+            EventType::RunError => seen.run_end = Some(false),
+            _ => {}
+        }
+    }
+    match args.on_output(out) {
+        Ok(true) if args.name() == "set_led" => match act_on_set_led(uart, args, reply) {
+            Ok(()) => {}
+            Err(why) => {
+                log(uart, &["agent: set_led: ", why]);
+                seen.failed = true;
+            }
+        },
+        Ok(_) => {}
+        Err(_) => {
+            log(uart, &["agent: tool call arguments longer than 128 bytes"]);
+            seen.failed = true;
+        }
+    }
+}
+
+/// Decodes the finished `set_led` call, acts on it (here: logs it) and
+/// prepares the tool result to send when the run has finished.
+fn act_on_set_led(
+    uart: &mut Uart0,
+    args: &ToolArgs<128>,
+    reply: &mut Reply,
+) -> Result<(), &'static str> {
+    let mut scratch = [0u8; 32];
+    let led = args
+        .parse::<SetLed<'_>>(&mut scratch)
+        .map_err(|_| "arguments are not {\"color\": string, \"on\": boolean}")?;
+    let state = if led.on { "true" } else { "false" };
+    log(uart, &["set_led: color=", led.color, " on=", state]);
+
+    // The result: "LED <color> on|off".
+    let mut content = [0u8; 48];
+    let mut len = 0;
+    for part in ["LED ", led.color, if led.on { " on" } else { " off" }] {
+        let end = len + part.len();
+        let dst = content.get_mut(len..end).ok_or("colour name too long")?;
+        dst.copy_from_slice(part.as_bytes());
+        len = end;
+    }
+    let content = core::str::from_utf8(content.get(..len).unwrap_or_default()).unwrap_or_default();
+    reply.len =
+        tool_result(&mut reply.buf, "res-1", args.id(), content).map_err(|_| "result too long")?;
+    Ok(())
+}
+
+/// Logs a completed assistant message; false if it was empty (a producer
+/// may open and close an empty message before a tool call).
+fn say_answer(uart: &mut Uart0, text: &str) -> bool {
+    if text.is_empty() {
+        return false;
+    }
+    uart.write_str("#assistant: ");
+    write_one_line(uart, text);
+    uart.write_str("\n");
+    true
+}
+
+/// Writes `text` with CR and LF escaped, so that it stays one line.
+fn write_one_line(uart: &mut Uart0, text: &str) {
+    for &b in text.as_bytes() {
+        match b {
+            b'\n' => uart.write_str("\\n"),
+            b'\r' => uart.write_str("\\r"),
+            _ => uart.write_byte(b),
+        }
+    }
+}
+
+/// One `#` log line made of `parts`.
+fn log(uart: &mut Uart0, parts: &[&str]) {
+    uart.write_str("#");
+    for part in parts {
+        write_one_line(uart, part);
+    }
+    uart.write_str("\n");
+}
+
+/// Says `DONE` to the gateway, waits until it has left the UART, exits.
+fn finish(uart: &mut Uart0, success: bool) -> ! {
+    uart.write_str("{\"type\":\"DONE\"}\n");
+    let _ = embedded_io::Write::flush(uart);
+    exit(success)
+}

@@ -1,0 +1,3 @@
+//! Shared code of the host tools (`agui-replay`, `agui-chat`, ...).
+
+pub mod transcript;

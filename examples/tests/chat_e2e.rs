@@ -1,0 +1,416 @@
+//! `agui-chat` end to end: against the real AG-UI backends of
+//! `examples/agents/` (pydantic-ai's AG-UI adapter, LangGraph through
+//! ag-ui-langgraph), started on free ports by the tests and stopped when
+//! each test ends; and against small misbehaving servers for the exit
+//! statuses and their one-line reasons.
+//!
+//! The backends need the venv of `examples/agents/setup.sh` (or Python in
+//! `$AGUI_PYTHON`); without it these tests fail and say so.
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+#[path = "../../alloc-ext/tests/support/server.rs"]
+mod server;
+
+mod cli;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use server::{answer_with, frame, send, sse_head, Server};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The backends' Python: `$AGUI_PYTHON`, or the venv of setup.sh.
+fn python() -> PathBuf {
+    if let Some(p) = std::env::var_os("AGUI_PYTHON") {
+        return PathBuf::from(p);
+    }
+    let venv = repo().join(".venv/bin/python");
+    assert!(
+        venv.exists(),
+        "the AG-UI test backends are not installed: run examples/agents/setup.sh \
+         (it creates {}), or set AGUI_PYTHON",
+        venv.display()
+    );
+    venv
+}
+
+/// A backend server process, killed when dropped (even if the test failed).
+struct Backend {
+    child: Child,
+    url: String,
+}
+
+impl Backend {
+    fn start(script: &str) -> Backend {
+        let path = repo().join("examples/agents").join(script);
+        let mut child = Command::new(python())
+            .arg(&path)
+            .args(["--port", "0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{} starts: {e}", path.display()));
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        // Wrap first, so that a server that never gets ready is killed.
+        let mut backend = Backend {
+            child,
+            url: String::new(),
+        };
+        let line = rx
+            .recv_timeout(Duration::from_secs(120))
+            .unwrap_or_else(|_| panic!("{script} did not print its 'listening on' line"));
+        backend.url = line
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("{script} printed {line:?}"))
+            .to_owned();
+        backend
+    }
+}
+
+impl Drop for Backend {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn chat(args: &[&str], stdin: &str) -> Output {
+    chat_env(args, stdin, &[])
+}
+
+fn chat_env(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agui-chat"));
+    cmd.args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    {
+        use std::io::Write;
+        let mut input = child.stdin.take().unwrap();
+        input.write_all(stdin.as_bytes()).unwrap();
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A scratch directory for this test, removed first.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// One user message, the tool command records its stdin and answers; the
+/// transcript is agui-replay's format, the follow-up run is automatic.
+fn set_led_transcript(script: &str, expected_reasoning: &str) {
+    let backend = Backend::start(script);
+    let dir = scratch(&format!("transcript-{script}"));
+    let args_file = dir.join("args.json");
+    let tool = format!(
+        "set_led=cat > '{}'; echo 'LED is green'",
+        args_file.display()
+    );
+    let out = chat(
+        &[&backend.url, "--tool", &tool],
+        "Please turn the LED green\n",
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], "[user] Please turn the LED green", "{stdout}");
+    for expected in [
+        expected_reasoning,
+        r#"[tool call call_set_led_1 set_led] {"color": "green", "on": true}"#,
+        "[tool result for call_set_led_1] LED is green",
+        r#"[assistant] The LED is set: the device answered "LED is green"."#,
+    ] {
+        assert!(
+            lines.contains(&expected),
+            "missing {expected:?} in:\n{stdout}"
+        );
+    }
+    assert!(
+        lines.last().unwrap().starts_with("ok: 2 runs, "),
+        "{stdout}"
+    );
+    // The command got the call's arguments as JSON on stdin.
+    let args: Value = serde_json::from_str(&std::fs::read_to_string(&args_file).unwrap()).unwrap();
+    assert_eq!(args, json!({"color": "green", "on": true}));
+}
+
+#[test]
+fn pydantic_ai_backend_with_a_tool() {
+    set_led_transcript(
+        "pydantic_server.py",
+        "[reasoning] The user wants the LED lit. I will call set_led with green.",
+    );
+}
+
+#[test]
+fn langgraph_backend_with_a_tool() {
+    set_led_transcript(
+        "langgraph_server.py",
+        "[reasoning] The user wants the LED lit. I will call set_led with green.",
+    );
+}
+
+#[test]
+fn pydantic_ai_backend_live_view() {
+    let backend = Backend::start("pydantic_server.py");
+    let out = chat_env(
+        &[
+            &backend.url,
+            "--output",
+            "live",
+            "--tool",
+            "set_led=echo done",
+        ],
+        "make it blue\n",
+        &[("AGUI_CHAT_TIMING", "1")],
+    );
+    let stdout = text(&out.stdout);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert_eq!(
+        stdout,
+        "[reasoning] The user wants the LED lit. I will call set_led with blue.\n\
+         [tool call call_set_led_1 set_led] {\"color\": \"blue\", \"on\": true}\n\
+         [tool result for call_set_led_1] done\n\
+         [assistant] The LED is set: the device answered \"done\".\n"
+    );
+    // One timing line per run, for the measurements of the README.
+    assert_eq!(
+        stderr
+            .matches("agui-chat: timing: first byte to first delta printed: ")
+            .count(),
+        2,
+        "{stderr}"
+    );
+}
+
+#[test]
+fn pydantic_ai_backend_with_a_failing_tool() {
+    let backend = Backend::start("pydantic_server.py");
+    let out = chat(
+        &[
+            &backend.url,
+            "--tool",
+            "set_led=echo 'no LED on this board' >&2; exit 3",
+        ],
+        "turn the LED red\n",
+    );
+    let stdout = text(&out.stdout);
+    let stderr = text(&out.stderr);
+    // The agent got the error as the tool's result and answered: the runs
+    // finished.
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert_eq!(
+        stderr,
+        "agui-chat: tool set_led failed: exit status 3: no LED on this board\n"
+    );
+    assert!(
+        stdout.contains("[tool result for call_set_led_1] exit status 3: no LED on this board\n"),
+        "{stdout}"
+    );
+    let answer = stdout
+        .lines()
+        .find(|l| l.starts_with("[assistant] "))
+        .unwrap_or_else(|| panic!("no answer in:\n{stdout}"));
+    assert!(
+        answer.contains("exit status 3: no LED on this board"),
+        "{answer}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Exit statuses and their reasons, against misbehaving servers
+// ---------------------------------------------------------------------------
+
+fn started() -> Value {
+    json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"})
+}
+
+fn assert_fails(out: &Output, code: i32, reason: &str) {
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.starts_with("agui-chat: "), "{stderr}");
+    assert!(stderr.contains(reason), "{reason:?} not in {stderr}");
+}
+
+#[test]
+fn server_down_exits_2() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let out = chat(&[&format!("http://127.0.0.1:{port}/")], "hi\n");
+    assert_fails(&out, 2, "cannot connect: connection refused");
+    // The transcript still shows what was said, and why it stopped.
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with("[user] hi\n"), "{stdout}");
+    assert!(
+        stdout.contains("\nstopped: cannot connect: connection refused by 'http://127.0.0.1:"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn http_500_exits_2_with_the_body() {
+    let server = Server::start(|_req, conn, _stop| {
+        let body = r#"{"error": "model unavailable"}"#;
+        let head = format!(
+            "HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        send(conn, (head + body).as_bytes());
+    });
+    let out = chat(&[&server.url()], "hi\n");
+    assert_fails(
+        &out,
+        2,
+        r#"the agent answered HTTP 500: {"error": "model unavailable"}"#,
+    );
+}
+
+#[test]
+fn not_an_event_stream_exits_2() {
+    let server = Server::start(|_req, conn, _stop| {
+        send(conn, (sse_head("application/json") + "{}").as_bytes());
+    });
+    let out = chat(&[&server.url()], "hi\n");
+    assert_fails(&out, 2, "'application/json', not an event stream");
+}
+
+#[test]
+fn idle_timeout_exits_2_and_keeps_the_partial_answer() {
+    let server = Server::start(|_req, conn, stop| {
+        let chunk =
+            json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": "Thinking about"});
+        send(
+            conn,
+            (sse_head("text/event-stream") + &frame(&started()) + &frame(&chunk)).as_bytes(),
+        );
+        stop.sleep(Duration::from_secs(60));
+    });
+    let out = chat(&[&server.url(), "--idle-timeout", "0.5"], "hi\n");
+    assert_fails(&out, 2, "idle timeout: the agent sent nothing for 500 ms");
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("[assistant] Thinking about\n"), "{stdout}");
+}
+
+#[test]
+fn run_error_exits_1() {
+    let error = json!({"type": "RUN_ERROR", "message": "rate limited", "code": "429"});
+    let server = Server::start(answer_with(vec![started(), error]));
+    let out = chat(&[&server.url()], "hi\n");
+    assert_fails(&out, 1, "the agent reported an error [429]: rate limited");
+}
+
+#[test]
+fn protocol_error_exits_1() {
+    let bad = json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "ghost", "delta": "x"});
+    let server = Server::start(answer_with(vec![started(), bad]));
+    let out = chat(&[&server.url()], "hi\n");
+    assert_fails(&out, 1, "protocol error: frame 1: verify error");
+}
+
+#[test]
+fn the_headers_and_the_tool_schema_reach_the_agent() {
+    let finished = json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"});
+    let server = Server::start(answer_with(vec![started(), finished]));
+    let dir = scratch("schema");
+    let schema = dir.join("set_led.json");
+    std::fs::write(
+        &schema,
+        r#"{"type":"object","properties":{"on":{"type":"boolean"}}}"#,
+    )
+    .unwrap();
+    let params = format!("set_led={}", schema.display());
+    let out = chat(
+        &[
+            &server.url(),
+            "--header",
+            "Authorization: Bearer k1",
+            "--thread",
+            "kitchen",
+            "--tool",
+            "set_led=true",
+            "--tool-params",
+            &params,
+            "--tool",
+            "beep=true",
+        ],
+        "hi\n",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let req = &server.requests()[0];
+    assert_eq!(req.header("authorization"), Some("Bearer k1"));
+    let body: Value = serde_json::from_str(&req.body).unwrap();
+    assert_eq!(body["threadId"], "kitchen");
+    assert_eq!(
+        body["tools"][0]["parameters"],
+        json!({"type": "object", "properties": {"on": {"type": "boolean"}}})
+    );
+    assert_eq!(body["tools"][1]["name"], "beep");
+    assert_eq!(body["tools"][1]["parameters"], json!({"type": "object"}));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for (args, reason) in [
+        (
+            vec!["http://127.0.0.1:9/", "--tool", "set_led"],
+            "--tool 'set_led': expected NAME=COMMAND",
+        ),
+        (
+            vec!["http://127.0.0.1:9/", "--header", "nocolon"],
+            "--header 'nocolon': expected 'Name: value'",
+        ),
+        (
+            vec![
+                "http://127.0.0.1:9/",
+                "--tool",
+                "a=true",
+                "--tool-params",
+                "b=x.json",
+            ],
+            "--tool-params b=x.json: no --tool named 'b'",
+        ),
+        (
+            vec![
+                "http://127.0.0.1:9/",
+                "--tool",
+                "a=true",
+                "--tool-params",
+                "a=/nonexistent.json",
+            ],
+            "--tool-params a=/nonexistent.json: cannot read",
+        ),
+    ] {
+        let out = cli::run(env!("CARGO_BIN_EXE_agui-chat"), &args, b"");
+        assert_fails(&out, 2, reason);
+    }
+}
