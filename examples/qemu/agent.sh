@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Runs the `agent` firmware in QEMU, connected through agui-gateway to the
+# AG-UI agent at URL, and exits with the firmware's status:
+#
+#   examples/qemu/agent.sh http://127.0.0.1:8000/
+#   set_led: color=blue on=true
+#   assistant: The LED is set: the device answered "LED blue on".
+#
+# UART0 of the emulated board is a TCP server on a free port of 127.0.0.1;
+# the gateway connects to it (--tcp). The device's log lines (`#` lines of
+# the line protocol) come out on stdout; QEMU's and the gateway's messages
+# on stderr. When the firmware succeeded but the gateway did not, the
+# gateway's status is returned. Environment:
+#   AGENT_ELF      firmware to run (default: build examples/firmware's `agent`)
+#   AGUI_GATEWAY   gateway binary (default: build agui-gateway, release)
+#   AGENT_TIMEOUT  seconds before a stuck run is killed (default 120)
+set -euo pipefail
+
+if [[ $# -ne 1 || "$1" == -* ]]; then
+    echo "usage: $0 URL   (the AG-UI agent, e.g. http://127.0.0.1:8000/)" >&2
+    exit 2
+fi
+url="$1"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+fw="$root/examples/firmware"
+timeout_s="${AGENT_TIMEOUT:-120}"
+
+for tool in qemu-system-arm python3; do
+    command -v "$tool" >/dev/null || { echo "agent.sh: $tool not found; install it" >&2; exit 2; }
+done
+
+elf="${AGENT_ELF:-}"
+if [[ -z "$elf" ]]; then
+    (cd "$fw" && cargo build --release --bin agent --quiet) >&2
+    target="${CARGO_TARGET_DIR:-target}"
+    [[ "$target" = /* ]] || target="$fw/$target"
+    elf="$target/thumbv7m-none-eabi/release/agent"
+fi
+gateway="${AGUI_GATEWAY:-}"
+if [[ -z "$gateway" ]]; then
+    (cd "$root" && cargo build --release -p agui-examples --bin agui-gateway --quiet) >&2
+    gateway="${CARGO_TARGET_DIR:-$root/target}/release/agui-gateway"
+fi
+
+# A free port: bound by the kernel, released, then taken by QEMU at once.
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+
+qemu_pid="" gw_pid=""
+cleanup() {
+    [[ -n "$gw_pid" ]] && kill "$gw_pid" 2>/dev/null || true
+    [[ -n "$qemu_pid" ]] && kill "$qemu_pid" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+# wait=on: the guest starts only once the gateway is connected, so no byte
+# of the boot declarations is lost.
+timeout "$timeout_s" qemu-system-arm -cpu cortex-m3 -machine lm3s6965evb \
+    -display none -monitor none \
+    -serial "tcp:127.0.0.1:$port,server=on,wait=on" \
+    -semihosting-config enable=on,target=native \
+    -kernel "$elf" >&2 &
+qemu_pid=$!
+timeout "$timeout_s" "$gateway" "$url" --tcp "127.0.0.1:$port" &
+gw_pid=$!
+
+fw_status=0
+wait "$qemu_pid" || fw_status=$?
+qemu_pid=""
+gw_status=0
+wait "$gw_pid" || gw_status=$?
+gw_pid=""
+if ((fw_status == 124)); then
+    echo "agent.sh: the firmware did not finish within ${timeout_s}s" >&2
+fi
+if ((fw_status == 0 && gw_status != 0)); then
+    exit "$gw_status"
+fi
+exit "$fw_status"

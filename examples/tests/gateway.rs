@@ -1,0 +1,567 @@
+//! `agui-gateway` against real and misbehaving agents, with the test (or
+//! the `agent` firmware in QEMU) as the device: the device line protocol
+//! of docs/SPEC.md, bad device lines, a device that disconnects, and the
+//! whole loop — firmware, gateway, pydantic-ai — end to end.
+//!
+//! The pydantic-ai backend needs the venv of `examples/agents/setup.sh`
+//! (or `$AGUI_PYTHON`); the QEMU test needs `qemu-system-arm` and the
+//! `thumbv7m-none-eabi` target. `.ci/run` installs all three; a test that
+//! misses one fails saying which.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+#[path = "../../alloc-ext/tests/support/server.rs"]
+mod server;
+
+const GATEWAY: &str = env!("CARGO_BIN_EXE_agui-gateway");
+
+/// How long any one step may take before the test fails.
+const STEP: Duration = Duration::from_secs(60);
+
+const DECLARE: &str = r#"{"type":"TOOL","name":"set_led","description":"Set the LED","parameters":{"type":"object","properties":{"color":{"type":"string"},"on":{"type":"boolean"}},"required":["color","on"]}}"#;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+// ---------------------------------------------------------------------------
+// Processes that are killed when the test ends, passed or failed
+// ---------------------------------------------------------------------------
+
+/// A child process killed on drop.
+struct Guard(Child);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Waits for the child to exit (at most `limit`) and collects its output.
+fn wait_output(mut guard: Guard, limit: Duration) -> Output {
+    let started = Instant::now();
+    while guard.0.try_wait().unwrap().is_none() {
+        assert!(
+            started.elapsed() < limit,
+            "the process did not exit within {limit:?}"
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+    let mut stdout = Vec::new();
+    let mut stderr = Vec::new();
+    if let Some(mut out) = guard.0.stdout.take() {
+        out.read_to_end(&mut stdout).unwrap();
+    }
+    if let Some(mut err) = guard.0.stderr.take() {
+        err.read_to_end(&mut stderr).unwrap();
+    }
+    let status = guard.0.wait().unwrap();
+    Output {
+        status,
+        stdout,
+        stderr,
+    }
+}
+
+/// The pydantic-ai AG-UI server of `examples/agents`, on a free port.
+struct Backend {
+    _guard: Guard,
+    url: String,
+}
+
+fn python() -> PathBuf {
+    if let Some(p) = std::env::var_os("AGUI_PYTHON") {
+        return PathBuf::from(p);
+    }
+    let venv = repo().join(".venv/bin/python");
+    assert!(
+        venv.exists(),
+        "no Python venv at {}: run `bash examples/agents/setup.sh` (or set AGUI_PYTHON)",
+        venv.display()
+    );
+    venv
+}
+
+fn pydantic_backend() -> Backend {
+    let script = repo().join("examples/agents/pydantic_server.py");
+    let mut child = Command::new(python())
+        .arg(&script)
+        .args(["--port", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("cannot start the pydantic-ai backend");
+    let stdout = child.stdout.take().unwrap();
+    let guard = Guard(child);
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("the backend did not start: {line:?}"))
+        .to_owned();
+    Backend { _guard: guard, url }
+}
+
+// ---------------------------------------------------------------------------
+// The test as the device
+// ---------------------------------------------------------------------------
+
+/// The gateway connected to a TCP "device" played by the test.
+struct Device {
+    gateway: Guard,
+    reader: BufReader<TcpStream>,
+    writer: TcpStream,
+}
+
+impl Device {
+    fn start(url: &str) -> Device {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let gateway = Guard(
+            Command::new(GATEWAY)
+                .args([url, "--tcp", &addr])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap(),
+        );
+        let stream = accept(&listener);
+        stream.set_read_timeout(Some(STEP)).unwrap();
+        Device {
+            gateway,
+            reader: BufReader::new(stream.try_clone().unwrap()),
+            writer: stream,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        self.writer.write_all(line.as_bytes()).unwrap();
+        self.writer.write_all(b"\n").unwrap();
+    }
+
+    /// The next line from the gateway, without its `\n`.
+    fn line(&mut self) -> String {
+        let mut line = String::new();
+        let n = self.reader.read_line(&mut line).unwrap();
+        assert!(n > 0, "the gateway closed the connection");
+        line.trim_end_matches('\n').to_owned()
+    }
+
+    /// The next line, as an event (it must be one).
+    fn event(&mut self) -> Value {
+        let line = self.line();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not an event line: {line:?}: {e}"))
+    }
+
+    /// Events up to and including the run's terminal one.
+    fn run_events(&mut self) -> Vec<Value> {
+        let mut events = Vec::new();
+        loop {
+            let event = self.event();
+            let kind = event["type"].as_str().unwrap().to_owned();
+            events.push(event);
+            if kind == "RUN_FINISHED" || kind == "RUN_ERROR" {
+                return events;
+            }
+        }
+    }
+
+    /// Says DONE (if asked) and collects the gateway's exit.
+    fn finish(mut self, done: bool) -> Output {
+        if done {
+            self.send(r#"{"type":"DONE"}"#);
+        }
+        drop(self.writer);
+        drop(self.reader);
+        wait_output(self.gateway, STEP)
+    }
+}
+
+/// The gateway's connection, or a failure after [`STEP`].
+fn accept(listener: &TcpListener) -> TcpStream {
+    listener.set_nonblocking(true).unwrap();
+    let started = Instant::now();
+    loop {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                stream.set_nonblocking(false).unwrap();
+                return stream;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                assert!(started.elapsed() < STEP, "the gateway did not connect");
+                thread::sleep(Duration::from_millis(10));
+            }
+            Err(e) => panic!("accept: {e}"),
+        }
+    }
+}
+
+fn kinds(events: &[Value]) -> Vec<&str> {
+    events.iter().map(|e| e["type"].as_str().unwrap()).collect()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+// ---------------------------------------------------------------------------
+// Against the real pydantic-ai backend
+// ---------------------------------------------------------------------------
+
+/// The protocol's happy path, with the test as the device: the tool call
+/// comes as verified NDJSON lines, the result goes back, the agent answers.
+#[test]
+fn device_lines_drive_two_runs_against_pydantic_ai() {
+    let backend = pydantic_backend();
+    let mut device = Device::start(&backend.url);
+    device.send(DECLARE);
+    device.send(r#"{"id":"u1","role":"user","content":"Make the LED red"}"#);
+    device.send(r#"{"type":"RUN"}"#);
+    let first = device.run_events();
+    assert_eq!(first[0]["type"], "RUN_STARTED");
+    assert_eq!(*kinds(&first).last().unwrap(), "RUN_FINISHED");
+    let args: String = first
+        .iter()
+        .filter(|e| e["type"] == "TOOL_CALL_ARGS")
+        .map(|e| e["delta"].as_str().unwrap())
+        .collect();
+    assert!(
+        first
+            .iter()
+            .filter(|e| e["type"] == "TOOL_CALL_ARGS")
+            .count()
+            > 1,
+        "arguments streamed in pieces"
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(&args).unwrap(),
+        json!({"color": "red", "on": true})
+    );
+    let call = first
+        .iter()
+        .find(|e| e["type"] == "TOOL_CALL_START")
+        .unwrap();
+    assert_eq!(call["toolCallName"], "set_led");
+
+    let result = json!({"type": "TOOL_CALL_RESULT", "messageId": "r1", "toolCallId": call["toolCallId"], "content": "red and shining", "role": "tool"});
+    device.send(&result.to_string());
+    device.send(r#"{"type":"RUN"}"#);
+    let second = device.run_events();
+    let answer: String = second
+        .iter()
+        .filter(|e| e["type"] == "TEXT_MESSAGE_CONTENT")
+        .map(|e| e["delta"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        answer,
+        r#"The LED is set: the device answered "red and shining"."#
+    );
+
+    let out = device.finish(true);
+    assert!(out.status.success(), "gateway: {}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("5 messages in the thread"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// Each kind of bad device line gets its `!error` answer (and a line on
+/// stderr); none of them changes the conversation, which then runs normally.
+#[test]
+fn bad_device_lines_are_reported_and_nothing_is_lost() {
+    let backend = pydantic_backend();
+    let mut device = Device::start(&backend.url);
+    device.send(DECLARE);
+    device.send(r#"{"id":"u1","role":"user","content":"Make the LED green"}"#);
+    let cases: [(&str, &str); 8] = [
+        ("this is not json", "!error not_json "),
+        ("[1, 2]", "!error not_json not a JSON object"),
+        (
+            r#"{"type":"DANCE"}"#,
+            "!error unknown_line unknown line type 'DANCE'",
+        ),
+        (r#"{"hello":"world"}"#, "!error unknown_line "),
+        (
+            r#"{"type":"TOOL","description":"no name"}"#,
+            "!error bad_field TOOL: `name` is required",
+        ),
+        (
+            r#"{"id":"u2","role":"user"}"#,
+            "!error bad_field user message: ",
+        ),
+        (
+            r#"{"type":"TOOL_CALL_RESULT","messageId":"r9","toolCallId":"nobody","content":"x"}"#,
+            "!error not_awaited no call 'nobody' awaits a result",
+        ),
+        (r#"{"type":7}"#, "!error bad_field `type` must be a string"),
+    ];
+    for (line, answer) in cases {
+        device.send(line);
+        let got = device.line();
+        assert!(
+            got.starts_with(answer),
+            "{line}: got {got:?}, want {answer:?}..."
+        );
+    }
+    let long = format!(
+        r#"{{"id":"u3","role":"user","content":"{}"}}"#,
+        "x".repeat(70_000)
+    );
+    device.send(&long);
+    assert_eq!(
+        device.line(),
+        "!error line_too_long longer than 65536 bytes; dropped"
+    );
+    device.writer.write_all(b"\xff\xfe\n").unwrap();
+    assert!(device.line().starts_with("!error not_utf8 "));
+
+    // The conversation is intact: one user message, one tool; the run works.
+    device.send(r#"{"type":"RUN"}"#);
+    let events = device.run_events();
+    assert_eq!(*kinds(&events).last().unwrap(), "RUN_FINISHED");
+    assert!(events
+        .iter()
+        .any(|e| e["type"] == "TOOL_CALL_START" && e["toolCallName"] == "set_led"));
+
+    let out = device.finish(true);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("agui-gateway: device line 3: not JSON: "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("device line 11: longer than 65536 bytes; dropped [line_too_long]"),
+        "{stderr}"
+    );
+    // user, reasoning, assistant (the call) after the one run: no bad line added anything.
+    assert!(
+        stderr.contains("the device is done (3 messages in the thread)"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+// ---------------------------------------------------------------------------
+// Against misbehaving local servers
+// ---------------------------------------------------------------------------
+
+/// A device that goes away in the middle of a run: the run is cancelled,
+/// the gateway says so and exits 1, no panic.
+#[test]
+fn device_disconnects_mid_run() {
+    let agent = server::Server::start(|_req, conn, stop| {
+        let mut out = server::sse_head("text/event-stream");
+        out.push_str(&server::frame(
+            &json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}),
+        ));
+        out.push_str(&server::frame(
+            &json!({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"}),
+        ));
+        server::send(conn, out.as_bytes());
+        // Never ends by itself.
+        stop.sleep(Duration::from_secs(30));
+    });
+    let mut device = Device::start(&agent.url());
+    device.send(r#"{"id":"u1","role":"user","content":"hi"}"#);
+    device.send(r#"{"type":"RUN"}"#);
+    assert_eq!(device.event()["type"], "RUN_STARTED");
+    assert_eq!(device.event()["type"], "TEXT_MESSAGE_START");
+    let started = Instant::now();
+    let out = device.finish(false);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the gateway took {:?} to notice",
+        started.elapsed()
+    );
+    assert!(
+        stderr.contains("the device disconnected (end of stream)"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// A device that disconnects between runs, without DONE: exit 1, said.
+#[test]
+fn device_disconnects_between_runs() {
+    let agent = server::Server::start(server::answer_with(vec![]));
+    let mut device = Device::start(&agent.url());
+    device.send(DECLARE);
+    let out = device.finish(false);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "agui-gateway: the device disconnected (end of stream); the thread held 0 messages"
+        ),
+        "{stderr}"
+    );
+}
+
+/// A frame the gateway rejects is not relayed; the run is closed for the
+/// device with a RUN_ERROR naming the rule, and the device can run again.
+#[test]
+fn rejected_frame_is_not_relayed() {
+    let agent = server::Server::start(server::answer_with(vec![
+        json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}),
+        json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "nobody", "delta": "x"}),
+        json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}),
+    ]));
+    let mut device = Device::start(&agent.url());
+    device.send(r#"{"id":"u1","role":"user","content":"hi"}"#);
+    device.send(r#"{"type":"RUN"}"#);
+    let events = device.run_events();
+    assert_eq!(kinds(&events), ["RUN_STARTED", "RUN_ERROR"]);
+    assert_eq!(events[1]["code"], "gateway_protocol");
+    let message = events[1]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("frame 1: verify error [message_not_active]"),
+        "{message}"
+    );
+    // The same conversation runs again.
+    device.send(r#"{"type":"RUN"}"#);
+    assert_eq!(kinds(&device.run_events()), ["RUN_STARTED", "RUN_ERROR"]);
+    let out = device.finish(true);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the last run failed: {}",
+        text(&out.stderr)
+    );
+    assert_eq!(agent.requests().len(), 2);
+}
+
+/// No agent at the URL: the device gets a RUN_ERROR from the gateway.
+#[test]
+fn server_down_is_a_run_error_for_the_device() {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut device = Device::start(&format!("http://127.0.0.1:{port}/"));
+    device.send(r#"{"id":"u1","role":"user","content":"hi"}"#);
+    device.send(r#"{"type":"RUN"}"#);
+    let event = device.event();
+    assert_eq!(event["type"], "RUN_ERROR");
+    assert_eq!(event["code"], "gateway_transport");
+    let out = device.finish(true);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("agui-gateway: run failed: "),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// SSE data split over several lines becomes one NDJSON line: the line
+/// breaks (whitespace between JSON tokens) turn into spaces.
+#[test]
+fn multi_line_sse_data_becomes_one_line() {
+    let agent = server::Server::start(|_req, conn, _stop| {
+        let mut out = server::sse_head("text/event-stream");
+        out.push_str(
+            "data: {\"type\":\"RUN_STARTED\",\ndata: \"threadId\":\"t\",\"runId\":\"r\"}\n\n",
+        );
+        out.push_str(": a comment\n\n");
+        out.push_str("data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n");
+        server::send(conn, out.as_bytes());
+    });
+    let mut device = Device::start(&agent.url());
+    device.send(r#"{"id":"u1","role":"user","content":"hi"}"#);
+    device.send(r#"{"type":"RUN"}"#);
+    assert_eq!(
+        device.line(),
+        r#"{"type":"RUN_STARTED", "threadId":"t","runId":"r"}"#
+    );
+    assert_eq!(
+        device.line(),
+        r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#
+    );
+    let out = device.finish(true);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+/// Usage errors exit 2 with one line.
+#[test]
+fn usage_errors_exit_2() {
+    let out = Command::new(GATEWAY)
+        .args(["http://127.0.0.1:1/"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = Command::new(GATEWAY)
+        .args(["ftp://x/", "--tcp", "127.0.0.1:1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "agui-gateway: 'ftp://x/': the URL must start with http://\n"
+    );
+    let out = Command::new(GATEWAY)
+        .args(["http://127.0.0.1:1/", "--serial", "/dev/agui-no-such-port"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).starts_with("agui-gateway: --serial /dev/agui-no-such-port: "));
+}
+
+// ---------------------------------------------------------------------------
+// The firmware in QEMU, end to end
+// ---------------------------------------------------------------------------
+
+/// `examples/qemu/agent.sh` against the pydantic-ai backend: the agent
+/// firmware declares set_led, gets the call, answers, and prints the answer.
+#[test]
+fn firmware_in_qemu_talks_to_pydantic_ai_through_the_gateway() {
+    let found = Command::new("sh")
+        .args(["-c", "command -v qemu-system-arm"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    assert!(
+        found,
+        "qemu-system-arm is not installed (Debian: apt-get install -y qemu-system-arm)"
+    );
+    let backend = pydantic_backend();
+    let script = repo().join("examples/qemu/agent.sh");
+    let run = Guard(
+        Command::new("bash")
+            .arg(&script)
+            .arg(&backend.url)
+            .env("AGUI_GATEWAY", GATEWAY)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    // The first run builds the firmware, on a shared machine.
+    let out = wait_output(run, Duration::from_secs(600));
+    let stdout = text(&out.stdout);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "agent.sh failed:\n{stdout}\n{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "set_led: color=blue on=true",
+            r#"assistant: The LED is set: the device answered "LED blue on"."#,
+        ],
+        "{stderr}"
+    );
+    assert!(stderr.contains("run device-run-2: finished"), "{stderr}");
+}
