@@ -1,14 +1,19 @@
 //! The `kiosk` firmware on the QEMU board's OLED (`examples/qemu/kiosk.sh`):
 //! the screenshot after the sample conversation matches the golden image
 //! and shows the end of the last message; streams that outgrow the heap
-//! end with a clear error on UART0, never a fault.
+//! end with a clear error on UART0, never a fault. And live, behind
+//! agui-gateway against the pydantic-ai backend (`examples/qemu/kiosk-live.sh`):
+//! the screenshot after the agent's answer.
 //!
 //! Needs `qemu-system-arm` and the `thumbv7m-none-eabi` target (`.ci/run`
-//! installs both); the script builds the firmware.
+//! installs both); the scripts build the firmware. The live test also needs
+//! the backends' venv (`examples/agents/setup.sh`, or `$AGUI_PYTHON`).
 
 use std::fs;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::Duration;
 
 use agui_alloc::client::Client;
 use agui_kiosk::framebuffer::Framebuffer;
@@ -34,27 +39,59 @@ fn work_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// Runs kiosk.sh on `stream`; fails clearly if QEMU is missing.
+/// Runs kiosk.sh on `stream`.
 fn kiosk_sh(stream: &Path, png: &Path) -> Output {
+    script(
+        Command::new("bash")
+            .arg(examples_dir().join("qemu/kiosk.sh"))
+            .arg(stream)
+            .arg(png),
+    )
+}
+
+/// Runs one of the QEMU scripts; fails clearly if QEMU is missing, and
+/// with everything it said if it fails.
+fn script(cmd: &mut Command) -> Output {
     let found = Command::new("qemu-system-arm").arg("--version").output();
     assert!(
         found.is_ok_and(|o| o.status.success()),
         "qemu-system-arm is needed for the OLED tests (apt-get install qemu-system-arm; .ci/run installs it)"
     );
-    let out = Command::new("bash")
-        .arg(examples_dir().join("qemu/kiosk.sh"))
-        .arg(stream)
-        .arg(png)
-        .output()
-        .expect("bash runs kiosk.sh");
+    let out = cmd.output().expect("bash runs the script");
     assert!(
         out.status.success(),
-        "kiosk.sh failed ({}):\nstdout:\n{}\nstderr:\n{}",
+        "{cmd:?} failed ({}):\nstdout:\n{}\nstderr:\n{}",
         out.status,
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
     out
+}
+
+/// Whether at most 0.5 % of the pixels differ by more than a quarter of the
+/// grey range from the golden image `name` (a scaler or a QEMU palette
+/// change may move a few).
+fn matches_golden(shot: &Path, name: &str) -> Vec<u8> {
+    let (w, h, got) = read_gray(shot);
+    let (gw, gh, golden) = read_gray(&examples_dir().join("tests/golden").join(name));
+    assert_eq!(
+        (w, h),
+        (WIDTH * MAGNIFY, HEIGHT * MAGNIFY),
+        "screendump size"
+    );
+    assert_eq!((w, h), (gw, gh), "golden size");
+    let differ = got
+        .iter()
+        .zip(&golden)
+        .filter(|(a, b)| a.abs_diff(**b) > 64)
+        .count();
+    assert!(
+        differ * 200 < got.len(),
+        "{differ} of {} pixels differ from examples/tests/golden/{name} (new screenshot: {})",
+        got.len(),
+        shot.display()
+    );
+    got
 }
 
 /// A grey PNG's size and pixels.
@@ -133,27 +170,7 @@ fn the_sample_conversation_on_the_oled_matches_the_golden_image() {
         "UART0 said:\n{uart}"
     );
 
-    let (w, h, got) = read_gray(&shot);
-    let (gw, gh, golden) = read_gray(&examples_dir().join("tests/golden/oled-chat.png"));
-    assert_eq!(
-        (w, h),
-        (WIDTH * MAGNIFY, HEIGHT * MAGNIFY),
-        "screendump size"
-    );
-    assert_eq!((w, h), (gw, gh), "golden size");
-    // Small tolerance: under 0.5 % of the pixels may differ by more than
-    // a quarter of the grey range (a scaler or a QEMU palette change).
-    let differ = got
-        .iter()
-        .zip(&golden)
-        .filter(|(a, b)| a.abs_diff(**b) > 64)
-        .count();
-    assert!(
-        differ * 200 < got.len(),
-        "{differ} of {} pixels differ from examples/tests/golden/oled-chat.png (new screenshot: {})",
-        got.len(),
-        shot.display()
-    );
+    let got = matches_golden(&shot, "oled-chat.png");
 
     let word = last_word(&fs::read(&stream).unwrap());
     assert_eq!(word, "green.", "the sample's last message ends so");
@@ -233,5 +250,93 @@ fn one_message_over_its_limit_is_a_capacity_error_on_the_uart() {
     assert!(
         lines[1].starts_with("kiosk: done accepted="),
         "UART0 said:\n{uart}"
+    );
+}
+
+/// The backends' Python: `$AGUI_PYTHON`, or the venv of setup.sh.
+fn python() -> PathBuf {
+    if let Some(p) = std::env::var_os("AGUI_PYTHON") {
+        return PathBuf::from(p);
+    }
+    let venv = examples_dir().join("../.venv/bin/python");
+    assert!(
+        venv.exists(),
+        "the AG-UI test backends are not installed: run examples/agents/setup.sh \
+         (it creates {}), or set AGUI_PYTHON",
+        venv.display()
+    );
+    venv
+}
+
+/// A backend process, killed when dropped (even if the test failed).
+struct Backend(Child);
+
+impl Drop for Backend {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The pydantic-ai backend on a free port; its guard and URL.
+fn pydantic_backend() -> (Backend, String) {
+    let script = examples_dir().join("agents/pydantic_server.py");
+    let mut child = Command::new(python())
+        .arg(&script)
+        .args(["--port", "0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{} starts: {e}", script.display()));
+    let stdout = child.stdout.take().unwrap();
+    let backend = Backend(child);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let line = rx
+        .recv_timeout(Duration::from_secs(120))
+        .expect("the backend prints its 'listening on' line");
+    let url = line
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("the backend printed {line:?}"))
+        .to_owned();
+    (backend, url)
+}
+
+#[test]
+fn live_behind_the_gateway_the_answer_is_on_the_oled() {
+    let (_backend, url) = pydantic_backend();
+    let dir = work_dir("live");
+    let shot = dir.join("oled.png");
+    let out = script(
+        Command::new("bash")
+            .arg(examples_dir().join("qemu/kiosk-live.sh"))
+            .arg(&url)
+            .arg(&shot)
+            .env("AGUI_GATEWAY", env!("CARGO_BIN_EXE_agui-gateway")),
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.lines()
+            .any(|l| l.trim_start().starts_with("kiosk: done accepted=")),
+        "the gateway printed:\n{said}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.matches(": finished (").count(),
+        2,
+        "two finished runs (the tool call, the answer):\n{stderr}"
+    );
+    let got = matches_golden(&shot, "oled-live.png");
+    // The scripted answer quotes the firmware's tool result, "LED green on".
+    assert!(
+        contains(&panel_bits(&got), &glyphs("green"))
+            && contains(&panel_bits(&got), &glyphs("on\".")),
+        "the agent's answer is not on the OLED ({})",
+        shot.display()
     );
 }

@@ -167,6 +167,29 @@ pub fn enable_oled_clocks() {
     }
 }
 
+/// The semihosting command line (QEMU: the `arg=` values of
+/// `-semihosting-config`, joined by spaces) copied into `buf`; `None`
+/// without a semihosting host or when it does not fit.
+pub fn semihosting_cmdline(buf: &mut [u8]) -> Option<&[u8]> {
+    // The call's block: a buffer address and its length; the host writes
+    // the text and sets the length (without the NUL it adds).
+    let mut block = [buf.as_mut_ptr() as usize, buf.len()];
+    // SAFETY: SYS_GET_CMDLINE writes at most `buf.len()` bytes into `buf`
+    // (a live, exclusively borrowed slice) and updates `block`, which
+    // outlives the call. With no host attached the BKPT would fault, as
+    // every other semihosting call of this firmware would.
+    let status = unsafe {
+        cortex_m_semihosting::syscall1(
+            cortex_m_semihosting::nr::GET_CMDLINE,
+            block.as_mut_ptr() as usize,
+        )
+    };
+    if status != 0 {
+        return None;
+    }
+    buf.get(..block[1])
+}
+
 /// The value cortex-m-rt (feature `paint-stack`) writes over the whole
 /// stack region at reset, before `main`.
 const PAINT: u32 = 0xCCCC_CCCC;

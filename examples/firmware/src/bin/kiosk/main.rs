@@ -11,6 +11,15 @@
 //! - `kiosk: done accepted=N` after EOT; the picture then stays on the
 //!   panel and the firmware idles, so that a host can take a screenshot.
 //!
+//! **Behind `agui-gateway`** (semihosting command line containing `live`,
+//! e.g. QEMU's `-semihosting-config ...,arg=kiosk,arg=live`) the kiosk is
+//! the device of a live conversation (docs/SPEC.md, "Device line
+//! protocol"): at boot it declares the frontend tool `set_led`, sends the
+//! user's question and `RUN`; it shows every relayed event as it arrives;
+//! after a run that called `set_led` it answers each call (`LED <color>
+//! on`) and asks for the next run; after a run with no call left it logs
+//! `# kiosk: done accepted=N`, sends `DONE` and keeps the picture.
+//!
 //! Measurements go to the semihosting stderr channel (QEMU's stderr): one
 //! `redraw N: render R ticks, flush F ticks, B bytes, W windows` line per
 //! redraw (SysTick ticks of the processor clock spent in the renderer and
@@ -27,9 +36,13 @@ extern crate alloc;
 #[allow(unsafe_code)]
 mod heap;
 
-use alloc::string::ToString;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
 
 use agui_alloc::client::{Client, Limits};
+use agui_alloc::event::Event;
+use agui_alloc::hooks::{Flow, HookView, Subscriber, ToolCallProgress};
+use agui_firmware::link::{Piece, Router};
 use agui_firmware::panel::Panel;
 use agui_firmware::ssd0323::{Ssd0323, HEIGHT, WIDTH};
 use agui_firmware::uart::{Uart0, UartError};
@@ -71,6 +84,52 @@ fn limits() -> Limits {
     }
 }
 
+/// The frontend tool the live kiosk declares.
+const DECLARE_SET_LED: &str = concat!(
+    r#"{"type":"TOOL","name":"set_led","description":"Set the colour of the kiosk's LED and turn it on","#,
+    r#""parameters":{"type":"object","properties":{"color":{"type":"string"},"on":{"type":"boolean"}},"#,
+    r#""required":["color","on"]}}"#,
+);
+
+/// What the live kiosk's user asks.
+const QUESTION: &str = "Please turn the LED green.";
+
+/// The kiosk's subscriber during a live run: follows the events for the
+/// renderer, notes the end of the run and each complete `set_led` call.
+struct Watch<'a> {
+    kiosk: &'a mut Kiosk<BinaryColor>,
+    calls: &'a mut Vec<(String, String)>,
+    ended: bool,
+}
+
+impl Subscriber for Watch<'_> {
+    fn on_event(&mut self, event: &Event, _view: &mut HookView<'_>) -> Flow {
+        self.kiosk.observe(event);
+        if matches!(event, Event::RunFinished(_) | Event::RunError(_)) {
+            self.ended = true;
+        }
+        Flow::Continue
+    }
+
+    fn on_tool_call_end(
+        &mut self,
+        event: &agui_alloc::event::ToolCallEnd,
+        call: &ToolCallProgress<'_>,
+        _view: &mut HookView<'_>,
+    ) -> Flow {
+        if call.name == "set_led" {
+            let color = call
+                .args
+                .get("color")
+                .and_then(|c| c.as_str())
+                .unwrap_or("?");
+            self.calls
+                .push((event.tool_call_id.clone(), color.to_string()));
+        }
+        Flow::Continue
+    }
+}
+
 /// The parts of the running kiosk.
 struct App {
     uart: Uart0,
@@ -107,7 +166,14 @@ fn main() -> ! {
         stopped: false,
     };
     app.redraw();
-    app.run();
+    let mut cmdline = [0u8; 64];
+    let live = hw::semihosting_cmdline(&mut cmdline)
+        .is_some_and(|c| c.split(|&b| b == b' ').any(|w| w == b"live"));
+    if live {
+        app.live();
+    } else {
+        app.run();
+    }
     app.report();
     loop {
         cortex_m::asm::wfi();
@@ -160,6 +226,103 @@ impl App {
         self.uart.write_str("kiosk: done accepted=");
         self.uart.write_u32(self.client.accepted());
         self.uart.write_str("\n");
+    }
+
+    /// The live conversation through the gateway (see the crate docs).
+    fn live(&mut self) {
+        self.uart.write_str(DECLARE_SET_LED);
+        self.uart
+            .write_str("\n{\"id\":\"u1\",\"role\":\"user\",\"content\":\"");
+        self.uart.write_str(QUESTION);
+        self.uart.write_str("\"}\n{\"type\":\"RUN\"}\n");
+        let mut router = Router::new();
+        let mut buf = [0u8; 64];
+        let mut calls: Vec<(String, String)> = Vec::new();
+        let mut results = 0u32;
+        loop {
+            let n = self.read_some(&mut buf);
+            let mut ended = false;
+            router.route(&buf[..n], |piece| match piece {
+                Piece::Events(bytes) => ended |= self.feed_live(bytes, &mut calls),
+                // A gateway complaint about our own lines: nothing to show.
+                Piece::Gateway { .. } => {}
+            });
+            if !ended {
+                continue;
+            }
+            if calls.is_empty() || self.stopped {
+                break;
+            }
+            for (id, color) in calls.drain(..) {
+                results += 1;
+                self.send_result(results, &id, &color);
+            }
+            self.uart.write_str("{\"type\":\"RUN\"}\n");
+        }
+        self.uart.write_str("# kiosk: done accepted=");
+        self.uart.write_u32(self.client.accepted());
+        self.uart.write_str("\n{\"type\":\"DONE\"}\n");
+    }
+
+    /// Waits for at least one byte and takes what has arrived.
+    fn read_some(&mut self, buf: &mut [u8]) -> usize {
+        let mut n = 0;
+        while n == 0 {
+            while n < buf.len() {
+                match self.uart.try_read_byte() {
+                    Some(Ok(b)) => {
+                        buf[n] = b;
+                        n += 1;
+                    }
+                    Some(Err(e)) => self.uart_error(e),
+                    None => break,
+                }
+            }
+        }
+        n
+    }
+
+    /// Feeds relayed event bytes line by line, redrawing per frame;
+    /// `true` when a run ended in them.
+    fn feed_live(&mut self, bytes: &[u8], calls: &mut Vec<(String, String)>) -> bool {
+        let mut ended = false;
+        for line in bytes.split_inclusive(|&b| b == b'\n') {
+            if self.stopped {
+                return true;
+            }
+            let before = self.client.accepted();
+            let mut watch = Watch {
+                kiosk: &mut self.kiosk,
+                calls,
+                ended: false,
+            };
+            let fed = self.client.feed_with(line, &mut watch);
+            ended |= watch.ended;
+            if let Err(e) = fed {
+                self.fail(e.code.as_str(), &e.to_string());
+                ended = true;
+            }
+            if self.client.accepted() != before || self.stopped {
+                self.redraw();
+            }
+        }
+        ended
+    }
+
+    /// Sends the tool result for call `id` as a device line.
+    fn send_result(&mut self, n: u32, id: &str, color: &str) {
+        let mut digits = [0u8; 10];
+        self.uart
+            .write_str("{\"type\":\"TOOL_CALL_RESULT\",\"messageId\":\"kiosk-r");
+        self.uart.write_bytes(text::decimal(n, &mut digits));
+        self.uart.write_str("\",\"toolCallId\":");
+        self.uart
+            .write_str(&serde_json::to_string(id).unwrap_or_default());
+        self.uart.write_str(",\"content\":");
+        let content = alloc::format!("LED {color} on");
+        self.uart
+            .write_str(&serde_json::to_string(&content).unwrap_or_default());
+        self.uart.write_str(",\"role\":\"tool\"}\n");
     }
 
     /// Feeds one piece of input and redraws if a frame ended in it.
