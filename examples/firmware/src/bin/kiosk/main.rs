@@ -40,7 +40,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use agui_alloc::client::{Client, Limits};
-use agui_alloc::event::Event;
+use agui_alloc::event::{Event, RunError, RunFinished, ToolCallEnd};
 use agui_alloc::hooks::{Flow, HookView, Subscriber, ToolCallProgress};
 use agui_firmware::link::{Piece, Router};
 use agui_firmware::panel::Panel;
@@ -105,15 +105,22 @@ struct Watch<'a> {
 impl Subscriber for Watch<'_> {
     fn on_event(&mut self, event: &Event, _view: &mut HookView<'_>) -> Flow {
         self.kiosk.observe(event);
-        if matches!(event, Event::RunFinished(_) | Event::RunError(_)) {
-            self.ended = true;
-        }
+        Flow::Continue
+    }
+
+    fn on_run_finished(&mut self, _event: &RunFinished, _view: &mut HookView<'_>) -> Flow {
+        self.ended = true;
+        Flow::Continue
+    }
+
+    fn on_run_error(&mut self, _event: &RunError, _view: &mut HookView<'_>) -> Flow {
+        self.ended = true;
         Flow::Continue
     }
 
     fn on_tool_call_end(
         &mut self,
-        event: &agui_alloc::event::ToolCallEnd,
+        event: &ToolCallEnd,
         call: &ToolCallProgress<'_>,
         _view: &mut HookView<'_>,
     ) -> Flow {
