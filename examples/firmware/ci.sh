@@ -35,6 +35,7 @@ step "format and clippy"
 cargo fmt --check
 cargo clippy --release -- -D warnings
 cargo clippy --release --features defmt -- -D warnings
+cargo clippy --release --features kiosk --bin kiosk -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 
 # Runs the demo in QEMU; checks exit status 0 and the expected lines.
@@ -65,6 +66,11 @@ for bin in demo serial agent; do
     ! grep -qa -e __rust_alloc -e __rg_alloc "$elf/$bin" || fail "$bin links an allocator"
 done
 echo "no allocator in demo, serial or agent"
+# The check can see one: the kiosk binary (feature `kiosk`) has its heap.
+cargo build --release --features kiosk --bin kiosk
+grep -qa -e __rust_alloc -e __rg_alloc "$elf/kiosk" || fail "the allocator check finds no allocator in kiosk"
+# Leave demo and serial as built without the feature, for the budgets.
+cargo build --release
 
 step "serial: known verdicts"
 export SERIAL_ELF="$elf/serial"

@@ -1,6 +1,6 @@
 //! Every `unsafe` of the firmware, behind safe functions: volatile access to
-//! the LM3S6965's UART0 and SYSCTL registers, reading the painted stack, and
-//! (feature `defmt`) the global logger.
+//! the LM3S6965's UART0, SSI0, GPIO and SYSCTL registers, reading the painted
+//! stack, and (feature `defmt`) the global logger.
 //!
 //! Soundness rests on two facts about this chip: the addresses below are
 //! memory-mapped registers that are always present (so a volatile access
@@ -54,6 +54,140 @@ pub fn enable_uart0_clock() {
         let reg = SYSCTL_RCGC1 as *mut u32;
         core::ptr::write_volatile(reg, core::ptr::read_volatile(reg) | 1);
     }
+}
+
+/// SSI0's base address (an ARM PL022 synchronous serial port).
+const SSI0: usize = 0x4000_8000;
+/// System control: Run-mode Clock Gating Control 2 (bits 0..=6 gate GPIO
+/// ports A..=G).
+const SYSCTL_RCGC2: usize = 0x400F_E108;
+
+/// The SSI0 registers the OLED driver uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(usize)]
+pub enum SsiReg {
+    /// Control 0: serial clock rate, clock phase/polarity, frame format,
+    /// data size.
+    Cr0 = 0x000,
+    /// Control 1: SSE (bit 1) enables the port; MS (bit 2) 0 = master.
+    Cr1 = 0x004,
+    /// Data: a write queues a frame; a read takes a received one.
+    Dr = 0x008,
+    /// Status: TFE (bit 0), TNF (bit 1), RNE (bit 2), RFF (bit 3), BSY (bit 4).
+    Sr = 0x00C,
+    /// Clock prescale divisor (even, 2..=254).
+    Cpsr = 0x010,
+}
+
+/// Reads an SSI0 register.
+#[inline]
+pub fn ssi_read(reg: SsiReg) -> u32 {
+    // SAFETY: SSI0 + offset is a 4-byte aligned peripheral register of the
+    // LM3S6965 (see the module docs). Reading DR pops the receive FIFO,
+    // which is the peripheral's own state, not memory Rust knows about.
+    unsafe { core::ptr::read_volatile((SSI0 + reg as usize) as *const u32) }
+}
+
+/// Writes an SSI0 register.
+#[inline]
+pub fn ssi_write(reg: SsiReg, value: u32) {
+    // SAFETY: as in `ssi_read`.
+    unsafe { core::ptr::write_volatile((SSI0 + reg as usize) as *mut u32, value) }
+}
+
+/// The GPIO ports the OLED is wired to (PL061-style ports of the LM3S6965).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(usize)]
+pub enum Port {
+    /// Port A: SSI0's clock (A2), frame signal (A3), RX (A4), TX (A5).
+    A = 0x4000_4000,
+    /// Port C: C7 is the OLED's data/command line.
+    C = 0x4000_6000,
+    /// Port D: D0 is the SD card's active-low chip select (QEMU also routes
+    /// it to the OLED's select, active high).
+    D = 0x4000_7000,
+}
+
+impl Port {
+    /// The port's bit in SYSCTL RCGC2.
+    fn clock_bit(self) -> u32 {
+        match self {
+            Port::A => 1 << 0,
+            Port::C => 1 << 2,
+            Port::D => 1 << 3,
+        }
+    }
+}
+
+/// The GPIO control registers the OLED driver uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(usize)]
+pub enum GpioReg {
+    /// Direction: a set bit makes the pin an output.
+    Dir = 0x400,
+    /// Alternate function select: a set bit hands the pin to a peripheral.
+    Afsel = 0x420,
+    /// Digital enable: a set bit turns the pin's digital function on.
+    Den = 0x51C,
+}
+
+/// Sets the bits `mask` of a GPIO control register (read-modify-write).
+pub fn gpio_set_bits(port: Port, reg: GpioReg, mask: u8) {
+    let addr = port as usize + reg as usize;
+    // SAFETY: a 4-byte aligned, always-present GPIO register (module docs);
+    // the read-modify-write keeps the other pins' settings.
+    unsafe {
+        let reg = addr as *mut u32;
+        core::ptr::write_volatile(reg, core::ptr::read_volatile(reg) | u32::from(mask));
+    }
+}
+
+/// Drives the output pins `mask` of `port` high (`high`) or low, leaving
+/// every other pin alone: the port's data register is addressed through
+/// the pin mask (address bits 2..=9), so no read-modify-write is needed.
+pub fn gpio_write_pins(port: Port, mask: u8, high: bool) {
+    let addr = port as usize + (usize::from(mask) << 2);
+    let value = if high { u32::from(mask) } else { 0 };
+    // SAFETY: a masked alias of the port's data register, inside the
+    // port's 4 KB register block; only the pins in `mask` change.
+    unsafe { core::ptr::write_volatile(addr as *mut u32, value) }
+}
+
+/// Turns on the clocks of SSI0 and of GPIO ports A, C and D (no-ops in
+/// QEMU, required on silicon).
+pub fn enable_oled_clocks() {
+    let ports = Port::A.clock_bit() | Port::C.clock_bit() | Port::D.clock_bit();
+    // SAFETY: always-present SYSCTL registers; setting bits only gates
+    // clocks on (SSI0 is bit 4 of RCGC1). Read-modify-write keeps the rest.
+    unsafe {
+        let rcgc1 = SYSCTL_RCGC1 as *mut u32;
+        core::ptr::write_volatile(rcgc1, core::ptr::read_volatile(rcgc1) | 1 << 4);
+        let rcgc2 = SYSCTL_RCGC2 as *mut u32;
+        core::ptr::write_volatile(rcgc2, core::ptr::read_volatile(rcgc2) | ports);
+    }
+}
+
+/// The semihosting command line (QEMU: the `arg=` values of
+/// `-semihosting-config`, joined by spaces) copied into `buf`; `None`
+/// without a semihosting host or when it does not fit.
+pub fn semihosting_cmdline(buf: &mut [u8]) -> Option<&[u8]> {
+    // The call's block: a buffer address and its length; the host writes
+    // the text and sets the length (without the NUL it adds).
+    let mut block = [buf.as_mut_ptr() as usize, buf.len()];
+    // SAFETY: SYS_GET_CMDLINE writes at most `buf.len()` bytes into `buf`
+    // (a live, exclusively borrowed slice) and updates `block`, which
+    // outlives the call. With no host attached the BKPT would fault, as
+    // every other semihosting call of this firmware would.
+    let status = unsafe {
+        cortex_m_semihosting::syscall1(
+            cortex_m_semihosting::nr::GET_CMDLINE,
+            block.as_mut_ptr() as usize,
+        )
+    };
+    if status != 0 {
+        return None;
+    }
+    buf.get(..block[1])
 }
 
 /// The value cortex-m-rt (feature `paint-stack`) writes over the whole

@@ -1,16 +1,25 @@
 //! Shared parts of the AG-UI firmware for the TI Stellaris LM3S6965
 //! (Cortex-M3, QEMU machine `lm3s6965evb`): the UART0 driver, the serial
-//! verdict line, stack measurement, exiting through semihosting.
+//! verdict line, stack measurement, exiting through semihosting, and the
+//! OLED (SSD0323 over SSI0) driver.
 //!
-//! No global allocator is linked: `agui-core` runs in fixed memory.
+//! `demo` and `serial` link no global allocator: `agui-core` runs in fixed
+//! memory. The `kiosk` feature adds what the `kiosk` binary uses: the OLED
+//! as an embedded-graphics target (module `panel`) and the record of a failed
+//! allocation (module `alloc_failure`); its heap lives in the binary itself.
 #![no_std]
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "kiosk")]
+pub mod alloc_failure;
 pub mod assistant;
 #[allow(unsafe_code)]
 pub mod hw;
 pub mod link;
+#[cfg(feature = "kiosk")]
+pub mod panel;
+pub mod ssd0323;
 pub mod text;
 pub mod uart;
 pub mod verdict;
@@ -37,7 +46,14 @@ pub fn exit(success: bool) -> ! {
 /// and CI a hang would only show up as a timeout, and `panic-halt` would
 /// keep a stuck board silent. The message is not formatted, which keeps
 /// `core::fmt` out of flash. (The core never panics; this is for our code.)
+///
+/// With the `kiosk` feature a failed allocation (Rust's default handler
+/// panics) is named on UART0 first, with the request's size.
 #[panic_handler]
 fn panic(_info: &core::panic::PanicInfo) -> ! {
+    #[cfg(feature = "kiosk")]
+    if let Some((size, heap)) = alloc_failure::failed() {
+        uart::alloc_failure_line(size, heap);
+    }
     exit(false)
 }

@@ -262,3 +262,16 @@ impl<R: embedded_io::Read> embedded_io::Read for UntilEot<'_, R> {
         }
     }
 }
+
+/// Writes `kiosk: error heap_exhausted: ...` for a failed allocation on
+/// UART0 without owning it: for the panic handler only, when nothing else
+/// will use the UART again.
+#[cfg(feature = "kiosk")]
+pub fn alloc_failure_line(size: usize, heap: usize) {
+    let mut uart = Uart0 { _owned: () };
+    uart.write_str("kiosk: error heap_exhausted: an allocation of ");
+    uart.write_u32(u32::try_from(size).unwrap_or(u32::MAX));
+    uart.write_str(" bytes failed (heap of ");
+    uart.write_u32(u32::try_from(heap).unwrap_or(u32::MAX));
+    uart.write_str(" bytes)\n");
+}

@@ -1,10 +1,20 @@
 //! agui-kiosk: replays an AG-UI stream onto an in-memory panel with the
-//! kiosk renderer and writes PNG screenshots.
+//! kiosk renderer and writes PNG screenshots, or shows a live conversation
+//! with an agent in a window.
 //!
 //! ```text
 //! agui-kiosk [FILE|-] [--out DIR] [--name NAME] [--size WxH] [--mono]
 //!            [--every N] [--scale K]
+//! agui-kiosk --url URL --message TEXT [--fullscreen] [--tool NAME=COMMAND]...
+//!            [--size WxH] [--mono] [--scale K] [--max-runs N]
 //! ```
+//!
+//! With `--url`, the message starts a run against the agent over HTTP and
+//! the conversation is drawn in an X11 window at the panel size (times
+//! `--scale`), updated after every event as it arrives; `--fullscreen`
+//! makes it a borderless window on top at the screen's corner, scaled by
+//! the largest factor that fits the screen. Frontend tools are declared and
+//! answered as in agui-chat. The window stays until closed (or Escape).
 //!
 //! The stream (SSE or NDJSON, detected) is fed line by line, as it would
 //! arrive, and the panel is brought up to date after every event, so the
@@ -29,6 +39,9 @@ use agui_alloc::client::Client;
 use agui_kiosk::framebuffer::Framebuffer;
 use agui_kiosk::{Config, Kiosk, Theme};
 use clap::Parser;
+
+#[path = "agui-kiosk/live.rs"]
+mod live;
 use embedded_graphics::pixelcolor::{Gray8, Rgb565, Rgb888};
 use embedded_graphics::prelude::{OriginDimensions, PixelColor, Size};
 
@@ -57,9 +70,26 @@ struct Args {
     /// Also write a frame after every N-th event.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     every: Option<u32>,
-    /// Enlarge the PNGs K times (pixels stay square and sharp).
+    /// Enlarge the PNGs (or the window) K times (pixels stay square and sharp).
     #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
     scale: u32,
+    /// Talk to the agent at URL and show the conversation live in a window.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["file", "every", "out", "name"], requires = "message")]
+    url: Option<String>,
+    /// The first user message (with --url).
+    #[arg(long, value_name = "TEXT", requires = "url")]
+    message: Option<String>,
+    /// A borderless window on top, filling the screen (with --url).
+    #[arg(long, requires = "url")]
+    fullscreen: bool,
+    /// A frontend tool (with --url): when the agent calls NAME, run COMMAND
+    /// under `sh -c` with the arguments on stdin; its trimmed stdout is the
+    /// result.
+    #[arg(long = "tool", value_name = "NAME=COMMAND", requires = "url")]
+    tools: Vec<String>,
+    /// Most runs for the message, tool follow-ups included (with --url).
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..))]
+    max_runs: u32,
 }
 
 fn parse_size(s: &str) -> Result<Size, String> {
@@ -76,7 +106,37 @@ fn parse_size(s: &str) -> Result<Size, String> {
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    if let (Some(url), Some(message)) = (&args.url, &args.message) {
+        return live_main(&args, url, message);
+    }
     match run(&args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("agui-kiosk: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `--url`: the live window. Exit status as for a replay.
+fn live_main(args: &Args, url: &str, message: &str) -> ExitCode {
+    let size = args.size.unwrap_or(if args.mono {
+        Size::new(128, 64)
+    } else {
+        Size::new(320, 240)
+    });
+    let live = live::Live {
+        url,
+        message,
+        fullscreen: args.fullscreen,
+        size,
+        mono: args.mono,
+        scale: args.scale,
+        tools: &args.tools,
+        max_runs: args.max_runs,
+    };
+    match live::run(&live) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) => {

@@ -1,0 +1,193 @@
+//! `agui-kiosk --url`: the live conversation with the pydantic-ai test
+//! backend (`examples/agents/`) in a window on a virtual X display (Xvfb),
+//! screenshot with ImageMagick's `import` and compared with a golden image.
+//!
+//! Needs `Xvfb`, `import` (`apt-get install xvfb imagemagick`) and the
+//! backends' venv (`examples/agents/setup.sh`, or `$AGUI_PYTHON`); `.ci/run`
+//! installs them. Without them the test fails and says so.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::Duration;
+
+const WIDTH: usize = 320;
+const HEIGHT: usize = 240;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn need(program: &str, package: &str) {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        found,
+        "{program} is needed for the window test (apt-get install {package}; .ci/run installs it)"
+    );
+}
+
+/// The backends' Python: `$AGUI_PYTHON`, or the venv of setup.sh.
+fn python() -> PathBuf {
+    if let Some(p) = std::env::var_os("AGUI_PYTHON") {
+        return PathBuf::from(p);
+    }
+    let venv = repo().join(".venv/bin/python");
+    assert!(
+        venv.exists(),
+        "the AG-UI test backends are not installed: run examples/agents/setup.sh \
+         (it creates {}), or set AGUI_PYTHON",
+        venv.display()
+    );
+    venv
+}
+
+/// A child process killed when dropped, even when the test fails.
+struct Guard(Child);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Lines of a child's stdout, read on a thread.
+fn lines(stdout: ChildStdout) -> Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    rx
+}
+
+fn next_line(rx: &Receiver<String>, what: &str) -> String {
+    rx.recv_timeout(Duration::from_secs(120))
+        .unwrap_or_else(|_| panic!("no line from {what} within 120 s"))
+}
+
+/// Xvfb on a display it picks itself (`-displayfd`), one screen of the
+/// panel's size; returns the guard and `:N`.
+fn xvfb() -> (Guard, String) {
+    let mut child = Command::new("Xvfb")
+        .args(["-displayfd", "1", "-nolisten", "tcp", "-screen", "0"])
+        .arg(format!("{WIDTH}x{HEIGHT}x24"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("Xvfb starts");
+    let rx = lines(child.stdout.take().unwrap());
+    let guard = Guard(child);
+    let display = format!(":{}", next_line(&rx, "Xvfb").trim());
+    (guard, display)
+}
+
+/// The pydantic-ai backend on a free port; returns the guard and its URL.
+fn backend() -> (Guard, String) {
+    let script = repo().join("examples/agents/pydantic_server.py");
+    let mut child = Command::new(python())
+        .arg(&script)
+        .args(["--port", "0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{} starts: {e}", script.display()));
+    let rx = lines(child.stdout.take().unwrap());
+    let guard = Guard(child);
+    let line = next_line(&rx, "the pydantic-ai backend");
+    let url = line
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("the backend printed {line:?}"))
+        .to_owned();
+    (guard, url)
+}
+
+/// An 8-bit RGB PNG's pixels.
+fn read_rgb(path: &Path) -> (usize, usize, Vec<u8>) {
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut decoder = png::Decoder::new(BufReader::new(file));
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    let (w, h) = (info.width as usize, info.height as usize);
+    let channels = buf.len() / (w * h);
+    let rgb = buf
+        .chunks(channels)
+        .flat_map(|px| match channels {
+            1 | 2 => [px[0], px[0], px[0]],
+            _ => [px[0], px[1], px[2]],
+        })
+        .collect();
+    (w, h, rgb)
+}
+
+#[test]
+fn the_live_conversation_in_an_xvfb_window_matches_the_golden_image() {
+    need("Xvfb", "xvfb");
+    need("import", "imagemagick");
+    let (_backend, url) = backend();
+    let (_xvfb, display) = xvfb();
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agui-kiosk"))
+        .args(["--url", &url, "--message", "Please turn the LED green"])
+        .args(["--tool", "set_led=echo LED is green", "--fullscreen"])
+        .env("DISPLAY", &display)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("agui-kiosk starts");
+    let rx = lines(child.stdout.take().unwrap());
+    let _kiosk = Guard(child);
+    let mut said = Vec::new();
+    loop {
+        let line = next_line(&rx, "agui-kiosk");
+        let done = line.starts_with("agui-kiosk: showing the conversation");
+        said.push(line);
+        if done {
+            break;
+        }
+    }
+    let finished = said.iter().filter(|l| l.ends_with(": finished")).count();
+    assert_eq!(
+        finished, 2,
+        "two finished runs (the tool call, the answer): {said:#?}"
+    );
+
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("kiosk-window");
+    std::fs::create_dir_all(&dir).unwrap();
+    let shot = dir.join("window.png");
+    let status = Command::new("import")
+        .args(["-display", &display, "-window", "root", "-depth", "8"])
+        .arg(format!("PNG24:{}", shot.display()))
+        .status()
+        .expect("import runs");
+    assert!(status.success(), "import failed: {status}");
+
+    let (w, h, got) = read_rgb(&shot);
+    let (gw, gh, golden) = read_rgb(&repo().join("examples/tests/golden/window-pydantic.png"));
+    assert_eq!((w, h), (WIDTH, HEIGHT), "screenshot size");
+    assert_eq!((gw, gh), (WIDTH, HEIGHT), "golden size");
+    // Small tolerance: under 0.5 % of the pixels may differ by more than
+    // 48 levels in a channel.
+    let differ = got
+        .chunks(3)
+        .zip(golden.chunks(3))
+        .filter(|(a, b)| a.iter().zip(*b).any(|(x, y)| x.abs_diff(*y) > 48))
+        .count();
+    assert!(
+        differ * 200 < w * h,
+        "{differ} of {} pixels differ from examples/tests/golden/window-pydantic.png \
+         (new screenshot: {})",
+        w * h,
+        shot.display()
+    );
+}
