@@ -45,6 +45,17 @@ def asked_color(messages: list[BaseMessage]) -> str:
     return "green"
 
 
+def next_call_id(messages: list[BaseMessage]) -> str:
+    """A tool-call id not used yet in this thread: `call_set_led_<n>`.
+
+    The client answers a call by its id, so every call needs its own: a
+    reused id would look answered already (its first result is in the
+    history) and the client would never run the tool again.
+    """
+    calls = sum(len(m.tool_calls) for m in messages if isinstance(m, AIMessage))
+    return f"call_set_led_{calls + 1}"
+
+
 class ScriptedChatModel(BaseChatModel):
     """Calls set_led first; answers quoting the tool result once it is back."""
 
@@ -65,7 +76,7 @@ class ScriptedChatModel(BaseChatModel):
         args = f'{{"color": "{color}", "on": true}}'
         # ag-ui-langgraph opens the call on its first chunk and relays only
         # the arguments of later chunks, so the first chunk carries none.
-        first = {"name": "set_led", "args": "", "id": "call_set_led_1", "index": 0}
+        first = {"name": "set_led", "args": "", "id": next_call_id(messages), "index": 0}
         yield AIMessageChunk(content="", tool_call_chunks=[first])
         for i in range(0, len(args), 8):
             yield AIMessageChunk(content="", tool_call_chunks=[{"args": args[i : i + 8], "index": 0}])

@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator
 
 import uvicorn
 from pydantic_ai import Agent
-from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaThinkingPart, DeltaToolCall, FunctionModel
 from pydantic_ai.ui.ag_ui import AGUIAdapter
 from starlette.applications import Starlette
@@ -61,6 +61,22 @@ def asked_color(messages: list[ModelMessage]) -> str:
     return "green"
 
 
+def next_call_id(messages: list[ModelMessage]) -> str:
+    """A tool-call id not used yet in this thread: `call_set_led_<n>`.
+
+    The client answers a call by its id, so every call needs its own: a
+    reused id would look answered already (its first result is in the
+    history) and the client would never run the tool again.
+    """
+    calls = sum(
+        isinstance(part, ToolCallPart)
+        for message in messages
+        if isinstance(message, ModelResponse)
+        for part in message.parts
+    )
+    return f"call_set_led_{calls + 1}"
+
+
 async def script(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | dict]:
     """The scripted model: call set_led first, answer once its result is back."""
     result = last_tool_return(messages)
@@ -74,7 +90,7 @@ async def script(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator
     for piece in ("The user wants the LED lit. ", f"I will call set_led with {color}."):
         yield {0: DeltaThinkingPart(content=piece)}
     args = f'{{"color": "{color}", "on": true}}'
-    yield {1: DeltaToolCall(name="set_led", json_args=args[:10], tool_call_id="call_set_led_1")}
+    yield {1: DeltaToolCall(name="set_led", json_args=args[:10], tool_call_id=next_call_id(messages))}
     for i in range(10, len(args), 8):
         await asyncio.sleep(0)
         yield {1: DeltaToolCall(json_args=args[i : i + 8])}

@@ -210,6 +210,74 @@ fn pydantic_ai_backend_live_view() {
     );
 }
 
+/// Each of `expected` is a line of `text`, in this order (other lines may
+/// come between).
+fn assert_lines_in_order(text: &str, expected: &[&str]) {
+    let mut lines = text.lines();
+    for want in expected {
+        assert!(
+            lines.any(|line| line == *want),
+            "missing {want:?} (or out of order) in:\n{text}"
+        );
+    }
+}
+
+/// Two user messages in one session, each making the agent call the tool:
+/// each call has its own id, runs the command, and is answered. In the
+/// transcript and in the live view.
+fn two_messages_in_one_session(script: &str) {
+    let backend = Backend::start(script);
+    let dir = scratch(&format!("two-messages-{script}"));
+    let calls = dir.join("calls");
+    let tool = format!(
+        "set_led=read -r args; echo \"$args\" >> '{}'; echo \"lit with $args\"",
+        calls.display()
+    );
+    let input = "Please turn the LED green\nNow make it red\n";
+    let expected = |color: &str, n: u32| {
+        let args = format!(r#"{{"color": "{color}", "on": true}}"#);
+        [
+            format!("[tool call call_set_led_{n} set_led] {args}"),
+            format!("[tool result for call_set_led_{n}] lit with {args}"),
+            format!("[assistant] The LED is set: the device answered \"lit with {args}\"."),
+        ]
+    };
+    let [green, red] = [expected("green", 1), expected("red", 2)];
+
+    let out = chat(&[&backend.url, "--tool", &tool], input);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let mut order = vec!["[user] Please turn the LED green"];
+    order.extend(green.iter().map(String::as_str));
+    order.push("[user] Now make it red");
+    order.extend(red.iter().map(String::as_str));
+    assert_lines_in_order(&stdout, &order);
+    assert!(
+        stdout.lines().last().unwrap().starts_with("ok: 4 runs, "),
+        "{stdout}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&calls).unwrap(),
+        "{\"color\": \"green\", \"on\": true}\n{\"color\": \"red\", \"on\": true}\n"
+    );
+
+    let out = chat(&[&backend.url, "--output", "live", "--tool", &tool], input);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let order: Vec<&str> = green.iter().chain(&red).map(String::as_str).collect();
+    assert_lines_in_order(&stdout, &order);
+}
+
+#[test]
+fn pydantic_ai_backend_two_messages_in_one_session() {
+    two_messages_in_one_session("pydantic_server.py");
+}
+
+#[test]
+fn langgraph_backend_two_messages_in_one_session() {
+    two_messages_in_one_session("langgraph_server.py");
+}
+
 #[test]
 fn pydantic_ai_backend_with_a_failing_tool() {
     let backend = Backend::start("pydantic_server.py");
