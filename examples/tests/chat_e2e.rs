@@ -49,10 +49,16 @@ struct Backend {
 
 impl Backend {
     fn start(script: &str) -> Backend {
+        Backend::start_with(script, &[])
+    }
+
+    /// With extra arguments for the script (e.g. `--certfile`).
+    fn start_with(script: &str, args: &[&str]) -> Backend {
         let path = repo().join("examples/agents").join(script);
         let mut child = Command::new(python())
             .arg(&path)
             .args(["--port", "0"])
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -278,6 +284,70 @@ fn langgraph_backend_two_messages_in_one_session() {
     two_messages_in_one_session("langgraph_server.py");
 }
 
+/// A self-signed certificate for 127.0.0.1 and localhost, written to
+/// `dir` as `cert.pem` and `key.pem`.
+fn self_signed(dir: &Path) -> (PathBuf, PathBuf) {
+    let names = vec!["127.0.0.1".to_owned(), "localhost".to_owned()];
+    let made = rcgen::generate_simple_self_signed(names).unwrap();
+    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
+    std::fs::write(&cert, made.cert.pem()).unwrap();
+    std::fs::write(&key, made.signing_key.serialize_pem()).unwrap();
+    (cert, key)
+}
+
+/// The pydantic-ai sample served over https with a certificate the test
+/// made: untrusted, a one-line TLS error (exit 2) that says how to trust
+/// it; with `--ca-cert`, the whole exchange as over http.
+#[test]
+fn pydantic_ai_backend_over_https() {
+    let dir = scratch("https");
+    let (cert, key) = self_signed(&dir);
+    let (cert, key) = (cert.to_str().unwrap(), key.to_str().unwrap());
+    let backend = Backend::start_with(
+        "pydantic_server.py",
+        &["--certfile", cert, "--keyfile", key],
+    );
+    assert!(
+        backend.url.starts_with("https://127.0.0.1:"),
+        "{}",
+        backend.url
+    );
+
+    let out = chat(&[&backend.url, "--tool", "set_led=echo lit"], "hi\n");
+    assert_fails(
+        &out,
+        2,
+        &format!(
+            "TLS: the certificate of '{}' is not trusted (UnknownIssuer) \
+             (--ca-cert FILE trusts a private CA or a self-signed certificate)",
+            backend.url
+        ),
+    );
+
+    let out = chat(
+        &[
+            &backend.url,
+            "--ca-cert",
+            cert,
+            "--tool",
+            "set_led=echo lit",
+        ],
+        "turn the LED blue\n",
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert_lines_in_order(
+        &stdout,
+        &[
+            "[user] turn the LED blue",
+            r#"[tool call call_set_led_1 set_led] {"color": "blue", "on": true}"#,
+            "[tool result for call_set_led_1] lit",
+            r#"[assistant] The LED is set: the device answered "lit"."#,
+        ],
+    );
+    assert!(stdout.contains("\nok: 2 runs, "), "{stdout}");
+}
+
 #[test]
 fn pydantic_ai_backend_with_a_failing_tool() {
     let backend = Backend::start("pydantic_server.py");
@@ -456,6 +526,18 @@ fn usage_errors_exit_2() {
         (
             vec!["http://127.0.0.1:9/", "--header", "nocolon"],
             "--header 'nocolon': expected 'Name: value'",
+        ),
+        (
+            vec!["127.0.0.1:9"],
+            "bad URL: '127.0.0.1:9': expected an http:// or https:// URL",
+        ),
+        (
+            vec!["https://127.0.0.1:9/", "--ca-cert", "/nonexistent.pem"],
+            "--ca-cert /nonexistent.pem: cannot read: ",
+        ),
+        (
+            vec!["https://127.0.0.1:9/", "--ca-cert", "Cargo.toml"],
+            "--ca-cert Cargo.toml: TLS: no certificate (-----BEGIN CERTIFICATE-----) in the root certificates",
         ),
         (
             vec![

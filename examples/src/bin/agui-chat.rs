@@ -19,6 +19,9 @@
 //! format (`--output live` asks for the live view anyway), and the first
 //! run that fails ends the program.
 //!
+//! `https://` URLs are checked against the built-in Mozilla roots, or with
+//! `--ca-cert FILE` against the PEM certificates of FILE instead.
+//!
 //! Ctrl-C ends the current run cleanly (at the prompt, it quits).
 //! `AGUI_CHAT_TIMING=1` prints, per run, the time from the response's first
 //! byte to the first delta printed, on stderr.
@@ -29,6 +32,7 @@
 
 use std::fs;
 use std::io::{self, BufRead, IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -42,7 +46,7 @@ use agui_alloc::event::{
 };
 use agui_alloc::hooks::{Flow, HookView, Subscriber, ToolCallProgress};
 use agui_alloc::http::{
-    HttpAgent, HttpError, HttpErrorKind, RunObserver, CONNECT_TIMEOUT, IDLE_TIMEOUT,
+    check_url, HttpAgent, HttpError, HttpErrorKind, RunObserver, CONNECT_TIMEOUT, IDLE_TIMEOUT,
 };
 use agui_alloc::model::Tool;
 use agui_examples::transcript::{write_message, write_state, Printable};
@@ -53,8 +57,13 @@ use serde_json::Value;
 #[derive(Parser, Debug)]
 #[command(name = "agui-chat", version, about)]
 struct Args {
-    /// The agent's URL (http://host:port/path).
+    /// The agent's URL (http://host:port/path or https://...).
     url: String,
+
+    /// For https: trust the certificates in FILE (PEM: a private CA, or a
+    /// self-signed server's certificate) instead of the built-in roots.
+    #[arg(long, value_name = "FILE")]
+    ca_cert: Option<PathBuf>,
 
     /// A frontend tool: when the agent calls NAME, run COMMAND under `sh -c`
     /// with the arguments (JSON) on stdin; its trimmed stdout is the result.
@@ -148,6 +157,8 @@ struct Chat {
     output: Output,
     /// Stdin is a terminal: prompt, and go on after a failed run.
     interactive: bool,
+    /// `--ca-cert` was given.
+    trusts_own_roots: bool,
     max_runs: u32,
     /// Set while a run is in progress (Ctrl-C then cancels it, else quits).
     in_run: Arc<AtomicBool>,
@@ -168,9 +179,13 @@ impl Chat {
                     Failure::usage(format!("--{what} must be a positive number of seconds"))
                 })
         };
+        check_url(&args.url).map_err(|e| Failure::usage(e.to_string()))?;
         let mut agent = HttpAgent::new(&args.url)
             .connect_timeout(secs(args.connect_timeout, "connect-timeout")?)
             .idle_timeout(secs(args.idle_timeout, "idle-timeout")?);
+        if let Some(file) = &args.ca_cert {
+            agent = trust(agent, file).map_err(Failure::usage)?;
+        }
         for header in &args.headers {
             let (name, value) = header
                 .split_once(':')
@@ -201,6 +216,7 @@ impl Chat {
             commands,
             output,
             interactive,
+            trusts_own_roots: args.ca_cert.is_some(),
             max_runs: args.max_runs,
             in_run,
             timing: std::env::var_os("AGUI_CHAT_TIMING").is_some_and(|v| v == "1"),
@@ -289,7 +305,7 @@ impl Chat {
             printer.report_timing();
         }
         self.runs += 1;
-        let report = result.map_err(|e| transport_failure(&e))?;
+        let report = result.map_err(|e| transport_failure(&e, self.trusts_own_roots))?;
         self.frames += u64::from(report.accepted);
         self.print_new_messages();
         match report.status {
@@ -365,12 +381,25 @@ impl Chat {
     }
 }
 
-fn transport_failure(e: &HttpError) -> Failure {
+fn transport_failure(e: &HttpError, trusts_own_roots: bool) -> Failure {
+    let mut reason = e.to_string();
+    if e.kind == HttpErrorKind::Tls && !trusts_own_roots {
+        reason.push_str(" (--ca-cert FILE trusts a private CA or a self-signed certificate)");
+    }
     Failure {
         status: 2,
-        reason: e.to_string(),
+        reason,
         cancelled: e.kind == HttpErrorKind::Cancelled,
     }
+}
+
+/// `--ca-cert FILE`: the agent trusts the certificates of FILE.
+fn trust(agent: HttpAgent, file: &std::path::Path) -> Result<HttpAgent, String> {
+    let pem =
+        fs::read(file).map_err(|e| format!("--ca-cert {}: cannot read: {e}", file.display()))?;
+    agent
+        .root_certs_pem(&pem)
+        .map_err(|e| format!("--ca-cert {}: {e}", file.display()))
 }
 
 /// A salt for ids, different for every start of the program.
