@@ -459,6 +459,38 @@ fn idle_timeout_exits_2_and_keeps_the_partial_answer() {
     assert!(stdout.contains("[assistant] Thinking about\n"), "{stdout}");
 }
 
+/// An agent that reuses a tool-call id (the fault the sample servers had):
+/// the second call looks answered already, so it is not run; agui-chat
+/// says so on stderr instead of leaving the user waiting in silence.
+#[test]
+fn a_reused_tool_call_id_is_reported() {
+    let runs = std::sync::atomic::AtomicUsize::new(0);
+    let server = Server::start(move |_req, conn, _stop| {
+        let n = runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let finished = json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"});
+        let middle = if n == 1 {
+            json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "a1", "role": "assistant", "delta": "done"})
+        } else {
+            json!({"type": "TOOL_CALL_CHUNK", "toolCallId": "c1", "toolCallName": "set_led", "parentMessageId": format!("p{n}"), "delta": "{}"})
+        };
+        let events = frame(&started()) + &frame(&middle) + &frame(&finished);
+        send(conn, (sse_head("text/event-stream") + &events).as_bytes());
+    });
+    let dir = scratch("reused-id");
+    let count = dir.join("count");
+    let tool = format!("set_led=echo x >> '{}'; echo lit", count.display());
+    let out = chat(&[&server.url(), "--tool", &tool], "first\nsecond\n");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        stderr,
+        "agui-chat: the agent called set_led under the id 'c1', which already has a result: \
+         not run again (the agent must give each call an id of its own)\n"
+    );
+    assert_eq!(std::fs::read_to_string(&count).unwrap(), "x\n");
+    assert_eq!(server.requests().len(), 3);
+}
+
 #[test]
 fn run_error_exits_1() {
     let error = json!({"type": "RUN_ERROR", "message": "rate limited", "code": "429"});

@@ -270,8 +270,9 @@ impl Chat {
     /// Runs until the agent answers without calling a declared tool.
     fn exchange(&mut self) -> Result<(), Failure> {
         for _ in 0..self.max_runs {
-            self.one_run()?;
+            let calls = self.one_run()?;
             let pending = self.conv.pending_tool_calls();
+            self.warn_reused_ids(&calls, &pending);
             if pending.is_empty() {
                 return Ok(());
             }
@@ -288,8 +289,24 @@ impl Chat {
         ))
     }
 
-    /// One run: prints it, and says how it ended.
-    fn one_run(&mut self) -> Result<(), Failure> {
+    /// A call to a declared tool under an id that already has a result is
+    /// not pending, so it is not run: say so, or the user waits for a tool
+    /// that never runs (an agent must give each call an id of its own).
+    fn warn_reused_ids(&self, calls: &RunCalls, pending: &[PendingToolCall]) {
+        for (id, name) in &calls.started {
+            let declared = self.commands.iter().any(|c| &c.name == name);
+            let waiting = pending.iter().any(|p| &p.id == id);
+            if declared && !waiting && !calls.answered.contains(id) {
+                eprintln!(
+                    "agui-chat: the agent called {name} under the id '{id}', which already has a result: \
+                     not run again (the agent must give each call an id of its own)"
+                );
+            }
+        }
+    }
+
+    /// One run: prints it, and says how it ended; the tool calls it made.
+    fn one_run(&mut self) -> Result<RunCalls, Failure> {
         self.print_new_messages();
         self.agent.cancel_flag().store(false, Ordering::Relaxed);
         self.in_run.store(true, Ordering::Relaxed);
@@ -309,7 +326,7 @@ impl Chat {
         self.frames += u64::from(report.accepted);
         self.print_new_messages();
         match report.status {
-            RunStatus::Finished { .. } => Ok(()),
+            RunStatus::Finished { .. } => Ok(printer.calls),
             RunStatus::Aborted(reason) => Err(Failure::new(2, reason)),
             status @ (RunStatus::RunError { .. }
             | RunStatus::Protocol(_)
@@ -539,9 +556,18 @@ fn shorten(line: &str) -> String {
 
 const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
-/// Prints a run as it streams (live mode), runs the spinner, and takes the
-/// first-byte-to-first-delta time.
+/// The tool calls of one run: (id, name) of each started, and the ids the
+/// agent answered itself (`TOOL_CALL_RESULT`).
+#[derive(Default)]
+struct RunCalls {
+    started: Vec<(String, String)>,
+    answered: Vec<String>,
+}
+
+/// Prints a run as it streams (live mode), runs the spinner, takes the
+/// first-byte-to-first-delta time, and notes the run's tool calls.
 struct Printer {
+    calls: RunCalls,
     live: bool,
     spinner: bool,
     spinning: bool,
@@ -561,6 +587,7 @@ struct Printer {
 impl Printer {
     fn new(live: bool, spinner: bool) -> Self {
         Printer {
+            calls: RunCalls::default(),
             live,
             spinner,
             spinning: false,
@@ -733,6 +760,9 @@ impl Subscriber for Printer {
     }
 
     fn on_tool_call_start(&mut self, event: &ToolCallStart, _: &mut HookView<'_>) -> Flow {
+        self.calls
+            .started
+            .push((event.tool_call_id.clone(), event.tool_call_name.clone()));
         self.start(&format!(
             "[tool call {} {}] ",
             event.tool_call_id, event.tool_call_name
@@ -758,6 +788,7 @@ impl Subscriber for Printer {
         Flow::Continue
     }
     fn on_tool_call_result(&mut self, event: &ToolCallResult, _: &mut HookView<'_>) -> Flow {
+        self.calls.answered.push(event.tool_call_id.clone());
         self.line(&format!(
             "[tool result for {}] {}",
             event.tool_call_id, event.content
