@@ -282,7 +282,16 @@ fn device_lines_drive_two_runs_over_https() {
         )
     );
     let out = device.finish(true);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "agui-gateway: run failed: TLS: the certificate of '{}' is not trusted (UnknownIssuer) \
+             (--ca-cert FILE trusts a private CA or a self-signed certificate)\n",
+            backend.url
+        )),
+        "{stderr}"
+    );
 }
 
 /// Declare, ask, get the call, answer, get the answer, DONE; the

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use agui_alloc::client::Client;
 use agui_alloc::conversation::{Conversation, RunStatus};
 use agui_alloc::hooks::Subscriber;
-use agui_alloc::http::{check_url, HttpAgent, RunObserver};
+use agui_alloc::http::{check_url, HttpAgent, HttpErrorKind, RunObserver};
 use agui_alloc::model::{Message, Tool, ToolMessage};
 use agui_core::frame::{FrameEvent, Framer};
 use clap::Parser;
@@ -99,6 +99,7 @@ fn serve(args: &Args) -> Result<ExitCode, String> {
         device: writer,
         last_run_ok: false,
         latency: args.latency,
+        trusts_own_roots: args.ca_cert.is_some(),
     };
     Ok(gateway.handle_lines(&rx))
 }
@@ -399,6 +400,8 @@ struct Gateway {
     /// The last run ended with RUN_FINISHED.
     last_run_ok: bool,
     latency: bool,
+    /// `--ca-cert` was given (else a TLS error says how to trust a CA).
+    trusts_own_roots: bool,
 }
 
 impl Gateway {
@@ -490,7 +493,13 @@ impl Gateway {
                 closing_error(&report.status)
             }
             Err(e) => {
-                eprintln!("agui-gateway: run failed: {e}");
+                let hint = match e.kind {
+                    HttpErrorKind::Tls if !self.trusts_own_roots => {
+                        " (--ca-cert FILE trusts a private CA or a self-signed certificate)"
+                    }
+                    _ => "",
+                };
+                eprintln!("agui-gateway: run failed: {e}{hint}");
                 Some(("gateway_transport", e.to_string()))
             }
         };
