@@ -491,6 +491,87 @@ fn a_reused_tool_call_id_is_reported() {
     assert_eq!(server.requests().len(), 3);
 }
 
+/// At a terminal the session goes on after a failed run. A run that broke
+/// off in the middle of a tool call's arguments leaves that call in the
+/// thread: it is not run (its arguments are cut), but it gets an error
+/// result, so the next run's input answers every call and still carries
+/// everything folded before the failure.
+#[test]
+fn at_a_terminal_the_next_run_after_a_failure_carries_everything() {
+    let runs = std::sync::atomic::AtomicUsize::new(0);
+    let server = Server::start(move |_req, conn, _stop| {
+        if runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n";
+            let call = json!({"type": "TOOL_CALL_CHUNK", "toolCallId": "c1", "toolCallName": "set_led", "parentMessageId": "a1", "delta": "{\"color\": \"gr"});
+            let events = frame(&started()) + &frame(&call);
+            let body = format!("{:x}\r\n{events}\r\n", events.len());
+            send(
+                conn,
+                (head.to_owned() + &body + "400\r\ndata: {").as_bytes(),
+            );
+            let _ = conn.shutdown(std::net::Shutdown::Both);
+        } else {
+            let text = json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "a2", "role": "assistant", "delta": "sorry"});
+            let finished = json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"});
+            let events = frame(&started()) + &frame(&text) + &frame(&finished);
+            send(conn, (sse_head("text/event-stream") + &events).as_bytes());
+        }
+    });
+    let dir = scratch("terminal-after-failure");
+    let ran = dir.join("ran");
+    let tool = format!("set_led=cat > '{}'", ran.display());
+    // stdin is a pseudo-terminal (the interactive mode), stdout a pipe.
+    let script = r#"
+import os, pty, subprocess, sys
+master, slave = pty.openpty()
+chat = subprocess.Popen(sys.argv[1:], stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+os.close(slave)
+os.write(master, b"turn it green\nare you there?\n\x04")
+out, err = chat.communicate(timeout=60)
+sys.stdout.write(out.decode())
+sys.stderr.write(err.decode())
+sys.exit(chat.returncode)
+"#;
+    let chat = env!("CARGO_BIN_EXE_agui-chat");
+    let out = Command::new("python3")
+        .args(["-c", script, chat, &server.url(), "--tool", &tool])
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    let stderr = text(&out.stderr);
+    // The worst run failed on the transport: 2, after the whole session.
+    assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(
+        stderr.starts_with("agui-chat: connection lost: the response broke off after "),
+        "{stderr}"
+    );
+    assert!(stdout.contains("[assistant] sorry\n"), "{stdout}");
+    assert!(!ran.exists(), "the cut call was run");
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "{stdout}{stderr}");
+    let body: Value = serde_json::from_str(&requests[1].body).unwrap();
+    let messages = body["messages"].as_array().unwrap();
+    let roles: Vec<&str> = messages
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "tool", "user"], "{body}");
+    assert_eq!(messages[0]["content"], "turn it green");
+    assert_eq!(messages[1]["toolCalls"][0]["id"], "c1");
+    assert_eq!(
+        messages[1]["toolCalls"][0]["function"]["arguments"],
+        "{\"color\": \"gr"
+    );
+    assert_eq!(messages[2]["toolCallId"], "c1");
+    let error = messages[2]["content"].as_str().unwrap();
+    assert!(
+        error.starts_with("not run: the run that made this call failed (connection lost: "),
+        "{error}"
+    );
+    assert_eq!(messages[3]["content"], "are you there?");
+}
+
 #[test]
 fn run_error_exits_1() {
     let error = json!({"type": "RUN_ERROR", "message": "rate limited", "code": "429"});

@@ -17,7 +17,9 @@
 //!
 //! When stdin is not a terminal, stdout is a transcript in `agui-replay`'s
 //! format (`--output live` asks for the live view anyway), and the first
-//! run that fails ends the program.
+//! run that fails ends the program. At a terminal the session goes on
+//! after a failed run; the tool calls that run made are not run but get
+//! an error result, so that the next run answers every call.
 //!
 //! `https://` URLs are checked against the built-in Mozilla roots, or with
 //! `--ca-cert FILE` against the PEM certificates of FILE instead.
@@ -255,6 +257,7 @@ impl Chat {
                     return Err(failure);
                 }
                 eprintln!("agui-chat: {}", failure.reason);
+                self.decline_pending(&failure.reason);
                 if !failure.cancelled && worst.as_ref().is_none_or(|w| w.status < failure.status) {
                     worst = Some(failure);
                 }
@@ -333,6 +336,20 @@ impl Chat {
             | RunStatus::Incomplete) => {
                 Err(Failure::new(1, format!("run {}: {status}", report.run_id)))
             }
+        }
+    }
+
+    /// After a failed run, at the prompt: the calls it made are not run
+    /// (their arguments may be cut short), but each gets an error result,
+    /// so that the next run's input answers every call, as agents expect.
+    fn decline_pending(&mut self, reason: &str) {
+        for call in self.conv.pending_tool_calls() {
+            let error = format!("not run: the run that made this call failed ({reason})");
+            if self.output == Output::Live {
+                println!("[tool error for {}] {error}", call.id);
+            }
+            // No run is in progress between runs, so adding cannot fail.
+            let _ = self.conv.add_tool_error(&call.id, error);
         }
     }
 
