@@ -37,7 +37,7 @@
 //! provider): the agent's certificate is checked against the Mozilla root
 //! certificates compiled in (the `webpki-roots` crate), so no system
 //! certificate store is needed, or against the certificates you give
-//! [`HttpAgent::root_certs_pem`] instead (a private CA, a self-signed
+//! `HttpAgent::root_certs_pem` instead (a private CA, a self-signed
 //! server). A certificate that does not check out is an
 //! [`HttpErrorKind::Tls`] error. Without the feature only `http://` URLs
 //! work, and an `https://` one is an [`HttpErrorKind::Url`] error that
@@ -109,7 +109,7 @@ pub enum HttpErrorKind {
     /// The TLS session of an `https://` URL was not set up: the agent's
     /// certificate is not trusted (or not for that host name), the server
     /// does not speak TLS, ...; or root certificates given to
-    /// [`HttpAgent::root_certs_pem`] could not be read.
+    /// `HttpAgent::root_certs_pem` (feature `https`) could not be read.
     Tls,
     /// The connection was not set up within the connect timeout.
     ConnectTimeout,
