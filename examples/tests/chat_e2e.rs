@@ -572,6 +572,70 @@ sys.exit(chat.returncode)
     assert_eq!(messages[3]["content"], "are you there?");
 }
 
+/// The spinner turns while the agent is silent, on a terminal only: with
+/// stdout a pseudo-terminal it shows and is wiped before the answer; with
+/// stdout a pipe (stdin still a terminal) it never shows.
+#[test]
+fn the_spinner_shows_on_a_terminal_only() {
+    let server = Server::start(|_req, conn, stop| {
+        // Silent for several polls before the first byte.
+        stop.sleep(Duration::from_millis(800));
+        let text = json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "a1", "role": "assistant", "delta": "here"});
+        let finished = json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"});
+        let events = frame(&started()) + &frame(&text) + &frame(&finished);
+        send(conn, (sse_head("text/event-stream") + &events).as_bytes());
+    });
+    let script = r#"
+import os, pty, subprocess, sys
+stdout_tty = sys.argv[1] == "tty"
+master, slave = pty.openpty()
+out = slave if stdout_tty else subprocess.PIPE
+chat = subprocess.Popen(sys.argv[2:], stdin=slave, stdout=out, stderr=subprocess.PIPE)
+os.close(slave)
+os.write(master, b"hello\n\x04")
+seen = b""
+if stdout_tty:
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        seen += data
+chat.wait(timeout=60)
+if not stdout_tty:
+    seen = chat.stdout.read()
+sys.stdout.write(seen.decode(errors="replace"))
+sys.exit(chat.returncode)
+"#;
+    let chat = env!("CARGO_BIN_EXE_agui-chat");
+    let run = |stdout: &str| {
+        let out = Command::new("python3")
+            .args(["-c", script, stdout, chat, &server.url()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let on_tty = run("tty");
+    let spun = on_tty
+        .find(" waiting for the agent…")
+        .unwrap_or_else(|| panic!("{on_tty:?}"));
+    let wiped = on_tty
+        .find("\r\x1b[K")
+        .unwrap_or_else(|| panic!("{on_tty:?}"));
+    let answer = on_tty
+        .find("[assistant] here")
+        .unwrap_or_else(|| panic!("{on_tty:?}"));
+    assert!(spun < wiped && wiped < answer, "{on_tty:?}");
+
+    let piped = run("pipe");
+    assert!(piped.contains("[assistant] here\n"), "{piped:?}");
+    assert!(!piped.contains("waiting for the agent"), "{piped:?}");
+    assert!(!piped.contains('\x1b'), "{piped:?}");
+}
+
 #[test]
 fn run_error_exits_1() {
     let error = json!({"type": "RUN_ERROR", "message": "rate limited", "code": "429"});
