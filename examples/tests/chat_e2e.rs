@@ -636,6 +636,80 @@ sys.exit(chat.returncode)
     assert!(!piped.contains('\x1b'), "{piped:?}");
 }
 
+/// At a terminal, Ctrl-C during a run cancels that run only: the session
+/// goes on with the next message, whose run carries what the cancelled one
+/// folded; Ctrl-C at the prompt quits (status 130).
+#[test]
+fn ctrl_c_at_a_terminal_cancels_the_run_and_quits_at_the_prompt() {
+    let runs = std::sync::atomic::AtomicUsize::new(0);
+    let server = Server::start(move |_req, conn, stop| {
+        let first = runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0;
+        let (id, delta) = if first {
+            ("a1", "A long answer")
+        } else {
+            ("a2", "done")
+        };
+        let text = json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": id, "role": "assistant", "delta": delta});
+        let mut events = frame(&started()) + &frame(&text);
+        if !first {
+            events += &frame(&json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}));
+        }
+        send(conn, (sse_head("text/event-stream") + &events).as_bytes());
+        if first {
+            stop.sleep(Duration::from_secs(60));
+        }
+    });
+    let script = r#"
+import os, pty, signal, subprocess, sys, time
+master, slave = pty.openpty()
+chat = subprocess.Popen(sys.argv[1:], stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+os.close(slave)
+seen = b""
+def until(text):
+    global seen
+    deadline = time.time() + 30
+    while text not in seen:
+        if time.time() > deadline:
+            sys.exit("timed out waiting for %r in %r" % (text, seen))
+        seen += os.read(chat.stdout.fileno(), 4096)
+os.write(master, b"tell me a story\n")
+until(b"A long answer")
+time.sleep(0.3)
+chat.send_signal(signal.SIGINT)          # during the run: cancels it
+until(b"you> ")
+os.write(master, b"go on\n")
+until(b"[assistant] done\n")
+until(b"you> ")
+time.sleep(0.3)
+chat.send_signal(signal.SIGINT)          # at the prompt: quits
+chat.wait(timeout=30)
+sys.stdout.write(seen.decode())
+sys.stderr.write(chat.stderr.read().decode())
+sys.exit(chat.returncode)
+"#;
+    let chat = env!("CARGO_BIN_EXE_agui-chat");
+    let out = Command::new("python3")
+        .args(["-c", script, chat, &server.url()])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(130), "{stdout}{stderr}");
+    assert_eq!(
+        stderr, "agui-chat: cancelled: the run was cancelled by the user\n\n",
+        "{stdout}"
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let body: Value = serde_json::from_str(&requests[1].body).unwrap();
+    let sent: Vec<&str> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(sent, ["tell me a story", "A long answer", "go on"]);
+}
+
 #[test]
 fn run_error_exits_1() {
     let error = json!({"type": "RUN_ERROR", "message": "rate limited", "code": "429"});
