@@ -29,7 +29,19 @@
 //! (the binary encoding) is refused with [`HttpErrorKind::BinaryEncoding`],
 //! and any content type other than `text/event-stream` with
 //! [`HttpErrorKind::ContentType`] (the reference would try to read it as
-//! SSE). Only `http://` URLs are supported (no TLS linked).
+//! SSE).
+//!
+//! # HTTPS
+//!
+//! `https://` URLs need the feature `https` (rustls with the *ring*
+//! provider): the agent's certificate is checked against the Mozilla root
+//! certificates compiled in (the `webpki-roots` crate), so no system
+//! certificate store is needed, or against the certificates you give
+//! `HttpAgent::root_certs_pem` instead (a private CA, a self-signed
+//! server). A certificate that does not check out is an
+//! [`HttpErrorKind::Tls`] error. Without the feature only `http://` URLs
+//! work, and an `https://` one is an [`HttpErrorKind::Url`] error that
+//! says so.
 //!
 //! ```no_run
 //! use agui_alloc::conversation::Conversation;
@@ -89,10 +101,16 @@ pub const PROTO_MEDIA_TYPE: &str = "application/vnd.ag-ui.event+proto";
 /// What went wrong with the transport.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HttpErrorKind {
-    /// The URL is not a usable `http://` URL.
+    /// The URL is not a usable `http://` (or, with feature `https`,
+    /// `https://`) URL.
     Url,
     /// No connection: nothing listens there, the host is unknown, ...
     Connect,
+    /// The TLS session of an `https://` URL was not set up: the agent's
+    /// certificate is not trusted (or not for that host name), the server
+    /// does not speak TLS, ...; or root certificates given to
+    /// `HttpAgent::root_certs_pem` (feature `https`) could not be read.
+    Tls,
     /// The connection was not set up within the connect timeout.
     ConnectTimeout,
     /// The server said nothing for the idle timeout (before the response
@@ -119,6 +137,7 @@ impl HttpErrorKind {
         match self {
             HttpErrorKind::Url => "url",
             HttpErrorKind::Connect => "connect",
+            HttpErrorKind::Tls => "tls",
             HttpErrorKind::ConnectTimeout => "connect_timeout",
             HttpErrorKind::IdleTimeout => "idle_timeout",
             HttpErrorKind::Status => "status",
@@ -160,6 +179,7 @@ impl fmt::Display for HttpError {
             }
             (HttpErrorKind::Url, _) => write!(f, "bad URL: {}", self.detail),
             (HttpErrorKind::Connect, _) => write!(f, "cannot connect: {}", self.detail),
+            (HttpErrorKind::Tls, _) => write!(f, "TLS: {}", self.detail),
             (HttpErrorKind::ConnectTimeout, _) => write!(f, "connect timeout: {}", self.detail),
             (HttpErrorKind::IdleTimeout, _) => write!(f, "idle timeout: {}", self.detail),
             (HttpErrorKind::BinaryEncoding, _) | (HttpErrorKind::ContentType, _) => {
@@ -235,11 +255,40 @@ pub struct HttpAgent {
     connect_timeout: Duration,
     idle_timeout: Duration,
     cancel: Arc<AtomicBool>,
+    /// The roots an `https://` agent's certificate is checked against
+    /// (`None`: the built-in Mozilla roots).
+    #[cfg(feature = "https")]
+    roots: Option<ureq::tls::RootCerts>,
+}
+
+/// Checks that `url` is one this build can run: `http://`, or `https://`
+/// with the feature `https`. [`HttpAgent::run`] checks it too; a tool can
+/// call this first to refuse a bad URL before it does anything else.
+///
+/// # Errors
+/// [`HttpErrorKind::Url`], saying what is supported.
+pub fn check_url(url: &str) -> Result<(), HttpError> {
+    let scheme = url
+        .split_once("://")
+        .map(|(scheme, _)| scheme.to_ascii_lowercase());
+    match scheme.as_deref() {
+        Some("http") => Ok(()),
+        Some("https") if cfg!(feature = "https") => Ok(()),
+        Some("https") => Err(HttpError::new(
+            HttpErrorKind::Url,
+            format!("'{url}': https:// needs agui-alloc's feature `https`, which this build lacks; only http:// URLs work"),
+        )),
+        _ => Err(HttpError::new(
+            HttpErrorKind::Url,
+            format!("'{url}': expected an http:// or https:// URL"),
+        )),
+    }
 }
 
 impl HttpAgent {
-    /// The agent at `url` (`http://host:port/path`), default timeouts, no
-    /// extra headers, a cancel flag of its own.
+    /// The agent at `url` (`http://host:port/path`, or `https://` with the
+    /// feature `https`), default timeouts, no extra headers, a cancel flag
+    /// of its own.
     pub fn new(url: impl Into<String>) -> Self {
         HttpAgent {
             url: url.into(),
@@ -247,7 +296,23 @@ impl HttpAgent {
             connect_timeout: CONNECT_TIMEOUT,
             idle_timeout: IDLE_TIMEOUT,
             cancel: Arc::new(AtomicBool::new(false)),
+            #[cfg(feature = "https")]
+            roots: None,
         }
+    }
+
+    /// Trusts, for `https://`, the certificates in `pem` (one or more PEM
+    /// `CERTIFICATE` blocks: a private CA, or a self-signed server's own
+    /// certificate) *instead of* the built-in Mozilla roots, as curl's
+    /// `--cacert` does. Other PEM blocks (a private key) are ignored.
+    ///
+    /// # Errors
+    /// [`HttpErrorKind::Tls`] when `pem` is not PEM, holds no certificate,
+    /// or holds one that is not a well-formed X.509 certificate.
+    #[cfg(feature = "https")]
+    pub fn root_certs_pem(mut self, pem: &[u8]) -> Result<Self, HttpError> {
+        self.roots = Some(tls::roots_from_pem(pem)?);
+        Ok(self)
     }
 
     /// Adds a request header (e.g. `Authorization`). `Content-Type` and
@@ -299,12 +364,7 @@ impl HttpAgent {
         conv: &mut Conversation,
         observer: &mut dyn RunObserver,
     ) -> Result<RunReport, HttpError> {
-        if !self.url.starts_with("http://") {
-            return Err(HttpError::new(
-                HttpErrorKind::Url,
-                format!("'{}': only http:// URLs are supported", self.url),
-            ));
-        }
+        check_url(&self.url)?;
         let request = conv
             .start_run()
             .map_err(|e| HttpError::new(HttpErrorKind::Busy, e.to_string()))?;
@@ -340,12 +400,20 @@ impl HttpAgent {
     }
 
     fn ureq_agent(&self) -> ureq::Agent {
-        ureq::Agent::config_builder()
+        let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_connect(Some(self.connect_timeout))
-            .timeout_per_read(Some(self.idle_timeout))
-            .build()
-            .new_agent()
+            .timeout_per_read(Some(self.idle_timeout));
+        #[cfg(feature = "https")]
+        let config = match &self.roots {
+            Some(roots) => config.tls_config(
+                ureq::tls::TlsConfig::builder()
+                    .root_certs(roots.clone())
+                    .build(),
+            ),
+            None => config,
+        };
+        config.build().new_agent()
     }
 
     /// Folds what the worker sends until the body ends (`Ok`), the client
@@ -529,6 +597,10 @@ fn check_content_type(content_type: &str) -> Result<(), HttpError> {
 }
 
 fn from_ureq(e: &ureq::Error, url: &str, idle: Duration) -> HttpError {
+    #[cfg(feature = "https")]
+    if let Some(tls) = tls::from_ureq(e, url) {
+        return tls;
+    }
     match e {
         ureq::Error::Timeout(which) => timeout_error(*which, idle),
         ureq::Error::Io(io) => from_connect_io(io, url, idle),
@@ -567,6 +639,10 @@ fn idle_error(idle: Duration) -> HttpError {
 }
 
 fn from_connect_io(e: &io::Error, url: &str, idle: Duration) -> HttpError {
+    #[cfg(feature = "https")]
+    if let Some(tls) = tls::from_io(e, url) {
+        return tls;
+    }
     match e.kind() {
         io::ErrorKind::ConnectionRefused => HttpError::new(
             HttpErrorKind::Connect,
@@ -588,6 +664,79 @@ fn from_io(e: &io::Error, idle: Duration) -> HttpError {
     match e.kind() {
         io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => idle_error(idle),
         _ => HttpError::new(HttpErrorKind::Transport, e.to_string()),
+    }
+}
+
+/// The TLS side of `https://` (feature `https`).
+#[cfg(feature = "https")]
+mod tls {
+    use super::*;
+    use rustls::pki_types::CertificateDer;
+    use ureq::tls::{parse_pem, PemItem, RootCerts};
+
+    /// The certificates of `pem`, each checked to be a usable root.
+    pub(super) fn roots_from_pem(pem: &[u8]) -> Result<RootCerts, HttpError> {
+        let mut certs = Vec::new();
+        for item in parse_pem(pem) {
+            match item {
+                Ok(PemItem::Certificate(cert)) => certs.push(cert),
+                Ok(_) => {} // a key next to the certificate: not ours to use
+                Err(e) => {
+                    return Err(HttpError::new(
+                        HttpErrorKind::Tls,
+                        format!("the root certificates are not valid PEM: {e}"),
+                    ))
+                }
+            }
+        }
+        if certs.is_empty() {
+            return Err(HttpError::new(
+                HttpErrorKind::Tls,
+                "no certificate (-----BEGIN CERTIFICATE-----) in the root certificates",
+            ));
+        }
+        // ureq would skip a certificate it cannot parse: say so instead.
+        let mut store = rustls::RootCertStore::empty();
+        for (n, cert) in certs.iter().enumerate() {
+            store.add(CertificateDer::from(cert.der())).map_err(|e| {
+                HttpError::new(
+                    HttpErrorKind::Tls,
+                    format!("root certificate {} is not usable: {e}", n + 1),
+                )
+            })?;
+        }
+        Ok(RootCerts::new_with_certs(&certs))
+    }
+
+    /// A TLS failure reported by ureq itself.
+    pub(super) fn from_ureq(e: &ureq::Error, url: &str) -> Option<HttpError> {
+        match e {
+            ureq::Error::Rustls(e) => Some(from_rustls(e, url)),
+            ureq::Error::Tls(detail) => Some(HttpError::new(
+                HttpErrorKind::Tls,
+                format!("'{url}': {detail}"),
+            )),
+            _ => None,
+        }
+    }
+
+    /// A TLS failure carried in an I/O error (the handshake's).
+    pub(super) fn from_io(e: &io::Error, url: &str) -> Option<HttpError> {
+        let inner = e.get_ref()?.downcast_ref::<rustls::Error>()?;
+        Some(from_rustls(inner, url))
+    }
+
+    fn from_rustls(e: &rustls::Error, url: &str) -> HttpError {
+        let detail = match e {
+            rustls::Error::InvalidCertificate(why) => {
+                format!("the certificate of '{url}' is not trusted ({why})")
+            }
+            rustls::Error::InvalidMessage(_) => {
+                format!("'{url}' does not answer in TLS ({e}): is it an http:// server?")
+            }
+            other => format!("the TLS handshake with '{url}' failed: {other}"),
+        };
+        HttpError::new(HttpErrorKind::Tls, detail)
     }
 }
 
@@ -642,12 +791,37 @@ mod tests {
     }
 
     #[test]
-    fn only_http_urls() {
+    fn urls_this_build_can_run() {
+        assert!(check_url("http://127.0.0.1:8000/").is_ok());
+        assert!(check_url("HTTP://127.0.0.1:8000/").is_ok());
+        assert_eq!(
+            check_url("https://agent.example/").is_ok(),
+            cfg!(feature = "https")
+        );
+        let mut conv = Conversation::new("t");
+        let e = HttpAgent::new("ftp://example.invalid/")
+            .run(&mut conv, &mut ())
+            .unwrap_err();
+        assert_eq!(e.kind, HttpErrorKind::Url);
+        assert_eq!(
+            e.to_string(),
+            "bad URL: 'ftp://example.invalid/': expected an http:// or https:// URL"
+        );
+        assert!(!conv.is_running());
+        assert!(conv.last_run().is_none(), "no run was started");
+        let e = check_url("127.0.0.1:8000").unwrap_err();
+        assert_eq!(e.kind, HttpErrorKind::Url);
+    }
+
+    #[cfg(not(feature = "https"))]
+    #[test]
+    fn https_urls_need_the_feature() {
         let mut conv = Conversation::new("t");
         let e = HttpAgent::new("https://example.invalid/")
             .run(&mut conv, &mut ())
             .unwrap_err();
         assert_eq!(e.kind, HttpErrorKind::Url);
+        assert!(e.to_string().contains("feature `https`"), "{e}");
         assert!(!conv.is_running());
     }
 }

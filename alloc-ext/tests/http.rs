@@ -400,3 +400,83 @@ fn run_error_is_a_report_not_a_transport_error() {
     );
     assert_eq!(answer(&conv).as_deref(), Some("partial"));
 }
+
+/// Runs a first run answered by `fail` (which fails after the partial
+/// answer "The answer is"), then a second with a new user message: the
+/// second run's input must carry every message folded before the failure.
+fn next_input_after(fail: impl Fn(&mut std::net::TcpStream) + Send + Sync + 'static) {
+    let runs = std::sync::atomic::AtomicUsize::new(0);
+    let server = Server::start(move |_req, conn, _stop| {
+        if runs.fetch_add(1, Ordering::SeqCst) == 0 {
+            fail(conn);
+        } else {
+            let answer = json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m2", "role": "assistant", "delta": "42"});
+            let events = frame(&started()) + &frame(&answer) + &frame(&finished());
+            send(conn, (sse_head("text/event-stream") + &events).as_bytes());
+        }
+    });
+    let agent = HttpAgent::new(server.url());
+    let mut conv = conversation();
+    let failed = agent.run(&mut conv, &mut ());
+    assert!(
+        failed.as_ref().map_or(true, |r| !r.status.is_finished()),
+        "{failed:?}"
+    );
+    conv.add_user_message("and then?").unwrap();
+    let report = agent.run(&mut conv, &mut ()).unwrap();
+    assert!(report.status.is_finished(), "{}", report.status);
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let body: Value = serde_json::from_str(&requests[1].body).unwrap();
+    let sent: Vec<(&str, &str)> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["role"].as_str().unwrap(), m["content"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            ("user", "hello"),
+            ("assistant", "The answer is"),
+            ("user", "and then?")
+        ]
+    );
+    assert_eq!(body["messages"][1]["id"], "m1");
+    // The conversation now holds the new answer after all of it.
+    let texts: Vec<&str> = conv.messages().iter().filter_map(|m| m.text()).collect();
+    assert_eq!(texts, ["hello", "The answer is", "and then?", "42"]);
+}
+
+#[test]
+fn after_a_broken_connection_the_next_input_carries_everything_folded() {
+    next_input_after(|conn| {
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n";
+        let events = frame(&started()) + &frame(&chunk("The answer is"));
+        let body = format!("{:x}\r\n{events}\r\n", events.len());
+        send(
+            conn,
+            (head.to_owned() + &body + "400\r\ndata: {").as_bytes(),
+        );
+        let _ = conn.shutdown(std::net::Shutdown::Both);
+    });
+}
+
+#[test]
+fn after_run_error_the_next_input_carries_everything_folded() {
+    next_input_after(|conn| {
+        let error = json!({"type": "RUN_ERROR", "message": "overloaded"});
+        let events = frame(&started()) + &frame(&chunk("The answer is")) + &frame(&error);
+        send(conn, (sse_head("text/event-stream") + &events).as_bytes());
+    });
+}
+
+#[test]
+fn after_a_protocol_error_the_next_input_carries_everything_folded() {
+    next_input_after(|conn| {
+        let bad = json!({"type": "TEXT_MESSAGE_END", "messageId": "nope"});
+        let events = frame(&started()) + &frame(&chunk("The answer is")) + &frame(&bad);
+        send(conn, (sse_head("text/event-stream") + &events).as_bytes());
+    });
+}

@@ -7,8 +7,10 @@ scenario as pydantic_server.py: the model streams a reasoning block, calls
 the client's frontend tool `set_led` with streamed JSON arguments, and once
 the tool result is in the messages answers with a text quoting it.
 
-Usage: python langgraph_server.py --port N   (0 picks a free port)
-Prints `listening on http://127.0.0.1:N/` once the socket accepts connections.
+Usage: python langgraph_server.py --port N [--certfile CERT.pem --keyfile KEY.pem]
+(port 0 picks a free one; with a certificate it serves https). Prints
+`listening on http://127.0.0.1:N/` (or https) once the socket accepts
+connections.
 """
 
 from __future__ import annotations
@@ -45,6 +47,17 @@ def asked_color(messages: list[BaseMessage]) -> str:
     return "green"
 
 
+def next_call_id(messages: list[BaseMessage]) -> str:
+    """A tool-call id not used yet in this thread: `call_set_led_<n>`.
+
+    The client answers a call by its id, so every call needs its own: a
+    reused id would look answered already (its first result is in the
+    history) and the client would never run the tool again.
+    """
+    calls = sum(len(m.tool_calls) for m in messages if isinstance(m, AIMessage))
+    return f"call_set_led_{calls + 1}"
+
+
 class ScriptedChatModel(BaseChatModel):
     """Calls set_led first; answers quoting the tool result once it is back."""
 
@@ -65,7 +78,7 @@ class ScriptedChatModel(BaseChatModel):
         args = f'{{"color": "{color}", "on": true}}'
         # ag-ui-langgraph opens the call on its first chunk and relays only
         # the arguments of later chunks, so the first chunk carries none.
-        first = {"name": "set_led", "args": "", "id": "call_set_led_1", "index": 0}
+        first = {"name": "set_led", "args": "", "id": next_call_id(messages), "index": 0}
         yield AIMessageChunk(content="", tool_call_chunks=[first])
         for i in range(0, len(args), 8):
             yield AIMessageChunk(content="", tool_call_chunks=[{"args": args[i : i + 8], "index": 0}])
@@ -120,14 +133,22 @@ app = Starlette(routes=[Route("/", run, methods=["POST"])])
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=8000, help="TCP port on 127.0.0.1 (0: a free one)")
-    port = parser.parse_args().port
+    parser.add_argument("--certfile", help="serve https with this PEM certificate (needs --keyfile)")
+    parser.add_argument("--keyfile", help="the PEM private key of --certfile")
+    args = parser.parse_args()
+    if (args.certfile is None) != (args.keyfile is None):
+        parser.error("--certfile and --keyfile go together")
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", port))
+    sock.bind(("127.0.0.1", args.port))
     sock.listen(64)
+    config = uvicorn.Config(
+        app, log_level="warning", lifespan="off", ssl_certfile=args.certfile, ssl_keyfile=args.keyfile
+    )
+    config.load()  # reads the certificate now: a bad one fails before the line below
+    scheme = "https" if args.certfile else "http"
     # The socket already queues connections, so a client may start now.
-    print(f"listening on http://127.0.0.1:{sock.getsockname()[1]}/", flush=True)
-    config = uvicorn.Config(app, log_level="warning", lifespan="off")
+    print(f"listening on {scheme}://127.0.0.1:{sock.getsockname()[1]}/", flush=True)
     uvicorn.Server(config).run(sockets=[sock])
 
 

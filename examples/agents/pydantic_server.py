@@ -11,8 +11,10 @@ no LLM are needed. The scenario, one step per run:
 2. the next run carries the tool result in its messages: the model answers
    with a text that quotes that result.
 
-Usage: python pydantic_server.py --port N   (0 picks a free port)
-Prints `listening on http://127.0.0.1:N/` once the socket accepts connections.
+Usage: python pydantic_server.py --port N [--certfile CERT.pem --keyfile KEY.pem]
+(port 0 picks a free one; with a certificate it serves https). Prints
+`listening on http://127.0.0.1:N/` (or https) once the socket accepts
+connections.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from collections.abc import AsyncIterator
 
 import uvicorn
 from pydantic_ai import Agent
-from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaThinkingPart, DeltaToolCall, FunctionModel
 from pydantic_ai.ui.ag_ui import AGUIAdapter
 from starlette.applications import Starlette
@@ -61,6 +63,22 @@ def asked_color(messages: list[ModelMessage]) -> str:
     return "green"
 
 
+def next_call_id(messages: list[ModelMessage]) -> str:
+    """A tool-call id not used yet in this thread: `call_set_led_<n>`.
+
+    The client answers a call by its id, so every call needs its own: a
+    reused id would look answered already (its first result is in the
+    history) and the client would never run the tool again.
+    """
+    calls = sum(
+        isinstance(part, ToolCallPart)
+        for message in messages
+        if isinstance(message, ModelResponse)
+        for part in message.parts
+    )
+    return f"call_set_led_{calls + 1}"
+
+
 async def script(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | dict]:
     """The scripted model: call set_led first, answer once its result is back."""
     result = last_tool_return(messages)
@@ -74,7 +92,7 @@ async def script(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator
     for piece in ("The user wants the LED lit. ", f"I will call set_led with {color}."):
         yield {0: DeltaThinkingPart(content=piece)}
     args = f'{{"color": "{color}", "on": true}}'
-    yield {1: DeltaToolCall(name="set_led", json_args=args[:10], tool_call_id="call_set_led_1")}
+    yield {1: DeltaToolCall(name="set_led", json_args=args[:10], tool_call_id=next_call_id(messages))}
     for i in range(10, len(args), 8):
         await asyncio.sleep(0)
         yield {1: DeltaToolCall(json_args=args[i : i + 8])}
@@ -94,14 +112,22 @@ app = Starlette(routes=[Route("/", run, methods=["POST"])])
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=8000, help="TCP port on 127.0.0.1 (0: a free one)")
-    port = parser.parse_args().port
+    parser.add_argument("--certfile", help="serve https with this PEM certificate (needs --keyfile)")
+    parser.add_argument("--keyfile", help="the PEM private key of --certfile")
+    args = parser.parse_args()
+    if (args.certfile is None) != (args.keyfile is None):
+        parser.error("--certfile and --keyfile go together")
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", port))
+    sock.bind(("127.0.0.1", args.port))
     sock.listen(64)
+    config = uvicorn.Config(
+        app, log_level="warning", lifespan="off", ssl_certfile=args.certfile, ssl_keyfile=args.keyfile
+    )
+    config.load()  # reads the certificate now: a bad one fails before the line below
+    scheme = "https" if args.certfile else "http"
     # The socket already queues connections, so a client may start now.
-    print(f"listening on http://127.0.0.1:{sock.getsockname()[1]}/", flush=True)
-    config = uvicorn.Config(app, log_level="warning", lifespan="off")
+    print(f"listening on {scheme}://127.0.0.1:{sock.getsockname()[1]}/", flush=True)
     uvicorn.Server(config).run(sockets=[sock])
 
 

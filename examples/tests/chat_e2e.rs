@@ -49,10 +49,16 @@ struct Backend {
 
 impl Backend {
     fn start(script: &str) -> Backend {
+        Backend::start_with(script, &[])
+    }
+
+    /// With extra arguments for the script (e.g. `--certfile`).
+    fn start_with(script: &str, args: &[&str]) -> Backend {
         let path = repo().join("examples/agents").join(script);
         let mut child = Command::new(python())
             .arg(&path)
             .args(["--port", "0"])
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -210,6 +216,138 @@ fn pydantic_ai_backend_live_view() {
     );
 }
 
+/// Each of `expected` is a line of `text`, in this order (other lines may
+/// come between).
+fn assert_lines_in_order(text: &str, expected: &[&str]) {
+    let mut lines = text.lines();
+    for want in expected {
+        assert!(
+            lines.any(|line| line == *want),
+            "missing {want:?} (or out of order) in:\n{text}"
+        );
+    }
+}
+
+/// Two user messages in one session, each making the agent call the tool:
+/// each call has its own id, runs the command, and is answered. In the
+/// transcript and in the live view.
+fn two_messages_in_one_session(script: &str) {
+    let backend = Backend::start(script);
+    let dir = scratch(&format!("two-messages-{script}"));
+    let calls = dir.join("calls");
+    let tool = format!(
+        "set_led=read -r args; echo \"$args\" >> '{}'; echo \"lit with $args\"",
+        calls.display()
+    );
+    let input = "Please turn the LED green\nNow make it red\n";
+    let expected = |color: &str, n: u32| {
+        let args = format!(r#"{{"color": "{color}", "on": true}}"#);
+        [
+            format!("[tool call call_set_led_{n} set_led] {args}"),
+            format!("[tool result for call_set_led_{n}] lit with {args}"),
+            format!("[assistant] The LED is set: the device answered \"lit with {args}\"."),
+        ]
+    };
+    let [green, red] = [expected("green", 1), expected("red", 2)];
+
+    let out = chat(&[&backend.url, "--tool", &tool], input);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let mut order = vec!["[user] Please turn the LED green"];
+    order.extend(green.iter().map(String::as_str));
+    order.push("[user] Now make it red");
+    order.extend(red.iter().map(String::as_str));
+    assert_lines_in_order(&stdout, &order);
+    assert!(
+        stdout.lines().last().unwrap().starts_with("ok: 4 runs, "),
+        "{stdout}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&calls).unwrap(),
+        "{\"color\": \"green\", \"on\": true}\n{\"color\": \"red\", \"on\": true}\n"
+    );
+
+    let out = chat(&[&backend.url, "--output", "live", "--tool", &tool], input);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let order: Vec<&str> = green.iter().chain(&red).map(String::as_str).collect();
+    assert_lines_in_order(&stdout, &order);
+}
+
+#[test]
+fn pydantic_ai_backend_two_messages_in_one_session() {
+    two_messages_in_one_session("pydantic_server.py");
+}
+
+#[test]
+fn langgraph_backend_two_messages_in_one_session() {
+    two_messages_in_one_session("langgraph_server.py");
+}
+
+/// A self-signed certificate for 127.0.0.1 and localhost, written to
+/// `dir` as `cert.pem` and `key.pem`.
+fn self_signed(dir: &Path) -> (PathBuf, PathBuf) {
+    let names = vec!["127.0.0.1".to_owned(), "localhost".to_owned()];
+    let made = rcgen::generate_simple_self_signed(names).unwrap();
+    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
+    std::fs::write(&cert, made.cert.pem()).unwrap();
+    std::fs::write(&key, made.signing_key.serialize_pem()).unwrap();
+    (cert, key)
+}
+
+/// The pydantic-ai sample served over https with a certificate the test
+/// made: untrusted, a one-line TLS error (exit 2) that says how to trust
+/// it; with `--ca-cert`, the whole exchange as over http.
+#[test]
+fn pydantic_ai_backend_over_https() {
+    let dir = scratch("https");
+    let (cert, key) = self_signed(&dir);
+    let (cert, key) = (cert.to_str().unwrap(), key.to_str().unwrap());
+    let backend = Backend::start_with(
+        "pydantic_server.py",
+        &["--certfile", cert, "--keyfile", key],
+    );
+    assert!(
+        backend.url.starts_with("https://127.0.0.1:"),
+        "{}",
+        backend.url
+    );
+
+    let out = chat(&[&backend.url, "--tool", "set_led=echo lit"], "hi\n");
+    assert_fails(
+        &out,
+        2,
+        &format!(
+            "TLS: the certificate of '{}' is not trusted (UnknownIssuer) \
+             (--ca-cert FILE trusts a private CA or a self-signed certificate)",
+            backend.url
+        ),
+    );
+
+    let out = chat(
+        &[
+            &backend.url,
+            "--ca-cert",
+            cert,
+            "--tool",
+            "set_led=echo lit",
+        ],
+        "turn the LED blue\n",
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert_lines_in_order(
+        &stdout,
+        &[
+            "[user] turn the LED blue",
+            r#"[tool call call_set_led_1 set_led] {"color": "blue", "on": true}"#,
+            "[tool result for call_set_led_1] lit",
+            r#"[assistant] The LED is set: the device answered "lit"."#,
+        ],
+    );
+    assert!(stdout.contains("\nok: 2 runs, "), "{stdout}");
+}
+
 #[test]
 fn pydantic_ai_backend_with_a_failing_tool() {
     let backend = Backend::start("pydantic_server.py");
@@ -321,6 +459,257 @@ fn idle_timeout_exits_2_and_keeps_the_partial_answer() {
     assert!(stdout.contains("[assistant] Thinking about\n"), "{stdout}");
 }
 
+/// An agent that reuses a tool-call id (the fault the sample servers had):
+/// the second call looks answered already, so it is not run; agui-chat
+/// says so on stderr instead of leaving the user waiting in silence.
+#[test]
+fn a_reused_tool_call_id_is_reported() {
+    let runs = std::sync::atomic::AtomicUsize::new(0);
+    let server = Server::start(move |_req, conn, _stop| {
+        let n = runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let finished = json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"});
+        let middle = if n == 1 {
+            json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "a1", "role": "assistant", "delta": "done"})
+        } else {
+            json!({"type": "TOOL_CALL_CHUNK", "toolCallId": "c1", "toolCallName": "set_led", "parentMessageId": format!("p{n}"), "delta": "{}"})
+        };
+        let events = frame(&started()) + &frame(&middle) + &frame(&finished);
+        send(conn, (sse_head("text/event-stream") + &events).as_bytes());
+    });
+    let dir = scratch("reused-id");
+    let count = dir.join("count");
+    let tool = format!("set_led=echo x >> '{}'; echo lit", count.display());
+    let out = chat(&[&server.url(), "--tool", &tool], "first\nsecond\n");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        stderr,
+        "agui-chat: the agent called set_led under the id 'c1', which already has a result: \
+         not run again (the agent must give each call an id of its own)\n"
+    );
+    assert_eq!(std::fs::read_to_string(&count).unwrap(), "x\n");
+    assert_eq!(server.requests().len(), 3);
+}
+
+/// At a terminal the session goes on after a failed run. A run that broke
+/// off in the middle of a tool call's arguments leaves that call in the
+/// thread: it is not run (its arguments are cut), but it gets an error
+/// result, so the next run's input answers every call and still carries
+/// everything folded before the failure.
+#[test]
+fn at_a_terminal_the_next_run_after_a_failure_carries_everything() {
+    let runs = std::sync::atomic::AtomicUsize::new(0);
+    let server = Server::start(move |_req, conn, _stop| {
+        if runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n";
+            let call = json!({"type": "TOOL_CALL_CHUNK", "toolCallId": "c1", "toolCallName": "set_led", "parentMessageId": "a1", "delta": "{\"color\": \"gr"});
+            let events = frame(&started()) + &frame(&call);
+            let body = format!("{:x}\r\n{events}\r\n", events.len());
+            send(
+                conn,
+                (head.to_owned() + &body + "400\r\ndata: {").as_bytes(),
+            );
+            let _ = conn.shutdown(std::net::Shutdown::Both);
+        } else {
+            let text = json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "a2", "role": "assistant", "delta": "sorry"});
+            let finished = json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"});
+            let events = frame(&started()) + &frame(&text) + &frame(&finished);
+            send(conn, (sse_head("text/event-stream") + &events).as_bytes());
+        }
+    });
+    let dir = scratch("terminal-after-failure");
+    let ran = dir.join("ran");
+    let tool = format!("set_led=cat > '{}'", ran.display());
+    // stdin is a pseudo-terminal (the interactive mode), stdout a pipe.
+    let script = r#"
+import os, pty, subprocess, sys
+master, slave = pty.openpty()
+chat = subprocess.Popen(sys.argv[1:], stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+os.close(slave)
+os.write(master, b"turn it green\nare you there?\n\x04")
+out, err = chat.communicate(timeout=60)
+sys.stdout.write(out.decode())
+sys.stderr.write(err.decode())
+sys.exit(chat.returncode)
+"#;
+    let chat = env!("CARGO_BIN_EXE_agui-chat");
+    let out = Command::new("python3")
+        .args(["-c", script, chat, &server.url(), "--tool", &tool])
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    let stderr = text(&out.stderr);
+    // The worst run failed on the transport: 2, after the whole session.
+    assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(
+        stderr.starts_with("agui-chat: connection lost: the response broke off after "),
+        "{stderr}"
+    );
+    assert!(stdout.contains("[assistant] sorry\n"), "{stdout}");
+    assert!(!ran.exists(), "the cut call was run");
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "{stdout}{stderr}");
+    let body: Value = serde_json::from_str(&requests[1].body).unwrap();
+    let messages = body["messages"].as_array().unwrap();
+    let roles: Vec<&str> = messages
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "tool", "user"], "{body}");
+    assert_eq!(messages[0]["content"], "turn it green");
+    assert_eq!(messages[1]["toolCalls"][0]["id"], "c1");
+    assert_eq!(
+        messages[1]["toolCalls"][0]["function"]["arguments"],
+        "{\"color\": \"gr"
+    );
+    assert_eq!(messages[2]["toolCallId"], "c1");
+    let error = messages[2]["content"].as_str().unwrap();
+    assert!(
+        error.starts_with("not run: the run that made this call failed (connection lost: "),
+        "{error}"
+    );
+    assert_eq!(messages[3]["content"], "are you there?");
+}
+
+/// The spinner turns while the agent is silent, on a terminal only: with
+/// stdout a pseudo-terminal it shows and is wiped before the answer; with
+/// stdout a pipe (stdin still a terminal) it never shows.
+#[test]
+fn the_spinner_shows_on_a_terminal_only() {
+    let server = Server::start(|_req, conn, stop| {
+        // Silent for several polls before the first byte.
+        stop.sleep(Duration::from_millis(800));
+        let text = json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "a1", "role": "assistant", "delta": "here"});
+        let finished = json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"});
+        let events = frame(&started()) + &frame(&text) + &frame(&finished);
+        send(conn, (sse_head("text/event-stream") + &events).as_bytes());
+    });
+    let script = r#"
+import os, pty, subprocess, sys
+stdout_tty = sys.argv[1] == "tty"
+master, slave = pty.openpty()
+out = slave if stdout_tty else subprocess.PIPE
+chat = subprocess.Popen(sys.argv[2:], stdin=slave, stdout=out, stderr=subprocess.PIPE)
+os.close(slave)
+os.write(master, b"hello\n\x04")
+seen = b""
+if stdout_tty:
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        seen += data
+chat.wait(timeout=60)
+if not stdout_tty:
+    seen = chat.stdout.read()
+sys.stdout.write(seen.decode(errors="replace"))
+sys.exit(chat.returncode)
+"#;
+    let chat = env!("CARGO_BIN_EXE_agui-chat");
+    let run = |stdout: &str| {
+        let out = Command::new("python3")
+            .args(["-c", script, stdout, chat, &server.url()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let on_tty = run("tty");
+    let spun = on_tty
+        .find(" waiting for the agent…")
+        .unwrap_or_else(|| panic!("{on_tty:?}"));
+    let wiped = on_tty
+        .find("\r\x1b[K")
+        .unwrap_or_else(|| panic!("{on_tty:?}"));
+    let answer = on_tty
+        .find("[assistant] here")
+        .unwrap_or_else(|| panic!("{on_tty:?}"));
+    assert!(spun < wiped && wiped < answer, "{on_tty:?}");
+
+    let piped = run("pipe");
+    assert!(piped.contains("[assistant] here\n"), "{piped:?}");
+    assert!(!piped.contains("waiting for the agent"), "{piped:?}");
+    assert!(!piped.contains('\x1b'), "{piped:?}");
+}
+
+/// At a terminal, Ctrl-C during a run cancels that run only: the session
+/// goes on with the next message, whose run carries what the cancelled one
+/// folded; Ctrl-C at the prompt quits (status 130).
+#[test]
+fn ctrl_c_at_a_terminal_cancels_the_run_and_quits_at_the_prompt() {
+    let runs = std::sync::atomic::AtomicUsize::new(0);
+    let server = Server::start(move |_req, conn, stop| {
+        let first = runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0;
+        let (id, delta) = if first {
+            ("a1", "A long answer")
+        } else {
+            ("a2", "done")
+        };
+        let text = json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": id, "role": "assistant", "delta": delta});
+        let mut events = frame(&started()) + &frame(&text);
+        if !first {
+            events += &frame(&json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}));
+        }
+        send(conn, (sse_head("text/event-stream") + &events).as_bytes());
+        if first {
+            stop.sleep(Duration::from_secs(60));
+        }
+    });
+    let script = r#"
+import os, pty, signal, subprocess, sys, time
+master, slave = pty.openpty()
+chat = subprocess.Popen(sys.argv[1:], stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+os.close(slave)
+seen = b""
+def until(text):
+    global seen
+    deadline = time.time() + 30
+    while text not in seen:
+        if time.time() > deadline:
+            sys.exit("timed out waiting for %r in %r" % (text, seen))
+        seen += os.read(chat.stdout.fileno(), 4096)
+os.write(master, b"tell me a story\n")
+until(b"A long answer")
+time.sleep(0.3)
+chat.send_signal(signal.SIGINT)          # during the run: cancels it
+until(b"you> ")
+os.write(master, b"go on\n")
+until(b"[assistant] done\n")
+until(b"you> ")
+time.sleep(0.3)
+chat.send_signal(signal.SIGINT)          # at the prompt: quits
+chat.wait(timeout=30)
+sys.stdout.write(seen.decode())
+sys.stderr.write(chat.stderr.read().decode())
+sys.exit(chat.returncode)
+"#;
+    let chat = env!("CARGO_BIN_EXE_agui-chat");
+    let out = Command::new("python3")
+        .args(["-c", script, chat, &server.url()])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(130), "{stdout}{stderr}");
+    assert_eq!(
+        stderr, "agui-chat: cancelled: the run was cancelled by the user\n\n",
+        "{stdout}"
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let body: Value = serde_json::from_str(&requests[1].body).unwrap();
+    let sent: Vec<&str> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(sent, ["tell me a story", "A long answer", "go on"]);
+}
+
 #[test]
 fn run_error_exits_1() {
     let error = json!({"type": "RUN_ERROR", "message": "rate limited", "code": "429"});
@@ -388,6 +777,18 @@ fn usage_errors_exit_2() {
         (
             vec!["http://127.0.0.1:9/", "--header", "nocolon"],
             "--header 'nocolon': expected 'Name: value'",
+        ),
+        (
+            vec!["127.0.0.1:9"],
+            "bad URL: '127.0.0.1:9': expected an http:// or https:// URL",
+        ),
+        (
+            vec!["https://127.0.0.1:9/", "--ca-cert", "/nonexistent.pem"],
+            "--ca-cert /nonexistent.pem: cannot read: ",
+        ),
+        (
+            vec!["https://127.0.0.1:9/", "--ca-cert", "Cargo.toml"],
+            "--ca-cert Cargo.toml: TLS: no certificate (-----BEGIN CERTIFICATE-----) in the root certificates",
         ),
         (
             vec![

@@ -97,10 +97,16 @@ fn pydantic_backend() -> Backend {
 
 /// One of the servers of `examples/agents`, started with `--port 0`.
 fn backend(script: &str) -> Backend {
+    backend_with(script, &[])
+}
+
+/// The same with more arguments for the script (e.g. `--certfile`).
+fn backend_with(script: &str, args: &[&str]) -> Backend {
     let script = repo().join("examples/agents").join(script);
     let mut child = Command::new(python())
         .arg(&script)
         .args(["--port", "0"])
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -130,11 +136,17 @@ struct Device {
 
 impl Device {
     fn start(url: &str) -> Device {
+        Device::start_with(url, &[])
+    }
+
+    /// With more arguments for the gateway (e.g. `--ca-cert`).
+    fn start_with(url: &str, args: &[&str]) -> Device {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap().to_string();
         let gateway = Guard(
             Command::new(GATEWAY)
                 .args([url, "--tcp", &addr])
+                .args(args)
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .spawn()
@@ -237,10 +249,58 @@ fn device_lines_drive_two_runs_against_langgraph() {
     two_runs(&backend("langgraph_server.py"));
 }
 
+/// The pydantic-ai sample over https, its self-signed certificate (made
+/// by the test) trusted with `--ca-cert`.
+#[test]
+fn device_lines_drive_two_runs_over_https() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gateway-https");
+    std::fs::create_dir_all(&dir).unwrap();
+    let made = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).unwrap();
+    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
+    std::fs::write(&cert, made.cert.pem()).unwrap();
+    std::fs::write(&key, made.signing_key.serialize_pem()).unwrap();
+    let (cert, key) = (cert.to_str().unwrap(), key.to_str().unwrap());
+    let backend = backend_with(
+        "pydantic_server.py",
+        &["--certfile", cert, "--keyfile", key],
+    );
+    assert!(backend.url.starts_with("https://"), "{}", backend.url);
+    two_runs_on(Device::start_with(&backend.url, &["--ca-cert", cert]));
+
+    // Untrusted: the run fails, the device gets a RUN_ERROR that says why.
+    let mut device = Device::start(&backend.url);
+    device.send(r#"{"id":"u1","role":"user","content":"Make the LED red"}"#);
+    device.send(r#"{"type":"RUN"}"#);
+    let error = device.event();
+    assert_eq!(error["type"], "RUN_ERROR");
+    assert_eq!(error["code"], "gateway_transport");
+    assert_eq!(
+        error["message"],
+        format!(
+            "TLS: the certificate of '{}' is not trusted (UnknownIssuer)",
+            backend.url
+        )
+    );
+    let out = device.finish(true);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "agui-gateway: run failed: TLS: the certificate of '{}' is not trusted (UnknownIssuer) \
+             (--ca-cert FILE trusts a private CA or a self-signed certificate)\n",
+            backend.url
+        )),
+        "{stderr}"
+    );
+}
+
 /// Declare, ask, get the call, answer, get the answer, DONE; the
 /// gateway's stderr.
 fn two_runs(backend: &Backend) -> String {
-    let mut device = Device::start(&backend.url);
+    two_runs_on(Device::start(&backend.url))
+}
+
+fn two_runs_on(mut device: Device) -> String {
     device.send(DECLARE);
     device.send(r#"{"id":"u1","role":"user","content":"Make the LED red"}"#);
     device.send(r#"{"type":"RUN"}"#);
@@ -523,7 +583,17 @@ fn usage_errors_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         text(&out.stderr),
-        "agui-gateway: 'ftp://x/': the URL must start with http://\n"
+        "agui-gateway: bad URL: 'ftp://x/': expected an http:// or https:// URL\n"
+    );
+    let out = Command::new(GATEWAY)
+        .args(["https://127.0.0.1:1/", "--tcp", "127.0.0.1:1"])
+        .args(["--ca-cert", "Cargo.toml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "agui-gateway: --ca-cert Cargo.toml: TLS: no certificate (-----BEGIN CERTIFICATE-----) in the root certificates\n"
     );
     let out = Command::new(GATEWAY)
         .args(["http://127.0.0.1:1/", "--serial", "/dev/agui-no-such-port"])

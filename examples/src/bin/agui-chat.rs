@@ -17,7 +17,12 @@
 //!
 //! When stdin is not a terminal, stdout is a transcript in `agui-replay`'s
 //! format (`--output live` asks for the live view anyway), and the first
-//! run that fails ends the program.
+//! run that fails ends the program. At a terminal the session goes on
+//! after a failed run; the tool calls that run made are not run but get
+//! an error result, so that the next run answers every call.
+//!
+//! `https://` URLs are checked against the built-in Mozilla roots, or with
+//! `--ca-cert FILE` against the PEM certificates of FILE instead.
 //!
 //! Ctrl-C ends the current run cleanly (at the prompt, it quits).
 //! `AGUI_CHAT_TIMING=1` prints, per run, the time from the response's first
@@ -29,6 +34,7 @@
 
 use std::fs;
 use std::io::{self, BufRead, IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -42,7 +48,7 @@ use agui_alloc::event::{
 };
 use agui_alloc::hooks::{Flow, HookView, Subscriber, ToolCallProgress};
 use agui_alloc::http::{
-    HttpAgent, HttpError, HttpErrorKind, RunObserver, CONNECT_TIMEOUT, IDLE_TIMEOUT,
+    check_url, HttpAgent, HttpError, HttpErrorKind, RunObserver, CONNECT_TIMEOUT, IDLE_TIMEOUT,
 };
 use agui_alloc::model::Tool;
 use agui_examples::transcript::{write_message, write_state, Printable};
@@ -53,8 +59,13 @@ use serde_json::Value;
 #[derive(Parser, Debug)]
 #[command(name = "agui-chat", version, about)]
 struct Args {
-    /// The agent's URL (http://host:port/path).
+    /// The agent's URL (http://host:port/path or https://...).
     url: String,
+
+    /// For https: trust the certificates in FILE (PEM: a private CA, or a
+    /// self-signed server's certificate) instead of the built-in roots.
+    #[arg(long, value_name = "FILE")]
+    ca_cert: Option<PathBuf>,
 
     /// A frontend tool: when the agent calls NAME, run COMMAND under `sh -c`
     /// with the arguments (JSON) on stdin; its trimmed stdout is the result.
@@ -148,6 +159,8 @@ struct Chat {
     output: Output,
     /// Stdin is a terminal: prompt, and go on after a failed run.
     interactive: bool,
+    /// `--ca-cert` was given.
+    trusts_own_roots: bool,
     max_runs: u32,
     /// Set while a run is in progress (Ctrl-C then cancels it, else quits).
     in_run: Arc<AtomicBool>,
@@ -168,9 +181,13 @@ impl Chat {
                     Failure::usage(format!("--{what} must be a positive number of seconds"))
                 })
         };
+        check_url(&args.url).map_err(|e| Failure::usage(e.to_string()))?;
         let mut agent = HttpAgent::new(&args.url)
             .connect_timeout(secs(args.connect_timeout, "connect-timeout")?)
             .idle_timeout(secs(args.idle_timeout, "idle-timeout")?);
+        if let Some(file) = &args.ca_cert {
+            agent = trust(agent, file).map_err(Failure::usage)?;
+        }
         for header in &args.headers {
             let (name, value) = header
                 .split_once(':')
@@ -201,6 +218,7 @@ impl Chat {
             commands,
             output,
             interactive,
+            trusts_own_roots: args.ca_cert.is_some(),
             max_runs: args.max_runs,
             in_run,
             timing: std::env::var_os("AGUI_CHAT_TIMING").is_some_and(|v| v == "1"),
@@ -239,6 +257,7 @@ impl Chat {
                     return Err(failure);
                 }
                 eprintln!("agui-chat: {}", failure.reason);
+                self.decline_pending(&failure.reason);
                 if !failure.cancelled && worst.as_ref().is_none_or(|w| w.status < failure.status) {
                     worst = Some(failure);
                 }
@@ -254,8 +273,9 @@ impl Chat {
     /// Runs until the agent answers without calling a declared tool.
     fn exchange(&mut self) -> Result<(), Failure> {
         for _ in 0..self.max_runs {
-            self.one_run()?;
+            let calls = self.one_run()?;
             let pending = self.conv.pending_tool_calls();
+            self.warn_reused_ids(&calls, &pending);
             if pending.is_empty() {
                 return Ok(());
             }
@@ -272,8 +292,24 @@ impl Chat {
         ))
     }
 
-    /// One run: prints it, and says how it ended.
-    fn one_run(&mut self) -> Result<(), Failure> {
+    /// A call to a declared tool under an id that already has a result is
+    /// not pending, so it is not run: say so, or the user waits for a tool
+    /// that never runs (an agent must give each call an id of its own).
+    fn warn_reused_ids(&self, calls: &RunCalls, pending: &[PendingToolCall]) {
+        for (id, name) in &calls.started {
+            let declared = self.commands.iter().any(|c| &c.name == name);
+            let waiting = pending.iter().any(|p| &p.id == id);
+            if declared && !waiting && !calls.answered.contains(id) {
+                eprintln!(
+                    "agui-chat: the agent called {name} under the id '{id}', which already has a result: \
+                     not run again (the agent must give each call an id of its own)"
+                );
+            }
+        }
+    }
+
+    /// One run: prints it, and says how it ended; the tool calls it made.
+    fn one_run(&mut self) -> Result<RunCalls, Failure> {
         self.print_new_messages();
         self.agent.cancel_flag().store(false, Ordering::Relaxed);
         self.in_run.store(true, Ordering::Relaxed);
@@ -289,17 +325,31 @@ impl Chat {
             printer.report_timing();
         }
         self.runs += 1;
-        let report = result.map_err(|e| transport_failure(&e))?;
+        let report = result.map_err(|e| transport_failure(&e, self.trusts_own_roots))?;
         self.frames += u64::from(report.accepted);
         self.print_new_messages();
         match report.status {
-            RunStatus::Finished { .. } => Ok(()),
+            RunStatus::Finished { .. } => Ok(printer.calls),
             RunStatus::Aborted(reason) => Err(Failure::new(2, reason)),
             status @ (RunStatus::RunError { .. }
             | RunStatus::Protocol(_)
             | RunStatus::Incomplete) => {
                 Err(Failure::new(1, format!("run {}: {status}", report.run_id)))
             }
+        }
+    }
+
+    /// After a failed run, at the prompt: the calls it made are not run
+    /// (their arguments may be cut short), but each gets an error result,
+    /// so that the next run's input answers every call, as agents expect.
+    fn decline_pending(&mut self, reason: &str) {
+        for call in self.conv.pending_tool_calls() {
+            let error = format!("not run: the run that made this call failed ({reason})");
+            if self.output == Output::Live {
+                println!("[tool error for {}] {error}", call.id);
+            }
+            // No run is in progress between runs, so adding cannot fail.
+            let _ = self.conv.add_tool_error(&call.id, error);
         }
     }
 
@@ -365,12 +415,25 @@ impl Chat {
     }
 }
 
-fn transport_failure(e: &HttpError) -> Failure {
+fn transport_failure(e: &HttpError, trusts_own_roots: bool) -> Failure {
+    let mut reason = e.to_string();
+    if e.kind == HttpErrorKind::Tls && !trusts_own_roots {
+        reason.push_str(" (--ca-cert FILE trusts a private CA or a self-signed certificate)");
+    }
     Failure {
         status: 2,
-        reason: e.to_string(),
+        reason,
         cancelled: e.kind == HttpErrorKind::Cancelled,
     }
+}
+
+/// `--ca-cert FILE`: the agent trusts the certificates of FILE.
+fn trust(agent: HttpAgent, file: &std::path::Path) -> Result<HttpAgent, String> {
+    let pem =
+        fs::read(file).map_err(|e| format!("--ca-cert {}: cannot read: {e}", file.display()))?;
+    agent
+        .root_certs_pem(&pem)
+        .map_err(|e| format!("--ca-cert {}: {e}", file.display()))
 }
 
 /// A salt for ids, different for every start of the program.
@@ -510,9 +573,18 @@ fn shorten(line: &str) -> String {
 
 const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
-/// Prints a run as it streams (live mode), runs the spinner, and takes the
-/// first-byte-to-first-delta time.
+/// The tool calls of one run: (id, name) of each started, and the ids the
+/// agent answered itself (`TOOL_CALL_RESULT`).
+#[derive(Default)]
+struct RunCalls {
+    started: Vec<(String, String)>,
+    answered: Vec<String>,
+}
+
+/// Prints a run as it streams (live mode), runs the spinner, takes the
+/// first-byte-to-first-delta time, and notes the run's tool calls.
 struct Printer {
+    calls: RunCalls,
     live: bool,
     spinner: bool,
     spinning: bool,
@@ -532,6 +604,7 @@ struct Printer {
 impl Printer {
     fn new(live: bool, spinner: bool) -> Self {
         Printer {
+            calls: RunCalls::default(),
             live,
             spinner,
             spinning: false,
@@ -704,6 +777,9 @@ impl Subscriber for Printer {
     }
 
     fn on_tool_call_start(&mut self, event: &ToolCallStart, _: &mut HookView<'_>) -> Flow {
+        self.calls
+            .started
+            .push((event.tool_call_id.clone(), event.tool_call_name.clone()));
         self.start(&format!(
             "[tool call {} {}] ",
             event.tool_call_id, event.tool_call_name
@@ -729,6 +805,7 @@ impl Subscriber for Printer {
         Flow::Continue
     }
     fn on_tool_call_result(&mut self, event: &ToolCallResult, _: &mut HookView<'_>) -> Flow {
+        self.calls.answered.push(event.tool_call_id.clone());
         self.line(&format!(
             "[tool result for {}] {}",
             event.tool_call_id, event.content

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use agui_alloc::client::Client;
 use agui_alloc::conversation::{Conversation, RunStatus};
 use agui_alloc::hooks::Subscriber;
-use agui_alloc::http::{HttpAgent, RunObserver};
+use agui_alloc::http::{check_url, HttpAgent, HttpErrorKind, RunObserver};
 use agui_alloc::model::{Message, Tool, ToolMessage};
 use agui_core::frame::{FrameEvent, Framer};
 use clap::Parser;
@@ -40,8 +40,12 @@ const TCP_CONNECT_FOR: Duration = Duration::from_secs(10);
 #[derive(Parser, Debug)]
 #[command(name = "agui-gateway", version)]
 struct Args {
-    /// The agent's URL (http://host:port/path).
+    /// The agent's URL (http://host:port/path or https://...).
     url: String,
+    /// For https: trust the certificates in FILE (PEM: a private CA, or a
+    /// self-signed server's certificate) instead of the built-in roots.
+    #[arg(long, value_name = "FILE")]
+    ca_cert: Option<std::path::PathBuf>,
     /// The device's serial port, e.g. /dev/ttyUSB0.
     #[arg(
         long,
@@ -95,16 +99,22 @@ fn serve(args: &Args) -> Result<ExitCode, String> {
         device: writer,
         last_run_ok: false,
         latency: args.latency,
+        trusts_own_roots: args.ca_cert.is_some(),
     };
     Ok(gateway.handle_lines(&rx))
 }
 
 /// The HTTP side, with the user's headers and timeout.
 fn http_agent(args: &Args) -> Result<HttpAgent, String> {
-    if !args.url.starts_with("http://") {
-        return Err(format!("'{}': the URL must start with http://", args.url));
-    }
+    check_url(&args.url).map_err(|e| e.to_string())?;
     let mut agent = HttpAgent::new(args.url.clone());
+    if let Some(file) = &args.ca_cert {
+        let pem = std::fs::read(file)
+            .map_err(|e| format!("--ca-cert {}: cannot read: {e}", file.display()))?;
+        agent = agent
+            .root_certs_pem(&pem)
+            .map_err(|e| format!("--ca-cert {}: {e}", file.display()))?;
+    }
     for header in &args.headers {
         let (name, value) = header
             .split_once(':')
@@ -390,6 +400,8 @@ struct Gateway {
     /// The last run ended with RUN_FINISHED.
     last_run_ok: bool,
     latency: bool,
+    /// `--ca-cert` was given (else a TLS error says how to trust a CA).
+    trusts_own_roots: bool,
 }
 
 impl Gateway {
@@ -481,7 +493,13 @@ impl Gateway {
                 closing_error(&report.status)
             }
             Err(e) => {
-                eprintln!("agui-gateway: run failed: {e}");
+                let hint = match e.kind {
+                    HttpErrorKind::Tls if !self.trusts_own_roots => {
+                        " (--ca-cert FILE trusts a private CA or a self-signed certificate)"
+                    }
+                    _ => "",
+                };
+                eprintln!("agui-gateway: run failed: {e}{hint}");
                 Some(("gateway_transport", e.to_string()))
             }
         };
