@@ -31,21 +31,32 @@ pub enum Item {
     Reasoning,
 }
 
+/// What an event does to the open chunked item: its column of the event
+/// table ([`EventType::chunking`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Chunking {
+    /// Closes the open item first (most events).
+    Ends,
+    /// Passes through and keeps the item open (`RAW`, `ACTIVITY_*`,
+    /// `REASONING_ENCRYPTED_VALUE`).
+    Keeps,
+    /// A `*_CHUNK` shorthand for an item of this kind.
+    Expands(Item),
+}
+
 impl Item {
-    const fn of_chunk(kind: EventType) -> Option<Item> {
-        match kind {
-            EventType::TextMessageChunk => Some(Item::Text),
-            EventType::ToolCallChunk => Some(Item::ToolCall),
-            EventType::ReasoningMessageChunk => Some(Item::Reasoning),
-            _ => None,
+    /// The item a `*_CHUNK` event expands to, if `kind` is one.
+    pub const fn of_chunk(kind: EventType) -> Option<Item> {
+        match kind.chunking() {
+            Chunking::Expands(item) => Some(item),
+            Chunking::Ends | Chunking::Keeps => None,
         }
     }
 
-    const fn id_field(self) -> Field {
-        match self {
-            Item::ToolCall => Field::ToolCallId,
-            _ => Field::MessageId,
-        }
+    /// The field naming the item: its START's id field.
+    const fn id_field(self) -> Option<Field> {
+        self.start().id_field()
     }
 
     const fn start(self) -> EventType {
@@ -103,17 +114,6 @@ pub struct Chunker<const ID: usize = 64> {
     id: heapless::String<ID>,
 }
 
-/// Events that pass through without closing the open item.
-const fn keeps_open(kind: EventType) -> bool {
-    matches!(
-        kind,
-        EventType::Raw
-            | EventType::ActivitySnapshot
-            | EventType::ActivityDelta
-            | EventType::ReasoningEncryptedValue
-    )
-}
-
 impl<const ID: usize> Chunker<ID> {
     /// An expander with no open item.
     pub const fn new() -> Self {
@@ -146,14 +146,14 @@ impl<const ID: usize> Chunker<ID> {
     ) -> Result<Plan, Error> {
         let mut plan = Plan::new();
         let Some(item) = Item::of_chunk(head.kind) else {
-            if !keeps_open(head.kind) {
+            if head.kind.chunking() != Chunking::Keeps {
                 self.push_close(&mut plan);
             }
             push(&mut plan, head.kind, Origin::Frame, IdFrom::Frame);
             return Ok(plan);
         };
         let frame_id = dec.id();
-        let names_id = dec.has_text(item.id_field());
+        let names_id = item.id_field().is_some_and(|f| dec.has_text(f));
         let differs =
             names_id && frame_id != self.id && !(item == Item::Reasoning && frame_id.is_empty());
         let continues = self.open == Some(item) && !differs;
@@ -187,11 +187,8 @@ impl<const ID: usize> Chunker<ID> {
         match step.origin {
             Origin::Close => self.open = None,
             Origin::Chunk if step.id == IdFrom::Frame => {
-                self.open = match step.kind {
-                    EventType::TextMessageStart => Some(Item::Text),
-                    EventType::ToolCallStart => Some(Item::ToolCall),
-                    _ => Some(Item::Reasoning),
-                };
+                // Only a chunk frame plans a START of its own item.
+                self.open = dec.event_type_known().and_then(Item::of_chunk);
                 self.id.clear();
                 // The decoder's slot has the same capacity as ours.
                 let _ = self.id.push_str(dec.id());

@@ -40,10 +40,10 @@ use crate::error::{error_text, Code, Detail, Error, Stage, Table};
 use crate::event::{EventType, Role};
 use crate::json::{Token, Tokenizer};
 
-mod nested;
+pub mod nested;
 mod schema;
 
-pub use schema::Expect;
+pub use schema::{Expect, Need, Schema};
 
 macro_rules! fields {
     ($($variant:ident = $wire:literal,)*) => {
@@ -592,7 +592,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
     /// `toolCallId` or `stepName` by type (see [`crate::event::Event::id`]);
     /// empty if the event has none.
     pub fn id(&self) -> &str {
-        match self.kind.and_then(schema::id_field) {
+        match self.kind.and_then(EventType::id_field) {
             Some(Field::MessageId) => self.slot(Slot::MessageId, &self.message_id),
             Some(Field::ToolCallId) => self.slot(Slot::ToolCallId, &self.tool_call_id),
             Some(Field::StepName) => self.slot(Slot::StepName, &self.step_name),
@@ -946,7 +946,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
 
     /// Id slots whose value did not fit are an error where the rules read them.
     fn check_slots(&self, kind: EventType) -> Result<(), Error> {
-        let needed = [schema::id_field(kind), schema::name_field(kind)];
+        let needed = [kind.id_field(), kind.name_field()];
         for field in needed.into_iter().flatten() {
             let Some(slot) = Slot::of(field) else {
                 continue;

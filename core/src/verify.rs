@@ -100,12 +100,94 @@ impl<const N: usize, const ID: usize> IdTable<N, ID> {
     }
 }
 
-/// One of the verifier's three tables.
+/// One of the verifier's three id tables: what it tracks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Which {
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Tracked {
+    /// Open text messages (`messageId`).
     Messages,
+    /// Open tool calls (`toolCallId`).
     ToolCalls,
+    /// Open steps (`stepName`).
     Steps,
+}
+
+impl Tracked {
+    /// The code for an id opened twice.
+    const fn active(self) -> Code {
+        match self {
+            Tracked::Messages => Code::MessageActive,
+            Tracked::ToolCalls => Code::ToolCallActive,
+            Tracked::Steps => Code::StepActive,
+        }
+    }
+
+    /// The code for an id that is not open.
+    const fn not_active(self) -> Code {
+        match self {
+            Tracked::Messages => Code::MessageNotActive,
+            Tracked::ToolCalls => Code::ToolCallNotActive,
+            Tracked::Steps => Code::StepNotActive,
+        }
+    }
+
+    /// The code for ids still open at `RUN_FINISHED`.
+    const fn unclosed(self) -> Code {
+        match self {
+            Tracked::Messages => Code::UnclosedMessages,
+            Tracked::ToolCalls => Code::UnclosedToolCalls,
+            Tracked::Steps => Code::UnclosedSteps,
+        }
+    }
+
+    /// The table's name in a capacity error.
+    const fn capacity(self) -> Table {
+        match self {
+            Tracked::Messages => Table::Messages,
+            Tracked::ToolCalls => Table::ToolCalls,
+            Tracked::Steps => Table::Steps,
+        }
+    }
+}
+
+/// What an event does to its id in one of the verifier's tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum TableOp {
+    /// Adds the id; it must not be open (a START).
+    Opens,
+    /// The id must be open (a CONTENT / ARGS).
+    NeedsOpen,
+    /// Removes the id; it must be open (an END).
+    Closes,
+}
+
+/// The ordering rule of an event type: its column of the event table
+/// ([`EventType::rule`]). Every event also obeys the run's life cycle
+/// (rules 1 to 3 of the [module docs](self)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Rule {
+    /// Nothing beyond the run's life cycle.
+    Free,
+    /// An id table edit.
+    Table(TableOp, Tracked),
+    /// `RUN_STARTED`: a run begins.
+    RunStart,
+    /// `RUN_FINISHED`: nothing may be open.
+    RunFinish,
+    /// `RUN_ERROR`: the run ends in error.
+    RunError,
+    /// A thinking step begins.
+    ThinkingStart,
+    /// A thinking step ends.
+    ThinkingEnd,
+    /// A thinking message begins, inside a thinking step.
+    ThinkingMessageStart,
+    /// A thinking message's content: the message must be open.
+    ThinkingMessageContent,
+    /// A thinking message ends.
+    ThinkingMessageEnd,
 }
 
 /// What an accepted event changed in a table.
@@ -114,9 +196,9 @@ enum Change<const ID: usize> {
     /// Nothing (flags only, if anything).
     None,
     /// An id was added at the end of the table.
-    Opened(Which),
+    Opened(Tracked),
     /// The id was removed from this position.
-    Closed(Which, usize, heapless::String<ID>),
+    Closed(Tracked, usize, heapless::String<ID>),
 }
 
 /// How to take back one accepted event: see [`Verifier::check_undoable`].
@@ -227,24 +309,21 @@ impl<const MSGS: usize, const TOOLS: usize, const STEPS: usize, const ID: usize>
     pub fn check_undoable(&mut self, ev: &Event<'_>) -> Result<Undo<ID>, Error> {
         let flags = self.flags();
         // Where an END's id sits now, to put it back in its place.
-        let closing = match ev.kind {
-            EventType::TextMessageEnd => Some((Which::Messages, self.messages.position(ev.id))),
-            EventType::ToolCallEnd => Some((Which::ToolCalls, self.tool_calls.position(ev.id))),
-            EventType::StepFinished => Some((Which::Steps, self.steps.position(ev.id))),
-            _ => None,
+        let op = ev.kind.table_op();
+        let closing = match op {
+            Some((TableOp::Closes, tracked)) => self.position(tracked, ev.id),
+            Some((TableOp::Opens | TableOp::NeedsOpen, _)) | None => None,
         };
         self.check(ev)?;
-        let change = match (ev.kind, closing) {
-            (_, Some((which, Some(at)))) => {
+        let change = match (op, closing) {
+            (Some((TableOp::Closes, tracked)), Some(at)) => {
                 let mut id = heapless::String::new();
                 // The id came out of a slot of this capacity.
                 let _ = id.push_str(ev.id);
-                Change::Closed(which, at, id)
+                Change::Closed(tracked, at, id)
             }
-            (EventType::TextMessageStart, _) => Change::Opened(Which::Messages),
-            (EventType::ToolCallStart, _) => Change::Opened(Which::ToolCalls),
-            (EventType::StepStarted, _) => Change::Opened(Which::Steps),
-            _ => Change::None,
+            (Some((TableOp::Opens, tracked)), _) => Change::Opened(tracked),
+            (Some((TableOp::Closes | TableOp::NeedsOpen, _)) | None, _) => Change::None,
         };
         Ok(Undo { flags, change })
     }
@@ -263,11 +342,29 @@ impl<const MSGS: usize, const TOOLS: usize, const STEPS: usize, const ID: usize>
         }
     }
 
-    fn with_table<R>(&mut self, which: Which, f: impl FnOnce(&mut dyn TableOps<ID>) -> R) -> R {
+    fn with_table<R>(&mut self, which: Tracked, f: impl FnOnce(&mut dyn TableOps<ID>) -> R) -> R {
         match which {
-            Which::Messages => f(&mut self.messages),
-            Which::ToolCalls => f(&mut self.tool_calls),
-            Which::Steps => f(&mut self.steps),
+            Tracked::Messages => f(&mut self.messages),
+            Tracked::ToolCalls => f(&mut self.tool_calls),
+            Tracked::Steps => f(&mut self.steps),
+        }
+    }
+
+    /// Where `id` sits in a table, oldest first.
+    fn position(&self, which: Tracked, id: &str) -> Option<usize> {
+        match which {
+            Tracked::Messages => self.messages.position(id),
+            Tracked::ToolCalls => self.tool_calls.position(id),
+            Tracked::Steps => self.steps.position(id),
+        }
+    }
+
+    /// Rule 4 for an id table edit.
+    fn table_rule(&mut self, op: TableOp, which: Tracked, ev: &Event<'_>) -> Result<(), Error> {
+        match which {
+            Tracked::Messages => table_rule(&mut self.messages, op, which, ev),
+            Tracked::ToolCalls => table_rule(&mut self.tool_calls, op, which, ev),
+            Tracked::Steps => table_rule(&mut self.steps, op, which, ev),
         }
     }
 
@@ -330,50 +427,37 @@ impl<const MSGS: usize, const TOOLS: usize, const STEPS: usize, const ID: usize>
 
     /// Rule 4: the per-type rules.
     fn check_kind(&mut self, ev: &Event<'_>) -> Result<(), Error> {
-        use EventType as T;
-        match ev.kind {
-            T::TextMessageStart => {
-                open(&mut self.messages, ev, Code::MessageActive, Table::Messages)?
-            }
-            T::TextMessageContent => must_be_open(&self.messages, ev, Code::MessageNotActive)?,
-            T::TextMessageEnd => close(&mut self.messages, ev, Code::MessageNotActive)?,
-            T::ToolCallStart => open(
-                &mut self.tool_calls,
-                ev,
-                Code::ToolCallActive,
-                Table::ToolCalls,
-            )?,
-            T::ToolCallArgs => must_be_open(&self.tool_calls, ev, Code::ToolCallNotActive)?,
-            T::ToolCallEnd => close(&mut self.tool_calls, ev, Code::ToolCallNotActive)?,
-            T::StepStarted => open(&mut self.steps, ev, Code::StepActive, Table::Steps)?,
-            T::StepFinished => close(&mut self.steps, ev, Code::StepNotActive)?,
-            T::RunStarted => self.run_started = true,
-            T::RunFinished => {
-                unclosed(&self.steps, Code::UnclosedSteps, ev)?;
-                unclosed(&self.messages, Code::UnclosedMessages, ev)?;
-                unclosed(&self.tool_calls, Code::UnclosedToolCalls, ev)?;
+        match ev.kind.rule() {
+            Rule::Free => {}
+            Rule::Table(op, which) => self.table_rule(op, which, ev)?,
+            Rule::RunStart => self.run_started = true,
+            Rule::RunFinish => {
+                unclosed(&self.steps, Tracked::Steps, ev)?;
+                unclosed(&self.messages, Tracked::Messages, ev)?;
+                unclosed(&self.tool_calls, Tracked::ToolCalls, ev)?;
                 self.run_finished = true;
             }
-            T::RunError => self.run_errored = true,
-            T::ThinkingStart => flag_on(&mut self.thinking, Code::ThinkingActive, ev)?,
-            T::ThinkingEnd => flag_off(&mut self.thinking, Code::ThinkingNotActive, ev)?,
-            T::ThinkingTextMessageStart => {
+            Rule::RunError => self.run_errored = true,
+            Rule::ThinkingStart => flag_on(&mut self.thinking, Code::ThinkingActive, ev)?,
+            Rule::ThinkingEnd => flag_off(&mut self.thinking, Code::ThinkingNotActive, ev)?,
+            Rule::ThinkingMessageStart => {
                 if !self.thinking {
                     return Err(rule(Code::ThinkingNotActive, ev));
                 }
                 flag_on(&mut self.thinking_message, Code::ThinkingMessageActive, ev)?;
             }
-            T::ThinkingTextMessageContent if !self.thinking_message => {
-                return Err(rule(Code::ThinkingMessageNotActive, ev));
+            Rule::ThinkingMessageContent => {
+                if !self.thinking_message {
+                    return Err(rule(Code::ThinkingMessageNotActive, ev));
+                }
             }
-            T::ThinkingTextMessageEnd => {
+            Rule::ThinkingMessageEnd => {
                 flag_off(
                     &mut self.thinking_message,
                     Code::ThinkingMessageNotActive,
                     ev,
                 )?;
             }
-            _ => {}
         }
         self.first_seen = true;
         Ok(())
@@ -408,6 +492,19 @@ fn rule(code: Code, ev: &Event<'_>) -> Error {
         Detail::Id(error_text(ev.id))
     };
     Error::new(Stage::Verify, code, Some(ev.kind), detail)
+}
+
+fn table_rule<const N: usize, const ID: usize>(
+    table: &mut IdTable<N, ID>,
+    op: TableOp,
+    which: Tracked,
+    ev: &Event<'_>,
+) -> Result<(), Error> {
+    match op {
+        TableOp::Opens => open(table, ev, which.active(), which.capacity()),
+        TableOp::NeedsOpen => must_be_open(table, ev, which.not_active()),
+        TableOp::Closes => close(table, ev, which.not_active()),
+    }
 }
 
 fn open<const N: usize, const ID: usize>(
@@ -458,7 +555,7 @@ fn close<const N: usize, const ID: usize>(
 
 fn unclosed<const N: usize, const ID: usize>(
     table: &IdTable<N, ID>,
-    code: Code,
+    which: Tracked,
     ev: &Event<'_>,
 ) -> Result<(), Error> {
     if table.is_empty() {
@@ -484,7 +581,12 @@ fn unclosed<const N: usize, const ID: usize>(
         list,
         count: table.len(),
     };
-    Err(Error::new(Stage::Verify, code, Some(ev.kind), detail))
+    Err(Error::new(
+        Stage::Verify,
+        which.unclosed(),
+        Some(ev.kind),
+        detail,
+    ))
 }
 
 fn flag_on(flag: &mut bool, active: Code, ev: &Event<'_>) -> Result<(), Error> {
