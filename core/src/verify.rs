@@ -3,8 +3,12 @@
 //! The verifier sees every expanded event and answers "allowed" or an
 //! [`Error`] with the rule's code (SPEC section 4). Its state is small: which
 //! text messages, tool calls and steps are open (in fixed tables, in the
-//! order they opened), and six flags. A stream may hold many runs: after
-//! `RUN_FINISHED` or `RUN_ERROR`, a new `RUN_STARTED` resets everything.
+//! order they opened), and a [`Lifecycle`]: the [`Run`] (not started,
+//! active, finished, errored) and [`Thinking`] (off, in a step, in a
+//! message). Each event type's rule is its row of the event table
+//! ([`Rule`]); [`Lifecycle::next`] is the one transition function of the
+//! life cycle. A stream may hold many runs: after `RUN_FINISHED` or
+//! `RUN_ERROR`, a new `RUN_STARTED` resets everything.
 //!
 //! The checks run in this order, and the first that fails is the error:
 //!
@@ -19,7 +23,8 @@
 //!
 //! A rejected event changes nothing, so a caller that skips it can go on.
 //! An accepted one can be taken back: [`Verifier::check_undoable`] returns
-//! an [`Undo`] record (a few bytes, plus a copy of the id for an END) that
+//! an [`Undo`] record (the life cycle before, plus a copy of the id for an
+//! END) that
 //! [`Verifier::undo`] applies. The pipeline's keep-going mode uses it to
 //! make a frame that expands into several events all-or-nothing.
 //!
@@ -38,7 +43,7 @@
 //! ```
 
 use crate::error::{error_text, Code, Detail, Error, Stage, Table};
-use crate::event::{Event, EventType};
+use crate::event::Event;
 
 /// An insertion-ordered set of ids with room for `N` ids of `ID` bytes.
 #[derive(Debug, Clone, Default)]
@@ -163,7 +168,7 @@ pub enum TableOp {
 }
 
 /// The ordering rule of an event type: its column of the event table
-/// ([`EventType::rule`]). Every event also obeys the run's life cycle
+/// ([`EventType::rule`](crate::event::EventType::rule)). Every event also obeys the run's life cycle
 /// (rules 1 to 3 of the [module docs](self)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -190,10 +195,131 @@ pub enum Rule {
     ThinkingMessageEnd,
 }
 
+/// Where the stream is in a run's life cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Run {
+    /// Before the first event.
+    #[default]
+    NotStarted,
+    /// After `RUN_STARTED`.
+    Active,
+    /// After `RUN_FINISHED`: a new `RUN_STARTED` or a `RUN_ERROR` may follow.
+    Finished,
+    /// After `RUN_ERROR`: only a new `RUN_STARTED` may follow.
+    Errored,
+}
+
+/// Where the stream is in thinking (`THINKING_*` events).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Thinking {
+    /// No thinking step and no thinking message.
+    #[default]
+    Off,
+    /// Inside a thinking step, no message open.
+    Step,
+    /// A thinking message open inside a thinking step.
+    Message,
+    /// A thinking message still open after its step ended: `THINKING_END`
+    /// does not close the message (as in the reference), so its content
+    /// and end may still come.
+    StrayMessage,
+}
+
+/// The verifier's life-cycle state: the run's and thinking's. Every
+/// combination is a state the rules can reach.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Lifecycle {
+    /// The run.
+    pub run: Run,
+    /// Thinking.
+    pub thinking: Thinking,
+}
+
+impl Lifecycle {
+    /// Before the first event.
+    pub const START: Lifecycle = Lifecycle {
+        run: Run::NotStarted,
+        thinking: Thinking::Off,
+    };
+
+    /// The state after an event with rule `rule`, or the code of the rule
+    /// it breaks: rules 1 to 3 of the [module docs](self), then the
+    /// thinking rules. The id tables are the verifier's part.
+    ///
+    /// # Errors
+    /// The code of the first life-cycle rule the event breaks.
+    pub const fn next(self, rule: Rule) -> Result<Lifecycle, Code> {
+        let run = match self.run_next(rule) {
+            Ok(run) => run,
+            Err(code) => return Err(code),
+        };
+        let thinking = match self.thinking_next(rule) {
+            Ok(thinking) => thinking,
+            Err(code) => return Err(code),
+        };
+        Ok(Lifecycle { run, thinking })
+    }
+
+    /// Rules 1 to 3: the run's life cycle.
+    const fn run_next(self, rule: Rule) -> Result<Run, Code> {
+        let starts = matches!(rule, Rule::RunStart);
+        let errors = matches!(rule, Rule::RunError);
+        match self.run {
+            Run::Errored if !starts => return Err(Code::RunErrored),
+            Run::Finished if !starts && !errors => return Err(Code::RunFinished),
+            Run::NotStarted if !starts && !errors => return Err(Code::FirstEvent),
+            Run::Active if starts => return Err(Code::RunActive),
+            Run::NotStarted | Run::Active | Run::Finished | Run::Errored => {}
+        }
+        Ok(match rule {
+            Rule::RunStart => Run::Active,
+            Rule::RunFinish => Run::Finished,
+            Rule::RunError => Run::Errored,
+            Rule::Free
+            | Rule::Table(..)
+            | Rule::ThinkingStart
+            | Rule::ThinkingEnd
+            | Rule::ThinkingMessageStart
+            | Rule::ThinkingMessageContent
+            | Rule::ThinkingMessageEnd => self.run,
+        })
+    }
+
+    /// The thinking rules: steps, and messages inside them.
+    const fn thinking_next(self, rule: Rule) -> Result<Thinking, Code> {
+        use Thinking::{Message, Off, Step, StrayMessage};
+        Ok(match (rule, self.thinking) {
+            // A new run forgets the previous run's thinking.
+            (Rule::RunStart, _) => Off,
+            (Rule::ThinkingStart, Off) => Step,
+            (Rule::ThinkingStart, StrayMessage) => Message,
+            (Rule::ThinkingStart, Step | Message) => return Err(Code::ThinkingActive),
+            (Rule::ThinkingEnd, Step) => Off,
+            (Rule::ThinkingEnd, Message) => StrayMessage,
+            (Rule::ThinkingEnd, Off | StrayMessage) => return Err(Code::ThinkingNotActive),
+            (Rule::ThinkingMessageStart, Step) => Message,
+            (Rule::ThinkingMessageStart, Off | StrayMessage) => {
+                return Err(Code::ThinkingNotActive)
+            }
+            (Rule::ThinkingMessageStart, Message) => return Err(Code::ThinkingMessageActive),
+            (Rule::ThinkingMessageContent, Message | StrayMessage) => self.thinking,
+            (Rule::ThinkingMessageEnd, Message) => Step,
+            (Rule::ThinkingMessageEnd, StrayMessage) => Off,
+            (Rule::ThinkingMessageContent | Rule::ThinkingMessageEnd, Off | Step) => {
+                return Err(Code::ThinkingMessageNotActive)
+            }
+            (Rule::Free | Rule::Table(..) | Rule::RunFinish | Rule::RunError, _) => self.thinking,
+        })
+    }
+}
+
 /// What an accepted event changed in a table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Change<const ID: usize> {
-    /// Nothing (flags only, if anything).
+    /// Nothing (the life cycle only, if anything).
     None,
     /// An id was added at the end of the table.
     Opened(Tracked),
@@ -207,7 +333,7 @@ enum Change<const ID: usize> {
 /// them, before any other event is checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Undo<const ID: usize = 64> {
-    flags: [bool; 6],
+    life: Lifecycle,
     change: Change<ID>,
 }
 
@@ -223,12 +349,7 @@ pub struct Verifier<
     messages: IdTable<MSGS, ID>,
     tool_calls: IdTable<TOOLS, ID>,
     steps: IdTable<STEPS, ID>,
-    run_started: bool,
-    run_finished: bool,
-    run_errored: bool,
-    first_seen: bool,
-    thinking: bool,
-    thinking_message: bool,
+    life: Lifecycle,
 }
 
 impl<const MSGS: usize, const TOOLS: usize, const STEPS: usize, const ID: usize>
@@ -240,12 +361,7 @@ impl<const MSGS: usize, const TOOLS: usize, const STEPS: usize, const ID: usize>
             messages: IdTable::new(),
             tool_calls: IdTable::new(),
             steps: IdTable::new(),
-            run_started: false,
-            run_finished: false,
-            run_errored: false,
-            first_seen: false,
-            thinking: false,
-            thinking_message: false,
+            life: Lifecycle::START,
         }
     }
 
@@ -266,7 +382,12 @@ impl<const MSGS: usize, const TOOLS: usize, const STEPS: usize, const ID: usize>
 
     /// True while a run is started and neither finished nor errored.
     pub fn run_active(&self) -> bool {
-        self.run_started && !self.run_finished && !self.run_errored
+        self.life.run == Run::Active
+    }
+
+    /// The run's and thinking's life-cycle state.
+    pub fn lifecycle(&self) -> Lifecycle {
+        self.life
     }
 
     /// Checks one event and, if it is allowed, applies it to the state.
@@ -275,16 +396,14 @@ impl<const MSGS: usize, const TOOLS: usize, const STEPS: usize, const ID: usize>
     /// The first rule the event breaks; the state is then unchanged. The
     /// error's frame index is the event's.
     pub fn check(&mut self, ev: &Event<'_>) -> Result<(), Error> {
-        self.check_run(ev)
-            .and_then(|()| self.check_kind(ev))
-            .map_err(|e| e.at(ev.frame))
+        self.apply(ev).map_err(|e| e.at(ev.frame))
     }
 
     /// [`check`](Self::check), and on success a record that takes the
     /// event back with [`undo`](Self::undo).
     ///
-    /// Undoing a `RUN_STARTED` that began a new run restores the flags
-    /// only: the previous run's open ids stay forgotten. That is never
+    /// Undoing a `RUN_STARTED` that began a new run restores the
+    /// life cycle only: the previous run's open ids stay forgotten. That is never
     /// observable through the rules: after `RUN_FINISHED` nothing is open,
     /// and after `RUN_ERROR` every event but `RUN_STARTED` (which forgets
     /// them anyway) is refused.
@@ -307,7 +426,7 @@ impl<const MSGS: usize, const TOOLS: usize, const STEPS: usize, const ID: usize>
     /// # Errors
     /// As [`check`](Self::check); the state is then unchanged.
     pub fn check_undoable(&mut self, ev: &Event<'_>) -> Result<Undo<ID>, Error> {
-        let flags = self.flags();
+        let life = self.life;
         // Where an END's id sits now, to put it back in its place.
         let op = ev.kind.table_op();
         let closing = match op {
@@ -325,13 +444,13 @@ impl<const MSGS: usize, const TOOLS: usize, const STEPS: usize, const ID: usize>
             (Some((TableOp::Opens, tracked)), _) => Change::Opened(tracked),
             (Some((TableOp::Closes | TableOp::NeedsOpen, _)) | None, _) => Change::None,
         };
-        Ok(Undo { flags, change })
+        Ok(Undo { life, change })
     }
 
     /// Takes back the event that `undo` was made for (see
     /// [`check_undoable`](Self::check_undoable)).
     pub fn undo(&mut self, undo: Undo<ID>) {
-        self.set_flags(undo.flags);
+        self.life = undo.life;
         match undo.change {
             Change::None => {}
             Change::Opened(which) => self.with_table(which, |ids| drop(ids.pop_last())),
@@ -368,99 +487,37 @@ impl<const MSGS: usize, const TOOLS: usize, const STEPS: usize, const ID: usize>
         }
     }
 
-    fn flags(&self) -> [bool; 6] {
-        [
-            self.run_started,
-            self.run_finished,
-            self.run_errored,
-            self.first_seen,
-            self.thinking,
-            self.thinking_message,
-        ]
-    }
-
-    fn set_flags(&mut self, flags: [bool; 6]) {
-        [
-            self.run_started,
-            self.run_finished,
-            self.run_errored,
-            self.first_seen,
-            self.thinking,
-            self.thinking_message,
-        ] = flags;
-    }
-
-    /// Rules 1 to 3: the run's life cycle.
-    fn check_run(&mut self, ev: &Event<'_>) -> Result<(), Error> {
-        let kind = ev.kind;
-        if self.run_errored && kind != EventType::RunStarted {
-            return Err(rule(Code::RunErrored, ev));
-        }
-        if self.run_finished && !matches!(kind, EventType::RunError | EventType::RunStarted) {
-            return Err(rule(Code::RunFinished, ev));
-        }
-        if !self.first_seen {
-            if !matches!(kind, EventType::RunStarted | EventType::RunError) {
-                return Err(rule(Code::FirstEvent, ev));
-            }
-        } else if kind == EventType::RunStarted {
-            if self.run_active() {
-                return Err(rule(Code::RunActive, ev));
-            }
-            if self.run_finished || self.run_errored {
-                self.start_over();
-            }
-        }
-        Ok(())
-    }
-
-    /// Forgets the previous run: a new one begins.
-    fn start_over(&mut self) {
-        self.messages.clear();
-        self.tool_calls.clear();
-        self.steps.clear();
-        self.thinking = false;
-        self.thinking_message = false;
-        self.run_finished = false;
-        self.run_errored = false;
-    }
-
-    /// Rule 4: the per-type rules.
-    fn check_kind(&mut self, ev: &Event<'_>) -> Result<(), Error> {
-        match ev.kind.rule() {
-            Rule::Free => {}
+    /// One event: the life-cycle transition, then the id tables. Nothing
+    /// changes unless every check passes.
+    fn apply(&mut self, ev: &Event<'_>) -> Result<(), Error> {
+        let rule_of = ev.kind.rule();
+        let next = self.life.next(rule_of).map_err(|code| rule(code, ev))?;
+        match rule_of {
             Rule::Table(op, which) => self.table_rule(op, which, ev)?,
-            Rule::RunStart => self.run_started = true,
             Rule::RunFinish => {
                 unclosed(&self.steps, Tracked::Steps, ev)?;
                 unclosed(&self.messages, Tracked::Messages, ev)?;
                 unclosed(&self.tool_calls, Tracked::ToolCalls, ev)?;
-                self.run_finished = true;
             }
-            Rule::RunError => self.run_errored = true,
-            Rule::ThinkingStart => flag_on(&mut self.thinking, Code::ThinkingActive, ev)?,
-            Rule::ThinkingEnd => flag_off(&mut self.thinking, Code::ThinkingNotActive, ev)?,
-            Rule::ThinkingMessageStart => {
-                if !self.thinking {
-                    return Err(rule(Code::ThinkingNotActive, ev));
-                }
-                flag_on(&mut self.thinking_message, Code::ThinkingMessageActive, ev)?;
-            }
-            Rule::ThinkingMessageContent => {
-                if !self.thinking_message {
-                    return Err(rule(Code::ThinkingMessageNotActive, ev));
-                }
-            }
-            Rule::ThinkingMessageEnd => {
-                flag_off(
-                    &mut self.thinking_message,
-                    Code::ThinkingMessageNotActive,
-                    ev,
-                )?;
-            }
+            // A new run (after a finished or errored one) forgets the ids.
+            Rule::RunStart => self.forget_ids(),
+            Rule::Free
+            | Rule::RunError
+            | Rule::ThinkingStart
+            | Rule::ThinkingEnd
+            | Rule::ThinkingMessageStart
+            | Rule::ThinkingMessageContent
+            | Rule::ThinkingMessageEnd => {}
         }
-        self.first_seen = true;
+        self.life = next;
         Ok(())
+    }
+
+    /// Forgets the previous run's open ids.
+    fn forget_ids(&mut self) {
+        self.messages.clear();
+        self.tool_calls.clear();
+        self.steps.clear();
     }
 }
 
@@ -587,20 +644,4 @@ fn unclosed<const N: usize, const ID: usize>(
         Some(ev.kind),
         detail,
     ))
-}
-
-fn flag_on(flag: &mut bool, active: Code, ev: &Event<'_>) -> Result<(), Error> {
-    if *flag {
-        return Err(rule(active, ev));
-    }
-    *flag = true;
-    Ok(())
-}
-
-fn flag_off(flag: &mut bool, not_active: Code, ev: &Event<'_>) -> Result<(), Error> {
-    if !*flag {
-        return Err(rule(not_active, ev));
-    }
-    *flag = false;
-    Ok(())
 }
