@@ -193,7 +193,7 @@ impl<const ID: usize> Chunker<ID> {
                 // The decoder's slot has the same capacity as ours.
                 let _ = self.id.push_str(dec.id());
             }
-            _ => {}
+            Origin::Frame | Origin::Chunk => {}
         }
     }
 

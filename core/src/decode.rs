@@ -189,7 +189,14 @@ impl Kind {
             Token::Number(_) => Kind::Number,
             Token::True | Token::False => Kind::Bool,
             Token::Null => Kind::Null,
-            _ => return None,
+            Token::ObjectEnd
+            | Token::ArrayEnd
+            | Token::KeyStart
+            | Token::KeyEnd
+            | Token::StrEnd
+            | Token::Text(_)
+            | Token::Char(_)
+            | Token::NumberEnd => return None,
         })
     }
 }
@@ -331,7 +338,34 @@ impl Slot {
             Field::ToolCallId => Slot::ToolCallId,
             Field::ToolCallName => Slot::ToolCallName,
             Field::StepName => Slot::StepName,
-            _ => return None,
+            // Values the rules never read: handed out as parts only.
+            Field::Timestamp
+            | Field::RawEvent
+            | Field::Metadata
+            | Field::ThreadId
+            | Field::RunId
+            | Field::ParentRunId
+            | Field::Input
+            | Field::Result
+            | Field::Outcome
+            | Field::Usage
+            | Field::Message
+            | Field::Code
+            | Field::Name
+            | Field::Delta
+            | Field::ParentMessageId
+            | Field::Content
+            | Field::Title
+            | Field::EntityId
+            | Field::EncryptedValue
+            | Field::Snapshot
+            | Field::Messages
+            | Field::ActivityType
+            | Field::Replace
+            | Field::Patch
+            | Field::Event
+            | Field::Source
+            | Field::Value => return None,
         })
     }
 
@@ -509,7 +543,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
                     }
                     continue;
                 }
-                _ => {}
+                Pos::Key | Pos::Str | Pos::Raw | Pos::Done => {}
             }
             let (used, token) = self.json.next(rest).map_err(Error::json)?;
             let start = pos;
@@ -592,17 +626,15 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
     /// `toolCallId` or `stepName` by type (see [`crate::event::Event::id`]);
     /// empty if the event has none.
     pub fn id(&self) -> &str {
-        match self.kind.and_then(EventType::id_field) {
-            Some(Field::MessageId) => self.slot(Slot::MessageId, &self.message_id),
-            Some(Field::ToolCallId) => self.slot(Slot::ToolCallId, &self.tool_call_id),
-            Some(Field::StepName) => self.slot(Slot::StepName, &self.step_name),
-            _ => "",
-        }
+        self.kind
+            .and_then(EventType::id_field)
+            .and_then(Slot::of)
+            .map_or("", |slot| self.slot(slot))
     }
 
     /// `toolCallName` of a TOOL_CALL_START or TOOL_CALL_CHUNK ("" if absent).
     pub fn tool_call_name(&self) -> &str {
-        self.slot(Slot::ToolCallName, &self.tool_call_name)
+        self.slot(Slot::ToolCallName)
     }
 
     /// True if the frame had field `f` as a string that fit its slot (for
@@ -616,11 +648,25 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         self.kind
     }
 
-    fn slot<'s>(&'s self, slot: Slot, text: &'s str) -> &'s str {
+    /// A slot's text: empty unless this frame's value was a string that fit.
+    fn slot(&self, slot: Slot) -> &str {
         if self.filled & slot.bit() != 0 && self.overflow & slot.bit() == 0 {
-            text
+            self.buffer(slot)
         } else {
             ""
+        }
+    }
+
+    /// A slot's buffer, whatever it holds.
+    fn buffer(&self, slot: Slot) -> &str {
+        match slot {
+            Slot::Type => &self.ty,
+            Slot::Role => &self.role,
+            Slot::Subtype => &self.subtype,
+            Slot::MessageId => &self.message_id,
+            Slot::ToolCallId => &self.tool_call_id,
+            Slot::ToolCallName => &self.tool_call_name,
+            Slot::StepName => &self.step_name,
         }
     }
 
@@ -701,7 +747,19 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
                 self.pos = Pos::Key;
             }
             Token::ObjectEnd => self.pos = Pos::Done,
-            _ => {}
+            Token::ObjectStart
+            | Token::ArrayStart
+            | Token::ArrayEnd
+            | Token::KeyEnd
+            | Token::StrStart
+            | Token::StrEnd
+            | Token::Text(_)
+            | Token::Char(_)
+            | Token::Number(_)
+            | Token::NumberEnd
+            | Token::True
+            | Token::False
+            | Token::Null => {}
         }
         Ok(Step::Nothing)
     }
@@ -718,7 +776,18 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
                 };
                 self.pos = Pos::Value;
             }
-            _ => {}
+            Token::ObjectStart
+            | Token::ObjectEnd
+            | Token::ArrayStart
+            | Token::ArrayEnd
+            | Token::KeyStart
+            | Token::StrStart
+            | Token::StrEnd
+            | Token::Number(_)
+            | Token::NumberEnd
+            | Token::True
+            | Token::False
+            | Token::Null => {}
         }
         Ok(Step::Nothing)
     }
@@ -773,7 +842,19 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
                 Ok(Step::Literal(match token {
                     Token::True => "true",
                     Token::False => "false",
-                    _ => "null",
+                    Token::ObjectStart
+                    | Token::ObjectEnd
+                    | Token::ArrayStart
+                    | Token::ArrayEnd
+                    | Token::KeyStart
+                    | Token::KeyEnd
+                    | Token::StrStart
+                    | Token::StrEnd
+                    | Token::Text(_)
+                    | Token::Char(_)
+                    | Token::Number(_)
+                    | Token::NumberEnd
+                    | Token::Null => "null",
                 }))
             }
         }
@@ -793,7 +874,18 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
                 self.pos = Pos::Members;
                 Step::Nothing
             }
-            _ => Step::Nothing,
+            Token::ObjectStart
+            | Token::ObjectEnd
+            | Token::ArrayStart
+            | Token::ArrayEnd
+            | Token::KeyStart
+            | Token::KeyEnd
+            | Token::StrStart
+            | Token::Number(_)
+            | Token::NumberEnd
+            | Token::True
+            | Token::False
+            | Token::Null => Step::Nothing,
         }
     }
 
@@ -801,7 +893,18 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         self.nested.token(token);
         let done = match token {
             Token::NumberEnd | Token::ObjectEnd | Token::ArrayEnd => self.json.depth() == 1,
-            _ => false,
+            Token::ObjectStart
+            | Token::ArrayStart
+            | Token::KeyStart
+            | Token::KeyEnd
+            | Token::StrStart
+            | Token::StrEnd
+            | Token::Text(_)
+            | Token::Char(_)
+            | Token::Number(_)
+            | Token::True
+            | Token::False
+            | Token::Null => false,
         };
         if done {
             self.pos = Pos::Members;
@@ -900,7 +1003,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             self.last_type = Some(kind);
             return Ok(kind);
         }
-        let name = self.slot(Slot::Type, &self.ty);
+        let name = self.slot(Slot::Type);
         // Consecutive frames mostly share their type: one compare.
         if let Some(last) = self.last_type.filter(|t| t.as_str() == name) {
             return Ok(last);
@@ -912,7 +1015,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         let shown = if self.overflow & Slot::Type.bit() != 0 {
             "(a long name)"
         } else {
-            self.slot(Slot::Type, &self.ty)
+            self.slot(Slot::Type)
         };
         Err(self.decode_error(Code::Decode, Detail::UnknownType(error_text(shown))))
     }
@@ -925,17 +1028,14 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         self.kinds.get(f as usize).copied()
     }
 
-    /// The text of an enum-valued field (`role`, `subtype`), if it fit.
+    /// The text of a field with a slot (an enum value: `role`,
+    /// `subtype`), if it was a string that fit.
     pub(crate) fn enum_text(&self, f: Field) -> Option<&str> {
         let slot = Slot::of(f)?;
         if self.filled & slot.bit() == 0 || self.overflow & slot.bit() != 0 {
             return None;
         }
-        Some(match slot {
-            Slot::Role => &self.role,
-            Slot::Subtype => &self.subtype,
-            _ => return None,
-        })
+        Some(self.buffer(slot))
     }
 
     fn text_role(&self) -> Role {
@@ -970,7 +1070,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
     fn decode_error(&self, code: Code, detail: Detail) -> Error {
         let event = self
             .kind
-            .or_else(|| EventType::from_wire(self.slot(Slot::Type, &self.ty)));
+            .or_else(|| EventType::from_wire(self.slot(Slot::Type)));
         Error::new(Stage::Decode, code, event, detail)
     }
 }

@@ -261,9 +261,10 @@ impl Error {
     /// The offending id or name, for rules about one item: a copy for the
     /// message, cut with `…` past [`ERROR_TEXT`] bytes when `ID` is larger.
     pub fn id(&self) -> Option<&str> {
-        match &self.detail {
-            Detail::Id(id) => Some(id.as_str()),
-            _ => None,
+        if let Detail::Id(id) = &self.detail {
+            Some(id.as_str())
+        } else {
+            None
         }
     }
 }
@@ -351,7 +352,7 @@ impl Error {
                     table.as_str()
                 )
             }
-            _ => f.write_str("invalid event"),
+            Detail::Id(_) | Detail::Open { .. } | Detail::None => f.write_str("invalid event"),
         }
     }
 
@@ -360,7 +361,26 @@ impl Error {
             Code::ChunkMissingName => {
                 write!(f, "the first {ty} of a tool call must have a toolCallName")
             }
-            _ => {
+            Code::Decode
+            | Code::ChunkMissingId
+            | Code::FirstEvent
+            | Code::RunErrored
+            | Code::RunFinished
+            | Code::RunActive
+            | Code::MessageActive
+            | Code::MessageNotActive
+            | Code::ToolCallActive
+            | Code::ToolCallNotActive
+            | Code::StepActive
+            | Code::StepNotActive
+            | Code::UnclosedSteps
+            | Code::UnclosedMessages
+            | Code::UnclosedToolCalls
+            | Code::ThinkingActive
+            | Code::ThinkingNotActive
+            | Code::ThinkingMessageActive
+            | Code::ThinkingMessageNotActive
+            | Code::Capacity => {
                 let field = if ty == "TOOL_CALL_CHUNK" {
                     "toolCallId"
                 } else {
@@ -397,9 +417,22 @@ impl Error {
                     "cannot send '{ty}' for '{id}': all {limit} {} are in use; raise the capacity or close some first",
                     table.as_str()
                 ),
-                _ => write!(f, "cannot send '{ty}': capacity exceeded"),
+                Detail::Json { .. }
+                | Detail::NotAnObject(_)
+                | Detail::MissingType
+                | Detail::UnknownType(_)
+                | Detail::Missing(_)
+                | Detail::WrongType { .. }
+                | Detail::BadValue { .. }
+                | Detail::Nested { .. }
+                | Detail::Id(_)
+                | Detail::Open { .. }
+                | Detail::None => write!(f, "cannot send '{ty}': capacity exceeded"),
             },
-            _ => write!(f, "'{ty}' breaks the protocol's ordering rules"),
+            // Not verify-stage codes: an error built by hand.
+            Code::Decode | Code::ChunkMissingId | Code::ChunkMissingName => {
+                write!(f, "'{ty}' breaks the protocol's ordering rules")
+            }
         }
     }
 
@@ -411,7 +444,17 @@ impl Error {
                     "cannot send 'RUN_FINISHED' while {count} {what} are still active: {list}"
                 )
             }
-            _ => write!(
+            Detail::Json { .. }
+            | Detail::NotAnObject(_)
+            | Detail::MissingType
+            | Detail::UnknownType(_)
+            | Detail::Missing(_)
+            | Detail::WrongType { .. }
+            | Detail::BadValue { .. }
+            | Detail::Nested { .. }
+            | Detail::Id(_)
+            | Detail::Capacity { .. }
+            | Detail::None => write!(
                 f,
                 "cannot send 'RUN_FINISHED' while {what} are still active"
             ),

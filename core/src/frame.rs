@@ -346,7 +346,7 @@ impl Framer {
                     )?)),
                 )
             }
-            _ => return None,
+            State::Detect { .. } | State::Ndjson | State::Sse(_) => return None,
         };
         // Every move above reports an event; nothing else was changed.
         Some(found)

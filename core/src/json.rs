@@ -469,10 +469,7 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
     /// The literal being read, if the input stopped inside one
     /// (`tr` gives `Some(Literal::True)`), for completing partial documents.
     pub fn pending_literal(&self) -> Option<Literal> {
-        match self.state {
-            State::Lit => Some(self.lit),
-            _ => None,
-        }
+        (self.state == State::Lit).then_some(self.lit)
     }
 
     /// Whether the open string (if any) is an object key.
@@ -496,10 +493,7 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
 
     /// The sticky error, if one happened since the last reset.
     pub fn error(&self) -> Option<JsonError> {
-        match self.state {
-            State::Failed => Some(self.error),
-            _ => None,
-        }
+        (self.state == State::Failed).then_some(self.error)
     }
 
     /// Consumes bytes of `input` up to and including the end of the next
@@ -538,7 +532,20 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
                 }
                 pos = pos.wrapping_add(1);
             }
-            _ => return None,
+            State::Str
+            | State::Value
+            | State::FirstItem
+            | State::Colon
+            | State::Next
+            | State::Done
+            | State::Num
+            | State::Lit
+            | State::Esc
+            | State::Hex
+            | State::LowEsc
+            | State::LowU
+            | State::Unit
+            | State::Failed => return None,
         }
         pos = skip_ws(input, pos);
         if input.get(pos) != Some(&b'"') {
@@ -740,7 +747,16 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
                         break true;
                     }
                 }
-                _ => break false,
+                State::Str
+                | State::Done
+                | State::Num
+                | State::Lit
+                | State::Esc
+                | State::Hex
+                | State::LowEsc
+                | State::LowU
+                | State::Unit
+                | State::Failed => break false,
             }
         };
         self.offset = self.offset.wrapping_add(pos.wrapping_sub(start) as u64);
@@ -843,7 +859,20 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
                 Ok(Some(Token::NumberEnd))
             }
             State::Num if self.depth == 0 => Err(self.fail(JsonErrorKind::InvalidNumber, 0)),
-            _ => Err(self.fail(JsonErrorKind::UnexpectedEnd, 0)),
+            State::Str
+            | State::Value
+            | State::FirstItem
+            | State::FirstKey
+            | State::Key
+            | State::Colon
+            | State::Next
+            | State::Num
+            | State::Lit
+            | State::Esc
+            | State::Hex
+            | State::LowEsc
+            | State::LowU
+            | State::Unit => Err(self.fail(JsonErrorKind::UnexpectedEnd, 0)),
         }
     }
 
@@ -859,9 +888,11 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
     #[cold]
     #[inline(never)]
     fn fail(&mut self, kind: JsonErrorKind, pos: usize) -> JsonError {
-        let offset = match kind {
-            JsonErrorKind::InvalidUtf8 if self.utf8_len > 0 => self.utf8_start,
-            _ => self.offset.wrapping_add(pos as u64),
+        // A bad UTF-8 sequence is reported where it began.
+        let offset = if kind == JsonErrorKind::InvalidUtf8 && self.utf8_len > 0 {
+            self.utf8_start
+        } else {
+            self.offset.wrapping_add(pos as u64)
         };
         self.error = JsonError { kind, offset };
         self.state = State::Failed;
@@ -1097,7 +1128,17 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
                         break char::REPLACEMENT_CHARACTER;
                     }
                 },
-                _ => return self.resume(input, pos),
+                State::Str
+                | State::Value
+                | State::FirstItem
+                | State::FirstKey
+                | State::Key
+                | State::Colon
+                | State::Next
+                | State::Done
+                | State::Num
+                | State::Lit
+                | State::Failed => return self.resume(input, pos),
             }
         };
         self.offset = self.offset.wrapping_add(pos as u64);

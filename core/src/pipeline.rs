@@ -287,13 +287,15 @@ fn planned<'s, const ID: usize, const DEPTH: usize>(
     chunker: &'s Chunker<ID>,
     decoder: &'s Decoder<ID, DEPTH>,
 ) -> Event<'s> {
-    let name = match step.kind {
-        EventType::ToolCallStart => decoder.tool_call_name(),
-        _ => "",
-    };
-    let role = match step.kind {
-        EventType::TextMessageStart => head.role,
-        _ => Role::default(),
+    // Expanded events are never chunks: only a TOOL_CALL_START has a name.
+    let name = step
+        .kind
+        .name_field()
+        .map_or("", |_| decoder.tool_call_name());
+    let role = if step.kind == EventType::TextMessageStart {
+        head.role
+    } else {
+        Role::default()
     };
     Event {
         kind: step.kind,

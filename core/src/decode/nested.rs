@@ -6,7 +6,7 @@
 //! out to be an unknown extra field of the event's type (to be ignored),
 //! which only the schema check at the end of the frame knows.
 
-use super::{Field, Need};
+use super::{Expect, Field, Need};
 use crate::json::Token;
 
 /// What a member of a nested record holds.
@@ -181,12 +181,19 @@ impl Checker {
         self.which.is_some()
     }
 
-    /// The recorded error of `field`, if any.
-    pub(crate) fn error(&self, field: Field) -> Option<&'static str> {
-        match field {
-            Field::Outcome => self.errors[0],
-            Field::Usage => self.errors[1],
-            _ => None,
+    /// The recorded error of the nested value checked as `expect`, if any.
+    pub(crate) fn error(&self, expect: Expect) -> Option<&'static str> {
+        match expect {
+            Expect::Outcome => self.errors[0],
+            Expect::Usage => self.errors[1],
+            Expect::Str
+            | Expect::StrOrNull
+            | Expect::Num
+            | Expect::Bool
+            | Expect::Obj
+            | Expect::Arr
+            | Expect::Any
+            | Expect::OneOf { .. } => None,
         }
     }
 
@@ -238,7 +245,17 @@ impl Checker {
                     self.skip_to = None;
                 }
             }
-            _ => {}
+            Token::KeyStart
+            | Token::KeyEnd
+            | Token::StrStart
+            | Token::StrEnd
+            | Token::Text(_)
+            | Token::Char(_)
+            | Token::Number(_)
+            | Token::NumberEnd
+            | Token::True
+            | Token::False
+            | Token::Null => {}
         }
         true
     }
@@ -359,7 +376,7 @@ impl Checker {
             Slot::Interrupts => "`interrupts` must be an array",
             Slot::Obj => "an interrupt's `responseSchema` and `metadata` must be objects",
             Slot::Count => "token counts must be non-negative integers",
-            _ => "a string was expected",
+            Slot::Skip | Slot::Str { .. } => "a string was expected",
         }
     }
 
@@ -420,7 +437,7 @@ impl Checker {
             OutcomeType::Interrupt if self.interrupts == 0 => {
                 self.fail(which, "`interrupts` must hold at least one interrupt")
             }
-            _ => {}
+            OutcomeType::Success | OutcomeType::Interrupt | OutcomeType::Other => {}
         }
     }
 }

@@ -104,7 +104,7 @@ fn check_field<const ID: usize, const DEPTH: usize>(
     let Some(found) = dec.kind_of(field) else {
         return match need {
             Req if expect != Any => Err(Detail::Missing(field)),
-            _ => Ok(()),
+            Req | Opt => Ok(()),
         };
     };
     if !expect.admits(found) {
@@ -125,7 +125,7 @@ fn check_field<const ID: usize, const DEPTH: usize>(
         }
     }
     if matches!(expect, Outcome | Usage) {
-        if let Some(what) = dec.nested.error(field) {
+        if let Some(what) = dec.nested.error(expect) {
             return Err(Detail::Nested { field, what });
         }
     }
