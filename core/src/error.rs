@@ -51,8 +51,12 @@ impl Stage {
 macro_rules! codes {
     ($($(#[$doc:meta])* $variant:ident = $text:literal,)*) => {
         /// The stable error codes of the specification (section 4).
+        ///
+        /// Non-exhaustive: new rules bring new codes; match the ones you
+        /// handle and treat the rest by [`Stage`].
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+        #[non_exhaustive]
         pub enum Code {
             $($(#[$doc])* $variant,)*
         }
@@ -140,8 +144,11 @@ impl Table {
 }
 
 /// What exactly went wrong; the [`Code`] says which rule.
+///
+/// Non-exhaustive: new checks bring new specifics.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum Detail {
     /// The frame is not JSON.
     Json {
@@ -462,11 +469,17 @@ impl Error {
     }
 }
 
-#[cfg(feature = "std")]
-extern crate std;
+// `core::error::Error` (Rust 1.81, below our MSRV): error reporting works
+// the same with and without `std`.
+impl core::error::Error for Error {}
 
-#[cfg(feature = "std")]
-impl std::error::Error for Error {}
+impl fmt::Display for JsonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid JSON at byte {}: {}", self.offset, self.kind)
+    }
+}
+
+impl core::error::Error for JsonError {}
 
 impl fmt::Display for JsonErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
