@@ -95,7 +95,7 @@ pub enum IdFrom {
 
 /// One event of a frame's expansion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Step {
+pub struct Planned {
     /// The event type.
     pub kind: EventType,
     /// Frame, chunk or close.
@@ -105,7 +105,7 @@ pub struct Step {
 }
 
 /// The events one frame expands to, in order (at most three).
-pub type Plan = heapless::Vec<Step, 3>;
+pub type Plan = heapless::Vec<Planned, 3>;
 
 /// The chunk expander; `ID` is the id capacity in bytes.
 #[derive(Debug, Clone, Default)]
@@ -145,12 +145,17 @@ impl<const ID: usize> Chunker<ID> {
         dec: &Decoder<ID, DEPTH>,
     ) -> Result<Plan, Error> {
         let mut plan = Plan::new();
-        let Some(item) = Item::of_chunk(head.kind) else {
-            if head.kind.chunking() != Chunking::Keeps {
-                self.push_close(&mut plan);
+        let item = match head.kind.chunking() {
+            Chunking::Expands(item) => item,
+            Chunking::Keeps => {
+                push(&mut plan, head.kind, Origin::Frame, IdFrom::Frame);
+                return Ok(plan);
             }
-            push(&mut plan, head.kind, Origin::Frame, IdFrom::Frame);
-            return Ok(plan);
+            Chunking::Ends => {
+                self.push_close(&mut plan);
+                push(&mut plan, head.kind, Origin::Frame, IdFrom::Frame);
+                return Ok(plan);
+            }
         };
         let frame_id = dec.id();
         let names_id = item.id_field().is_some_and(|f| dec.has_text(f));
@@ -183,7 +188,8 @@ impl<const ID: usize> Chunker<ID> {
 
     /// Applies the state change of one planned step, before its event is
     /// built: a close forgets the open item, a chunk START opens the frame's.
-    pub fn advance<const DEPTH: usize>(&mut self, step: &Step, dec: &Decoder<ID, DEPTH>) {
+    #[inline]
+    pub fn advance<const DEPTH: usize>(&mut self, step: &Planned, dec: &Decoder<ID, DEPTH>) {
         match step.origin {
             Origin::Close => self.open = None,
             Origin::Chunk if step.id == IdFrom::Frame => {
@@ -200,7 +206,7 @@ impl<const ID: usize> Chunker<ID> {
     /// The id for a step: the open item's, or the frame's.
     pub fn id<'s, const DEPTH: usize>(
         &'s self,
-        step: &Step,
+        step: &Planned,
         dec: &'s Decoder<ID, DEPTH>,
     ) -> &'s str {
         match step.id {
@@ -212,7 +218,7 @@ impl<const ID: usize> Chunker<ID> {
 
 fn push(plan: &mut Plan, kind: EventType, origin: Origin, id: IdFrom) {
     // At most three steps are ever planned: close, start, content.
-    let _ = plan.push(Step { kind, origin, id });
+    let _ = plan.push(Planned { kind, origin, id });
 }
 
 fn chunk_error(code: Code, kind: EventType) -> Error {

@@ -46,13 +46,12 @@ mod schema;
 pub use schema::{Expect, Need, Schema};
 
 macro_rules! fields {
-    ($($variant:ident = $wire:literal,)*) => {
+    ($($(#[$doc:meta])* $variant:ident = $wire:literal,)*) => {
         /// A top-level field of an event that the schema knows.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-        #[allow(missing_docs)]
         pub enum Field {
-            $($variant,)*
+            $($(#[$doc])* $variant,)*
         }
 
         impl Field {
@@ -105,39 +104,73 @@ macro_rules! fields {
 }
 
 fields! {
+    /// `type`: the event type's wire name (every event).
     Type = "type",
+    /// `timestamp`: when the event was made (any event, optional).
     Timestamp = "timestamp",
+    /// `rawEvent`: the event as another system sent it (any event, optional).
     RawEvent = "rawEvent",
+    /// `metadata`: free-form object (any event, optional).
     Metadata = "metadata",
+    /// `threadId`: the conversation thread (RUN_STARTED, RUN_FINISHED).
     ThreadId = "threadId",
+    /// `runId`: the run (RUN_STARTED, RUN_FINISHED).
     RunId = "runId",
+    /// `parentRunId`: the run this one branches from (RUN_STARTED).
     ParentRunId = "parentRunId",
+    /// `input`: the run's input (RUN_STARTED).
     Input = "input",
+    /// `result`: the run's result value (RUN_FINISHED).
     Result = "result",
+    /// `outcome`: success, or the interrupts the run paused on (RUN_FINISHED).
     Outcome = "outcome",
+    /// `usage`: token-usage records (RUN_FINISHED, RUN_ERROR).
     Usage = "usage",
+    /// `message`: the error text (RUN_ERROR).
     Message = "message",
+    /// `code`: the error code (RUN_ERROR).
     Code = "code",
+    /// `stepName`: a step's name, its id for the rules (STEP_*).
     StepName = "stepName",
+    /// `messageId`: a message's id (text, reasoning, activity and tool-result events).
     MessageId = "messageId",
+    /// `role`: who speaks (TEXT_MESSAGE_START / _CHUNK, TOOL_CALL_RESULT, REASONING_MESSAGE_START).
     Role = "role",
+    /// `name`: a speaker's name, or a CUSTOM event's name.
     Name = "name",
+    /// `delta`: a piece of text or arguments, or STATE_DELTA's JSON Patch.
     Delta = "delta",
+    /// `toolCallId`: a tool call's id (TOOL_CALL_*).
     ToolCallId = "toolCallId",
+    /// `toolCallName`: the tool called (TOOL_CALL_START / _CHUNK).
     ToolCallName = "toolCallName",
+    /// `parentMessageId`: the message a tool call belongs to.
     ParentMessageId = "parentMessageId",
+    /// `content`: a tool result's text, or an activity's content object.
     Content = "content",
+    /// `title`: a thinking step's title (THINKING_START).
     Title = "title",
+    /// `subtype`: what an encrypted value is for: `tool-call` or `message`.
     Subtype = "subtype",
+    /// `entityId`: the tool call or message an encrypted value is for.
     EntityId = "entityId",
+    /// `encryptedValue`: the encrypted reasoning (REASONING_ENCRYPTED_VALUE).
     EncryptedValue = "encryptedValue",
+    /// `snapshot`: the whole shared state (STATE_SNAPSHOT).
     Snapshot = "snapshot",
+    /// `messages`: the whole message list (MESSAGES_SNAPSHOT).
     Messages = "messages",
+    /// `activityType`: the kind of activity (ACTIVITY_*).
     ActivityType = "activityType",
+    /// `replace`: whether an activity snapshot replaces an existing one.
     Replace = "replace",
+    /// `patch`: a JSON Patch to an activity's content (ACTIVITY_DELTA).
     Patch = "patch",
+    /// `event`: the passed-through event (RAW).
     Event = "event",
+    /// `source`: where a RAW event came from.
     Source = "source",
+    /// `value`: a CUSTOM event's value.
     Value = "value",
 }
 
@@ -507,15 +540,10 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
                     }
                 }
                 Pos::Value => {
-                    let (is_type, last) = (self.field == Some(Field::Type), self.last_type);
-                    let mut hint = None;
-                    let known = |run: &[u8]| {
-                        hint = is_type.then(|| type_name(run, last)).flatten();
-                        hint.map(EventType::as_str)
-                    };
-                    if let Some((used, text)) = self.json.plain_string(input, pos, known) {
+                    if let Some((used, text, hint)) = self.plain_value(input, pos) {
+                        self.json.take_plain_string(used);
                         pos = pos.saturating_add(used);
-                        if is_type {
+                        if self.field == Some(Field::Type) {
                             self.type_hint = hint;
                         }
                         let Some(part) = self.on_plain_string(text) else {
@@ -550,10 +578,10 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             pos = pos.saturating_add(used);
             let Some(token) = token else { break };
             match self.on_token(token)? {
-                Step::Nothing => {}
-                Step::RawBegin => raw_from = Some(start),
-                Step::RawMore => {}
-                Step::RawEnd => {
+                Action::Nothing => {}
+                Action::RawBegin => raw_from = Some(start),
+                Action::RawMore => {}
+                Action::RawEnd => {
                     let from = raw_from.take().unwrap_or(start);
                     // Nothing left to hand out (a number that ended at the
                     // start of this slice): go on with the rest.
@@ -561,8 +589,8 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
                         return Ok((pos, Some(part)));
                     }
                 }
-                Step::Text(text) => return Ok((pos, self.text_part(text))),
-                Step::Literal(text) => {
+                Action::Text(text) => return Ok((pos, self.text_part(text))),
+                Action::Literal(text) => {
                     let part = self.field.map(|field| Part {
                         field,
                         kind: PartKind::Raw,
@@ -575,6 +603,29 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         }
         let part = raw_from.and_then(|from| self.raw_part(input, from, pos));
         Ok((pos, part))
+    }
+
+    /// The plain string value at `pos` if the tokenizer's fast path
+    /// applies and its text is valid UTF-8: bytes it takes, its text, and
+    /// for a `type` value the event type it names. A known type's name is
+    /// its static text, which saves the UTF-8 check.
+    #[inline(always)]
+    fn plain_value<'a>(
+        &self,
+        input: &'a [u8],
+        pos: usize,
+    ) -> Option<(usize, &'a str, Option<EventType>)> {
+        let (used, run) = self.json.peek_plain_string(input, pos)?;
+        let hint = if self.field == Some(Field::Type) {
+            type_name(run, self.last_type)
+        } else {
+            None
+        };
+        let text = match hint {
+            Some(kind) => kind.as_str(),
+            None => core::str::from_utf8(run).ok()?,
+        };
+        Some((used, text, hint))
     }
 
     /// Ends the frame: checks that the JSON is complete and that the event
@@ -670,7 +721,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         }
     }
 
-    fn on_token<'t>(&mut self, token: Token<'t>) -> Result<Step<'t>, Error> {
+    fn on_token<'t>(&mut self, token: Token<'t>) -> Result<Action<'t>, Error> {
         match self.pos {
             Pos::Start => self.on_start(&token),
             Pos::Members => self.on_member(&token),
@@ -679,7 +730,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             Pos::Str => Ok(self.on_string(token)),
             Pos::Raw => self.on_raw(&token),
             // The tokenizer rejects anything after the top-level value.
-            Pos::Done => Ok(Step::Nothing),
+            Pos::Done => Ok(Action::Nothing),
         }
     }
 
@@ -728,18 +779,18 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         })
     }
 
-    fn on_start(&mut self, token: &Token<'_>) -> Result<Step<'static>, Error> {
+    fn on_start(&mut self, token: &Token<'_>) -> Result<Action<'static>, Error> {
         match Kind::of(token) {
             Some(Kind::Object) => {
                 self.pos = Pos::Members;
-                Ok(Step::Nothing)
+                Ok(Action::Nothing)
             }
             Some(kind) => Err(self.decode_error(Code::Decode, Detail::NotAnObject(kind))),
-            None => Ok(Step::Nothing),
+            None => Ok(Action::Nothing),
         }
     }
 
-    fn on_member(&mut self, token: &Token<'_>) -> Result<Step<'static>, Error> {
+    fn on_member(&mut self, token: &Token<'_>) -> Result<Action<'static>, Error> {
         match token {
             Token::KeyStart => {
                 self.key.clear();
@@ -761,10 +812,10 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             | Token::False
             | Token::Null => {}
         }
-        Ok(Step::Nothing)
+        Ok(Action::Nothing)
     }
 
-    fn on_key(&mut self, token: Token<'_>) -> Result<Step<'static>, Error> {
+    fn on_key(&mut self, token: Token<'_>) -> Result<Action<'static>, Error> {
         match token {
             Token::Text(t) => self.push_key(t),
             Token::Char(c) => self.push_key(c.encode_utf8(&mut [0u8; 4])),
@@ -789,7 +840,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             | Token::False
             | Token::Null => {}
         }
-        Ok(Step::Nothing)
+        Ok(Action::Nothing)
     }
 
     fn push_key(&mut self, text: &str) {
@@ -798,9 +849,9 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         }
     }
 
-    fn on_value<'t>(&mut self, token: Token<'t>) -> Result<Step<'t>, Error> {
+    fn on_value<'t>(&mut self, token: Token<'t>) -> Result<Action<'t>, Error> {
         let Some(kind) = Kind::of(&token) else {
-            return Ok(Step::Nothing);
+            return Ok(Action::Nothing);
         };
         self.first = true;
         if self.field == Some(Field::Type) {
@@ -822,24 +873,24 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         match kind {
             Kind::String => {
                 self.pos = Pos::Str;
-                Ok(Step::Nothing)
+                Ok(Action::Nothing)
             }
             Kind::Object | Kind::Array => {
                 self.pos = Pos::Raw;
                 self.nested.token(&token);
-                Ok(Step::RawBegin)
+                Ok(Action::RawBegin)
             }
             Kind::Number => {
                 self.pos = Pos::Raw;
                 self.nested.token(&token);
-                Ok(Step::RawBegin)
+                Ok(Action::RawBegin)
             }
             Kind::Bool | Kind::Null => {
                 self.pos = Pos::Members;
                 self.nested.token(&token);
                 // The whole literal, even when its first bytes came in an
                 // earlier slice.
-                Ok(Step::Literal(match token {
+                Ok(Action::Literal(match token {
                     Token::True => "true",
                     Token::False => "false",
                     Token::ObjectStart
@@ -860,19 +911,19 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         }
     }
 
-    fn on_string<'t>(&mut self, token: Token<'t>) -> Step<'t> {
+    fn on_string<'t>(&mut self, token: Token<'t>) -> Action<'t> {
         match token {
             Token::Text(t) => {
                 self.fill_slot(t);
-                Step::Text(Text::Slice(t))
+                Action::Text(Text::Slice(t))
             }
             Token::Char(c) => {
                 self.fill_slot(c.encode_utf8(&mut [0u8; 4]));
-                Step::Text(Text::Char(CharBuf::new(c)))
+                Action::Text(Text::Char(CharBuf::new(c)))
             }
             Token::StrEnd => {
                 self.pos = Pos::Members;
-                Step::Nothing
+                Action::Nothing
             }
             Token::ObjectStart
             | Token::ObjectEnd
@@ -885,11 +936,11 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             | Token::NumberEnd
             | Token::True
             | Token::False
-            | Token::Null => Step::Nothing,
+            | Token::Null => Action::Nothing,
         }
     }
 
-    fn on_raw(&mut self, token: &Token<'_>) -> Result<Step<'static>, Error> {
+    fn on_raw(&mut self, token: &Token<'_>) -> Result<Action<'static>, Error> {
         self.nested.token(token);
         let done = match token {
             Token::NumberEnd | Token::ObjectEnd | Token::ArrayEnd => self.json.depth() == 1,
@@ -908,9 +959,9 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         };
         if done {
             self.pos = Pos::Members;
-            Ok(Step::RawEnd)
+            Ok(Action::RawEnd)
         } else {
-            Ok(Step::RawMore)
+            Ok(Action::RawMore)
         }
     }
 
@@ -1089,7 +1140,7 @@ fn type_name(run: &[u8], last: Option<EventType>) -> Option<EventType> {
 }
 
 /// What one token did, as [`Decoder::feed`] needs to know.
-enum Step<'t> {
+enum Action<'t> {
     Nothing,
     RawBegin,
     RawMore,

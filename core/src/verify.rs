@@ -23,7 +23,7 @@
 //!
 //! A rejected event changes nothing, so a caller that skips it can go on.
 //! An accepted one can be taken back: [`Verifier::check_undoable`] returns
-//! an [`Undo`] record (the life cycle before, plus a copy of the id for an
+//! a [`Reversal`] record (the life cycle before, plus a copy of the id for an
 //! END) that
 //! [`Verifier::undo`] applies. The pipeline's keep-going mode uses it to
 //! make a frame that expands into several events all-or-nothing.
@@ -251,7 +251,12 @@ impl Lifecycle {
     ///
     /// # Errors
     /// The code of the first life-cycle rule the event breaks.
+    #[inline(always)]
     pub const fn next(self, rule: Rule) -> Result<Lifecycle, Code> {
+        // Most events are content inside an active run: nothing to change.
+        if let (Run::Active, Rule::Free | Rule::Table(..)) = (self.run, rule) {
+            return Ok(self);
+        }
         let run = match self.run_next(rule) {
             Ok(run) => run,
             Err(code) => return Err(code),
@@ -329,22 +334,23 @@ enum Change<const ID: usize> {
 
 /// How to take back one accepted event: see [`Verifier::check_undoable`].
 ///
-/// Undo records must be applied newest first, to the verifier that made
+/// Reversal records must be applied newest first, to the verifier that made
 /// them, before any other event is checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Undo<const ID: usize = 64> {
+pub struct Reversal<const ID: usize = 64> {
     life: Lifecycle,
     change: Change<ID>,
 }
 
-/// The verifier. `MSGS`, `TOOLS` and `STEPS` are how many text messages,
-/// tool calls and steps may be open at once; `ID` is the id capacity in bytes.
+/// The verifier. `ID` is the id capacity in bytes; `MSGS`, `TOOLS` and
+/// `STEPS` are how many text messages, tool calls and steps may be open at
+/// once (the order of [`Pipeline`](crate::pipeline::Pipeline)'s parameters).
 #[derive(Debug, Clone, Default)]
 pub struct Verifier<
+    const ID: usize = 64,
     const MSGS: usize = 8,
     const TOOLS: usize = 8,
     const STEPS: usize = 8,
-    const ID: usize = 64,
 > {
     messages: IdTable<MSGS, ID>,
     tool_calls: IdTable<TOOLS, ID>,
@@ -352,8 +358,8 @@ pub struct Verifier<
     life: Lifecycle,
 }
 
-impl<const MSGS: usize, const TOOLS: usize, const STEPS: usize, const ID: usize>
-    Verifier<MSGS, TOOLS, STEPS, ID>
+impl<const ID: usize, const MSGS: usize, const TOOLS: usize, const STEPS: usize>
+    Verifier<ID, MSGS, TOOLS, STEPS>
 {
     /// A verifier before the first event.
     pub const fn new() -> Self {
@@ -425,7 +431,7 @@ impl<const MSGS: usize, const TOOLS: usize, const STEPS: usize, const ID: usize>
     ///
     /// # Errors
     /// As [`check`](Self::check); the state is then unchanged.
-    pub fn check_undoable(&mut self, ev: &Event<'_>) -> Result<Undo<ID>, Error> {
+    pub fn check_undoable(&mut self, ev: &Event<'_>) -> Result<Reversal<ID>, Error> {
         let life = self.life;
         // Where an END's id sits now, to put it back in its place.
         let op = ev.kind.table_op();
@@ -444,12 +450,12 @@ impl<const MSGS: usize, const TOOLS: usize, const STEPS: usize, const ID: usize>
             (Some((TableOp::Opens, tracked)), _) => Change::Opened(tracked),
             (Some((TableOp::Closes | TableOp::NeedsOpen, _)) | None, _) => Change::None,
         };
-        Ok(Undo { life, change })
+        Ok(Reversal { life, change })
     }
 
     /// Takes back the event that `undo` was made for (see
     /// [`check_undoable`](Self::check_undoable)).
-    pub fn undo(&mut self, undo: Undo<ID>) {
+    pub fn undo(&mut self, undo: Reversal<ID>) {
         self.life = undo.life;
         match undo.change {
             Change::None => {}
@@ -479,6 +485,7 @@ impl<const MSGS: usize, const TOOLS: usize, const STEPS: usize, const ID: usize>
     }
 
     /// Rule 4 for an id table edit.
+    #[inline(always)]
     fn table_rule(&mut self, op: TableOp, which: Tracked, ev: &Event<'_>) -> Result<(), Error> {
         match which {
             Tracked::Messages => table_rule(&mut self.messages, op, which, ev),
@@ -489,6 +496,7 @@ impl<const MSGS: usize, const TOOLS: usize, const STEPS: usize, const ID: usize>
 
     /// One event: the life-cycle transition, then the id tables. Nothing
     /// changes unless every check passes.
+    #[inline(always)]
     fn apply(&mut self, ev: &Event<'_>) -> Result<(), Error> {
         let rule_of = ev.kind.rule();
         let next = self.life.next(rule_of).map_err(|code| rule(code, ev))?;
@@ -551,6 +559,7 @@ fn rule(code: Code, ev: &Event<'_>) -> Error {
     Error::new(Stage::Verify, code, Some(ev.kind), detail)
 }
 
+#[inline(always)]
 fn table_rule<const N: usize, const ID: usize>(
     table: &mut IdTable<N, ID>,
     op: TableOp,

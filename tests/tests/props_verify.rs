@@ -8,7 +8,7 @@ use agui_core::verify::Verifier;
 use proptest::prelude::*;
 
 /// Two open items per table and 8-byte ids, so that capacity is reached.
-type Small = Verifier<2, 2, 2, 8>;
+type Small = Verifier<8, 2, 2, 2>;
 
 /// SPEC section 4, written as plainly as possible.
 #[derive(Clone, Debug, Default, PartialEq)]
