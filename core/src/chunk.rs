@@ -224,3 +224,136 @@ fn push(plan: &mut Plan, kind: EventType, origin: Origin, id: IdFrom) {
 fn chunk_error(code: Code, kind: EventType) -> Error {
     Error::new(Stage::Transform, code, Some(kind), Detail::None)
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use crate::event::EventType as T;
+    use std::string::{String, ToString};
+    use std::vec::Vec;
+
+    /// One frame's expansion: (kind, origin, id) per event, or the code.
+    type Expansion = Result<Vec<(T, Origin, String)>, Code>;
+
+    /// Expands `frames` one after the other, as the pipeline does.
+    fn expand(frames: &[&str]) -> Vec<Expansion> {
+        let mut dec: Decoder<16, 8> = Decoder::new();
+        let mut chunker: Chunker<16> = Chunker::new();
+        let mut out = Vec::new();
+        for frame in frames {
+            let mut rest = frame.as_bytes();
+            while !rest.is_empty() {
+                let (used, _) = dec.feed(rest).unwrap();
+                rest = &rest[used..];
+            }
+            let head = dec.end_frame().unwrap();
+            out.push(chunker.plan(&head, &dec).map_err(|e| e.code).map(|plan| {
+                plan.iter()
+                    .map(|step| {
+                        chunker.advance(step, &dec);
+                        (step.kind, step.origin, chunker.id(step, &dec).to_string())
+                    })
+                    .collect()
+            }));
+        }
+        out
+    }
+
+    fn ok(events: &[(T, Origin, &str)]) -> Expansion {
+        Ok(events
+            .iter()
+            .map(|&(k, o, id)| (k, o, id.to_string()))
+            .collect())
+    }
+
+    const TEXT_M: &str = r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"m","delta":"a"}"#;
+    const TEXT_MORE: &str = r#"{"type":"TEXT_MESSAGE_CHUNK","delta":"b"}"#;
+
+    /// SPEC section 3, one row per rule: the frames, and the last one's
+    /// expansion.
+    #[test]
+    fn chunk_rules() {
+        use Origin::{Chunk, Close, Frame};
+        let rows: &[(&[&str], Expansion)] = &[
+            // A first chunk opens its item and carries its delta.
+            (
+                &[TEXT_M],
+                ok(&[
+                    (T::TextMessageStart, Chunk, "m"),
+                    (T::TextMessageContent, Chunk, "m"),
+                ]),
+            ),
+            // The next chunk without an id continues it.
+            (
+                &[TEXT_M, TEXT_MORE],
+                ok(&[(T::TextMessageContent, Chunk, "m")]),
+            ),
+            // A chunk naming another id closes the open item first.
+            (
+                &[TEXT_M, r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"n"}"#],
+                ok(&[
+                    (T::TextMessageEnd, Close, "m"),
+                    (T::TextMessageStart, Chunk, "n"),
+                ]),
+            ),
+            // Any other event closes it too ...
+            (
+                &[TEXT_M, r#"{"type":"CUSTOM","name":"x"}"#],
+                ok(&[(T::TextMessageEnd, Close, "m"), (T::Custom, Frame, "")]),
+            ),
+            // ... except those whose chunking is Keeps.
+            (
+                &[TEXT_M, r#"{"type":"RAW","event":{}}"#],
+                ok(&[(T::Raw, Frame, "")]),
+            ),
+            // A first chunk needs an id, and a tool call its name.
+            (&[TEXT_MORE], Err(Code::ChunkMissingId)),
+            (
+                &[r#"{"type":"TOOL_CALL_CHUNK","toolCallId":"c"}"#],
+                Err(Code::ChunkMissingName),
+            ),
+            (
+                &[r#"{"type":"TOOL_CALL_CHUNK","toolCallId":"c","toolCallName":"f","delta":"{"}"#],
+                ok(&[
+                    (T::ToolCallStart, Chunk, "c"),
+                    (T::ToolCallArgs, Chunk, "c"),
+                ]),
+            ),
+            // A reasoning chunk with an empty id continues the open one.
+            (
+                &[
+                    r#"{"type":"REASONING_MESSAGE_CHUNK","messageId":"r","delta":"a"}"#,
+                    r#"{"type":"REASONING_MESSAGE_CHUNK","messageId":"","delta":"b"}"#,
+                ],
+                ok(&[(T::ReasoningMessageContent, Chunk, "r")]),
+            ),
+            // Metadata alone makes a content event only for a continuation.
+            (
+                &[TEXT_M, r#"{"type":"TEXT_MESSAGE_CHUNK","metadata":{}}"#],
+                ok(&[(T::TextMessageContent, Chunk, "m")]),
+            ),
+        ];
+        for (frames, want) in rows {
+            assert_eq!(expand(frames).last().unwrap(), want, "{frames:?}");
+        }
+    }
+
+    /// Every event type has a chunking decision; exactly the three chunk
+    /// types expand, to items whose START / CONTENT / END share its id field.
+    #[test]
+    fn the_table_names_the_chunk_types() {
+        for &kind in EventType::ALL {
+            match kind.chunking() {
+                Chunking::Expands(item) => {
+                    assert!(kind.is_chunk(), "{kind}");
+                    assert_eq!(kind.id_field(), item.start().id_field(), "{kind}");
+                    assert_eq!(item.content().id_field(), item.end().id_field(), "{kind}");
+                }
+                Chunking::Ends | Chunking::Keeps => assert!(!kind.is_chunk(), "{kind}"),
+            }
+        }
+    }
+}

@@ -654,3 +654,392 @@ fn unclosed<const N: usize, const ID: usize>(
         detail,
     ))
 }
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::panic
+)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use crate::event::{EventType as T, Origin, Role};
+    use proptest::prelude::*;
+    use std::borrow::ToOwned;
+    use std::string::String;
+    use std::vec::Vec;
+
+    /// Two open items per table and 8-byte ids, so that capacity is reached.
+    type Small = Verifier<8, 2, 2, 2>;
+
+    fn ev(kind: T, id: &str, frame: u32) -> Event<'_> {
+        Event {
+            kind,
+            origin: Origin::Frame,
+            frame,
+            id,
+            name: "",
+            role: Role::Assistant,
+        }
+    }
+
+    /// Runs `events` through a fresh verifier: `Ok` or the index and code
+    /// of the first refused event.
+    fn run(events: &[(T, &str)]) -> Result<(), (usize, Code)> {
+        let mut v = Small::new();
+        for (i, &(kind, id)) in events.iter().enumerate() {
+            v.check(&ev(kind, id, i as u32)).map_err(|e| (i, e.code))?;
+        }
+        Ok(())
+    }
+
+    /// A stream, and `Ok` or where and with which code it fails.
+    type Row = (&'static [(T, &'static str)], Result<(), (usize, Code)>);
+
+    const START: (T, &str) = (T::RunStarted, "");
+    const FINISH: (T, &str) = (T::RunFinished, "");
+    const ERROR: (T, &str) = (T::RunError, "");
+
+    /// One row per rule (SPEC section 4): a stream and where it fails.
+    #[test]
+    fn every_rule_has_its_code() {
+        use Code as C;
+        let rows: &[Row] = &[
+            (
+                &[START, (T::TextMessageStart, "m"), FINISH],
+                Err((2, C::UnclosedMessages)),
+            ),
+            (&[(T::TextMessageStart, "m")], Err((0, C::FirstEvent))),
+            (&[ERROR, START, FINISH], Ok(())),
+            (&[START, ERROR, (T::Custom, "")], Err((2, C::RunErrored))),
+            (&[START, FINISH, (T::Custom, "")], Err((2, C::RunFinished))),
+            (&[START, FINISH, ERROR, START], Ok(())),
+            (&[START, START], Err((1, C::RunActive))),
+            (
+                &[
+                    START,
+                    (T::TextMessageStart, "m"),
+                    (T::TextMessageStart, "m"),
+                ],
+                Err((2, C::MessageActive)),
+            ),
+            (
+                &[START, (T::TextMessageContent, "m")],
+                Err((1, C::MessageNotActive)),
+            ),
+            (
+                &[START, (T::TextMessageEnd, "m")],
+                Err((1, C::MessageNotActive)),
+            ),
+            (
+                &[START, (T::ToolCallStart, "c"), (T::ToolCallStart, "c")],
+                Err((2, C::ToolCallActive)),
+            ),
+            (
+                &[START, (T::ToolCallArgs, "c")],
+                Err((1, C::ToolCallNotActive)),
+            ),
+            (
+                &[START, (T::ToolCallEnd, "c")],
+                Err((1, C::ToolCallNotActive)),
+            ),
+            (
+                &[START, (T::StepStarted, "s"), (T::StepStarted, "s")],
+                Err((2, C::StepActive)),
+            ),
+            (&[START, (T::StepFinished, "s")], Err((1, C::StepNotActive))),
+            (
+                &[
+                    START,
+                    (T::StepStarted, "s"),
+                    (T::TextMessageStart, "m"),
+                    FINISH,
+                ],
+                Err((3, C::UnclosedSteps)),
+            ),
+            (
+                &[START, (T::ToolCallStart, "c"), FINISH],
+                Err((2, C::UnclosedToolCalls)),
+            ),
+            (
+                &[START, (T::ThinkingStart, ""), (T::ThinkingStart, "")],
+                Err((2, C::ThinkingActive)),
+            ),
+            (
+                &[START, (T::ThinkingEnd, "")],
+                Err((1, C::ThinkingNotActive)),
+            ),
+            (
+                &[START, (T::ThinkingTextMessageStart, "")],
+                Err((1, C::ThinkingNotActive)),
+            ),
+            (
+                &[
+                    START,
+                    (T::ThinkingStart, ""),
+                    (T::ThinkingTextMessageStart, ""),
+                    (T::ThinkingTextMessageStart, ""),
+                ],
+                Err((3, C::ThinkingMessageActive)),
+            ),
+            (
+                &[START, (T::ThinkingTextMessageContent, "")],
+                Err((1, C::ThinkingMessageNotActive)),
+            ),
+            (
+                &[
+                    START,
+                    (T::ThinkingStart, ""),
+                    (T::ThinkingTextMessageEnd, ""),
+                ],
+                Err((2, C::ThinkingMessageNotActive)),
+            ),
+            // A thinking message outlives its step's end (as in the reference).
+            (
+                &[
+                    START,
+                    (T::ThinkingStart, ""),
+                    (T::ThinkingTextMessageStart, ""),
+                    (T::ThinkingEnd, ""),
+                    (T::ThinkingTextMessageContent, ""),
+                    (T::ThinkingTextMessageEnd, ""),
+                    FINISH,
+                ],
+                Ok(()),
+            ),
+            (
+                &[
+                    START,
+                    (T::TextMessageStart, "a"),
+                    (T::TextMessageStart, "b"),
+                    (T::TextMessageStart, "c"),
+                ],
+                Err((3, C::Capacity)),
+            ),
+            (
+                &[START, (T::StepStarted, "longer-than-8")],
+                Err((1, C::Capacity)),
+            ),
+            // A new run forgets the old one's ids and thinking.
+            (
+                &[
+                    START,
+                    (T::ThinkingStart, ""),
+                    (T::TextMessageStart, "m"),
+                    ERROR,
+                    START,
+                    (T::ThinkingStart, ""),
+                    (T::TextMessageStart, "m"),
+                ],
+                Ok(()),
+            ),
+        ];
+        for (events, want) in rows {
+            assert_eq!(run(events), *want, "{events:?}");
+        }
+    }
+
+    /// SPEC section 4, written as plainly as possible, with no use of the
+    /// event table: an independent oracle for the property test.
+    #[derive(Clone, Debug, Default, PartialEq)]
+    struct Model {
+        msgs: Vec<String>,
+        tools: Vec<String>,
+        steps: Vec<String>,
+        started: bool,
+        finished: bool,
+        errored: bool,
+        first: bool,
+        thinking: bool,
+        tmsg: bool,
+    }
+
+    fn open(set: &mut Vec<String>, id: &str, active: &'static str) -> Result<(), &'static str> {
+        if set.iter().any(|x| x == id) {
+            return Err(active);
+        }
+        if id.len() > 8 || set.len() == 2 {
+            return Err("capacity");
+        }
+        set.push(id.to_owned());
+        Ok(())
+    }
+
+    fn needs(
+        set: &mut Vec<String>,
+        id: &str,
+        close: bool,
+        missing: &'static str,
+    ) -> Result<(), &'static str> {
+        let at = set.iter().position(|x| x == id).ok_or(missing)?;
+        if close {
+            set.remove(at);
+        }
+        Ok(())
+    }
+
+    impl Model {
+        fn check(&mut self, kind: T, id: &str) -> Result<(), &'static str> {
+            let mut next = self.clone();
+            next.apply(kind, id)?;
+            next.first = true;
+            *self = next;
+            Ok(())
+        }
+
+        fn run_rules(&mut self, kind: T) -> Result<(), &'static str> {
+            if self.errored && kind != T::RunStarted {
+                return Err("run_errored");
+            }
+            if self.finished && kind != T::RunError && kind != T::RunStarted {
+                return Err("run_finished");
+            }
+            if !self.first {
+                if kind != T::RunStarted && kind != T::RunError {
+                    return Err("first_event");
+                }
+            } else if kind == T::RunStarted {
+                if self.started && !self.finished && !self.errored {
+                    return Err("run_active");
+                }
+                *self = Model {
+                    first: true,
+                    ..Model::default()
+                };
+            }
+            Ok(())
+        }
+
+        fn apply(&mut self, kind: T, id: &str) -> Result<(), &'static str> {
+            self.run_rules(kind)?;
+            match kind {
+                T::TextMessageStart => open(&mut self.msgs, id, "message_active")?,
+                T::TextMessageContent => needs(&mut self.msgs, id, false, "message_not_active")?,
+                T::TextMessageEnd => needs(&mut self.msgs, id, true, "message_not_active")?,
+                T::ToolCallStart => open(&mut self.tools, id, "tool_call_active")?,
+                T::ToolCallArgs => needs(&mut self.tools, id, false, "tool_call_not_active")?,
+                T::ToolCallEnd => needs(&mut self.tools, id, true, "tool_call_not_active")?,
+                T::StepStarted => open(&mut self.steps, id, "step_active")?,
+                T::StepFinished => needs(&mut self.steps, id, true, "step_not_active")?,
+                T::RunStarted => self.started = true,
+                T::RunFinished if !self.steps.is_empty() => return Err("unclosed_steps"),
+                T::RunFinished if !self.msgs.is_empty() => return Err("unclosed_messages"),
+                T::RunFinished if !self.tools.is_empty() => return Err("unclosed_tool_calls"),
+                T::RunFinished => self.finished = true,
+                T::RunError => self.errored = true,
+                T::ThinkingStart if self.thinking => return Err("thinking_active"),
+                T::ThinkingStart => self.thinking = true,
+                T::ThinkingEnd if !self.thinking => return Err("thinking_not_active"),
+                T::ThinkingEnd => self.thinking = false,
+                T::ThinkingTextMessageStart if !self.thinking => return Err("thinking_not_active"),
+                T::ThinkingTextMessageStart if self.tmsg => return Err("thinking_message_active"),
+                T::ThinkingTextMessageStart => self.tmsg = true,
+                T::ThinkingTextMessageContent if !self.tmsg => {
+                    return Err("thinking_message_not_active")
+                }
+                T::ThinkingTextMessageContent => {}
+                T::ThinkingTextMessageEnd if !self.tmsg => {
+                    return Err("thinking_message_not_active")
+                }
+                T::ThinkingTextMessageEnd => self.tmsg = false,
+                // No rule beyond the run's. (The chunks never reach a
+                // verifier behind chunk expansion; alone, they are free.)
+                T::TextMessageChunk
+                | T::ToolCallChunk
+                | T::ToolCallResult
+                | T::ReasoningStart
+                | T::ReasoningEnd
+                | T::ReasoningMessageStart
+                | T::ReasoningMessageContent
+                | T::ReasoningMessageEnd
+                | T::ReasoningMessageChunk
+                | T::ReasoningEncryptedValue
+                | T::StateSnapshot
+                | T::StateDelta
+                | T::MessagesSnapshot
+                | T::ActivitySnapshot
+                | T::ActivityDelta
+                | T::Raw
+                | T::Custom => {}
+            }
+            Ok(())
+        }
+    }
+
+    const IDS: &[&str] = &["a", "b", "c", "", "a-very-long-id"];
+
+    /// The kinds with a run or table rule come more often, so that runs
+    /// get deep; every event type of the table takes part.
+    fn step() -> impl Strategy<Value = (T, &'static str, bool)> {
+        let ruled: Vec<T> = T::ALL
+            .iter()
+            .copied()
+            .filter(|k| k.rule() != Rule::Free)
+            .collect();
+        let kind = prop_oneof![
+            3 => prop::sample::select(&[T::RunStarted, T::RunFinished, T::RunError][..]),
+            6 => prop::sample::select(ruled),
+            3 => prop::sample::select(T::ALL),
+        ];
+        (kind, prop::sample::select(IDS), any::<bool>())
+    }
+
+    fn tables(v: &Small) -> (Vec<String>, Vec<String>, Vec<String>) {
+        let list = |it: &mut dyn Iterator<Item = &str>| it.map(str::to_owned).collect::<Vec<_>>();
+        (
+            list(&mut v.open_messages().iter()),
+            list(&mut v.open_tool_calls().iter()),
+            list(&mut v.open_steps().iter()),
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        /// The verifier agrees with the model on every event, and
+        /// `check_undoable` + `undo` take an accepted event back exactly.
+        #[test]
+        fn verifier_matches_the_model(steps in prop::collection::vec(step(), 1..60)) {
+            let mut model = Model::default();
+            let mut v = Small::new();
+            for (i, (kind, id, undo)) in steps.into_iter().enumerate() {
+                let before = (tables(&v), v.lifecycle());
+                let want = model.clone().check(kind, id);
+                let got = v.check_undoable(&ev(kind, id, i as u32));
+                match (&got, want) {
+                    (Ok(_), Ok(())) => {}
+                    (Err(e), Err(code)) => prop_assert_eq!(e.code.as_str(), code, "event {} {:?} {:?}", i, kind, id),
+                    _ => prop_assert!(false, "event {} {:?} {:?}: verifier {:?}, model {:?}", i, kind, id, got, want),
+                }
+                match got {
+                    Ok(record) if undo => {
+                        v.undo(record);
+                        if kind == T::RunStarted {
+                            // Documented: undoing a RUN_STARTED that began a
+                            // new run restores the life cycle only.
+                            prop_assert_eq!(v.lifecycle(), before.1);
+                        } else {
+                            prop_assert_eq!((tables(&v), v.lifecycle()), before);
+                        }
+                    }
+                    Ok(_) => {
+                        model.check(kind, id).unwrap();
+                        prop_assert_eq!(tables(&v), (model.msgs.clone(), model.tools.clone(), model.steps.clone()));
+                        let thinking = match v.lifecycle().thinking {
+                            Thinking::Off => (false, false),
+                            Thinking::Step => (true, false),
+                            Thinking::Message => (true, true),
+                            Thinking::StrayMessage => (false, true),
+                        };
+                        prop_assert_eq!(thinking, (model.thinking, model.tmsg));
+                    }
+                    // A rejected event changes nothing.
+                    Err(_) => prop_assert_eq!((tables(&v), v.lifecycle()), before),
+                }
+            }
+        }
+    }
+}
