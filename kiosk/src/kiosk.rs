@@ -198,7 +198,30 @@ impl<C: PixelColor> Kiosk<C> {
             Event::ToolCallStart(_) => self.renamed = true,
             Event::ActivitySnapshot(a) => self.touch(&a.message_id),
             Event::ActivityDelta(a) => self.touch(&a.message_id),
-            _ => {}
+            // The message diff after the event finds what they changed.
+            Event::RunStarted(_)
+            | Event::RunFinished(_)
+            | Event::RunError(_)
+            | Event::StepStarted(_)
+            | Event::StepFinished(_)
+            | Event::TextMessageStart(_)
+            | Event::TextMessageContent(_)
+            | Event::TextMessageEnd(_)
+            | Event::ToolCallArgs(_)
+            | Event::ToolCallEnd(_)
+            | Event::ThinkingStart(_)
+            | Event::ThinkingEnd
+            | Event::ThinkingTextMessageStart
+            | Event::ThinkingTextMessageContent(_)
+            | Event::ThinkingTextMessageEnd
+            | Event::ReasoningStart(_)
+            | Event::ReasoningEnd(_)
+            | Event::ReasoningMessageStart(_)
+            | Event::ReasoningMessageContent(_)
+            | Event::ReasoningMessageEnd(_)
+            | Event::ReasoningEncryptedValue(_)
+            | Event::Raw(_)
+            | Event::Custom(_) => {}
         }
     }
 
@@ -512,7 +535,7 @@ fn fit(text: &str, cols: usize, rows: usize, cut: bool) -> String {
             CharClass::Newline => break,
             CharClass::ZeroWidth => {}
             _ if cells >= room => break,
-            _ => cells += 1,
+            CharClass::Space | CharClass::NoBreakSpace | CharClass::Glyph => cells += 1,
         }
         keep.push(c);
     }
