@@ -251,7 +251,7 @@ impl Lifecycle {
     ///
     /// # Errors
     /// The code of the first life-cycle rule the event breaks.
-    #[inline(always)]
+    #[inline]
     pub const fn next(self, rule: Rule) -> Result<Lifecycle, Code> {
         // Most events are content inside an active run: nothing to change.
         if let (Run::Active, Rule::Free | Rule::Table(..)) = (self.run, rule) {
@@ -485,7 +485,7 @@ impl<const ID: usize, const MSGS: usize, const TOOLS: usize, const STEPS: usize>
     }
 
     /// Rule 4 for an id table edit.
-    #[inline(always)]
+    #[inline]
     fn table_rule(&mut self, op: TableOp, which: Tracked, ev: &Event<'_>) -> Result<(), Error> {
         match which {
             Tracked::Messages => table_rule(&mut self.messages, op, which, ev),
@@ -496,7 +496,7 @@ impl<const ID: usize, const MSGS: usize, const TOOLS: usize, const STEPS: usize>
 
     /// One event: the life-cycle transition, then the id tables. Nothing
     /// changes unless every check passes.
-    #[inline(always)]
+    #[inline]
     fn apply(&mut self, ev: &Event<'_>) -> Result<(), Error> {
         let rule_of = ev.kind.rule();
         let next = self.life.next(rule_of).map_err(|code| rule(code, ev))?;
@@ -559,7 +559,7 @@ fn rule(code: Code, ev: &Event<'_>) -> Error {
     Error::new(Stage::Verify, code, Some(ev.kind), detail)
 }
 
-#[inline(always)]
+#[inline]
 fn table_rule<const N: usize, const ID: usize>(
     table: &mut IdTable<N, ID>,
     op: TableOp,
