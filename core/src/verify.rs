@@ -842,6 +842,30 @@ mod tests {
         }
     }
 
+    /// The case the property test once found (kept from its regression
+    /// file): undoing a RUN_STARTED that began a new run restores the
+    /// life cycle, not the old run's ids (documented, unobservable).
+    #[test]
+    fn undoing_a_new_run_restores_the_life_cycle() {
+        let mut v = Small::new();
+        for (i, kind) in [T::RunStarted, T::ToolCallStart, T::RunError]
+            .into_iter()
+            .enumerate()
+        {
+            v.check(&ev(kind, "a", i as u32)).unwrap();
+        }
+        let before = v.lifecycle();
+        let undo = v.check_undoable(&ev(T::RunStarted, "a", 3)).unwrap();
+        assert!(v.open_tool_calls().is_empty());
+        v.undo(undo);
+        assert_eq!(v.lifecycle(), before);
+        assert_eq!(before.run, Run::Errored);
+        assert_eq!(
+            v.check(&ev(T::ToolCallArgs, "a", 4)).unwrap_err().code,
+            Code::RunErrored
+        );
+    }
+
     /// SPEC section 4, written as plainly as possible, with no use of the
     /// event table: an independent oracle for the property test.
     #[derive(Clone, Debug, Default, PartialEq)]
