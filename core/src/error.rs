@@ -297,17 +297,47 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "frame {}: {} error [{}]: ",
+            "frame {}: {} error [{}]: {}",
             self.frame,
             self.stage.as_str(),
-            self.code.as_str()
-        )?;
-        let ty = self.event.map_or("event", EventType::as_str);
-        match self.stage {
-            Stage::Decode => self.fmt_decode(f, ty),
-            Stage::Transform => self.fmt_transform(f, ty),
-            Stage::Verify => self.fmt_verify(f, ty),
+            self.code.as_str(),
+            self.message()
+        )
+    }
+}
+
+/// The part of an [`Error`]'s text that says what was wrong, without the
+/// `frame N: stage error [code]: ` prefix: see [`Error::message`].
+#[derive(Debug, Clone, Copy)]
+pub struct Message<'a>(&'a Error);
+
+impl fmt::Display for Message<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let e = self.0;
+        let ty = e.event.map_or("event", EventType::as_str);
+        match e.stage {
+            Stage::Decode => e.fmt_decode(f, ty),
+            Stage::Transform => e.fmt_transform(f, ty),
+            Stage::Verify => e.fmt_verify(f, ty),
         }
+    }
+}
+
+impl Error {
+    /// What was wrong, for a person: the error's text without its
+    /// `frame N: stage error [code]: ` prefix (a layer that adds its own
+    /// frame and code, such as the alloc client, shows this).
+    ///
+    /// ```
+    /// use agui_core::pipeline::DefaultPipeline;
+    ///
+    /// let mut p = DefaultPipeline::new();
+    /// let err = p.feed(b"{\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m\"}\n", |_| {}).unwrap_err();
+    /// let text = err.to_string();
+    /// assert_eq!(text, format!("frame 0: verify error [first_event]: {}", err.message()));
+    /// ```
+    pub fn message(&self) -> Message<'_> {
+        Message(self)
     }
 }
 
