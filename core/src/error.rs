@@ -201,6 +201,9 @@ pub enum Detail {
         limit: usize,
         /// The field whose value did not fit, for slots.
         field: Option<Field>,
+        /// The id the event tried to open when a table was full (cut with
+        /// `…` if long; empty for a slot, whose value did not fit at all).
+        id: ErrorText,
     },
     /// Nothing more to say than the code.
     None,
@@ -258,11 +261,12 @@ impl Error {
         self
     }
 
-    /// The offending id or name, for rules about one item: a copy for the
-    /// message, cut with `…` past [`ERROR_TEXT`] bytes when `ID` is larger.
+    /// The offending id or name, for rules about one item and for a full
+    /// table (the id that did not fit): a copy for the message, cut with `…` past [`ERROR_TEXT`] bytes when `ID` is larger.
     pub fn id(&self) -> Option<&str> {
         match &self.detail {
             Detail::Id(id) => Some(id.as_str()),
+            Detail::Capacity { id, .. } if !id.is_empty() => Some(id.as_str()),
             _ => None,
         }
     }
@@ -343,6 +347,7 @@ impl Error {
                 table,
                 limit,
                 field,
+                ..
             } => {
                 let name = field.map_or("a value", Field::as_str);
                 write!(
