@@ -9,3 +9,4 @@ pub mod model;
 pub mod partial;
 pub mod patch;
 pub mod reduce;
+pub mod size;

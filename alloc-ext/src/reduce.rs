@@ -67,7 +67,8 @@ use crate::model::{
     ToolMessage,
 };
 use crate::partial::PartialArgs;
-use crate::patch::{apply_patch, PatchError};
+use crate::patch::{apply_patch_sized, patch_size, PatchError, Refused};
+use crate::size::{json_size, object_size, Size};
 
 /// What one event changed.
 ///
@@ -336,9 +337,13 @@ pub struct Reducer {
     /// Text bytes of the messages (see [`ReducerLimits::max_message_bytes`]):
     /// exact after a rebuild, an upper bound in between.
     text_bytes: usize,
-    /// Upper bounds of the state's compact JSON size and nesting depth.
-    state_bytes: usize,
-    state_depth: usize,
+    /// The state's compact JSON size (exact) and nesting depth (an upper
+    /// bound), kept up to date by every change.
+    state_size: Size,
+    /// The same for the content of activity messages that deltas patched,
+    /// by id (the first message with the id is the one patched), so that a
+    /// delta costs what it touches, not the size of the content.
+    activity_sizes: BTreeMap<String, Size>,
     /// Why the last `apply` refused its event, if it did.
     refused: Option<LimitError>,
 }
@@ -360,7 +365,7 @@ impl Reducer {
         let mut index = Index::default();
         index.rebuild(&messages);
         let text_bytes = messages.iter().map(text_len).sum();
-        let (state_bytes, state_depth) = json_size(&state);
+        let state_size = json_size(&state);
         Reducer {
             messages,
             state,
@@ -371,8 +376,8 @@ impl Reducer {
             no_args: Value::Object(Object::new()),
             limits: ReducerLimits::default(),
             text_bytes,
-            state_bytes,
-            state_depth,
+            state_size,
+            activity_sizes: BTreeMap::new(),
             refused: None,
         }
     }
@@ -470,7 +475,7 @@ impl Reducer {
 
     /// Replaces the state.
     pub fn set_state(&mut self, state: Value) {
-        (self.state_bytes, self.state_depth) = json_size(&state);
+        self.state_size = json_size(&state);
         self.state = state;
     }
 
@@ -528,15 +533,8 @@ impl Reducer {
         subscriber: &mut dyn Subscriber,
     ) -> Result<Changed, LimitError> {
         self.refused = None;
-        let after = self.check(event)?;
-        let changed = self.apply_checked(event, subscriber);
-        // A patch that failed (or a hook that stopped it) left the state as
-        // it was: only an applied change moves the estimate.
-        if let (Some((bytes, depth)), true, None) = (after.state, changed.state, &self.warning) {
-            self.state_bytes = bytes;
-            self.state_depth = depth;
-        }
-        Ok(changed)
+        self.check(event)?;
+        Ok(self.apply_checked(event, subscriber))
     }
 
     /// Checks that the events of one frame, applied in order, stay within
@@ -604,9 +602,10 @@ impl Reducer {
         !matches!(owner, Some(Message::Assistant(_)))
     }
 
-    /// Whether `event` stays within the limits, and the state's size after
-    /// it when it changes the state.
-    fn check(&self, event: &Event) -> Result<After, LimitError> {
+    /// Whether `event` stays within the limits. A patch is sized from its
+    /// own values when that is enough to know it fits, else by a dry run on
+    /// the document (applied, measured, rolled back: the cost of applying it).
+    fn check(&mut self, event: &Event) -> Result<(), LimitError> {
         let (added, text) = self.growth(event);
         self.within_messages(added, text)?;
         let limits = &self.limits;
@@ -620,36 +619,50 @@ impl Reducer {
                     let max = limits.max_message_bytes;
                     return Err(LimitError::new(Limit::MessageBytes, max, bytes));
                 }
-                Ok(After::default())
+                Ok(())
             }
             Event::StateSnapshot(e) => {
-                let size = e.snapshot.as_ref().map_or((4, 0), json_size);
-                limits
-                    .within_state(size)
-                    .map(|()| After { state: Some(size) })
+                let size = e.snapshot.as_ref().map_or(NULL_SIZE, json_size);
+                limits.within_state(size)
             }
             Event::StateDelta(e) => {
-                let size = patch_size(
-                    &self.state,
-                    (self.state_bytes, self.state_depth),
-                    &e.delta,
-                    limits,
-                )?;
-                Ok(After { state: size })
+                let limits = self.limits;
+                fits(&mut self.state, self.state_size, &e.delta, &limits)
             }
-            Event::ActivitySnapshot(e) => {
-                limits.within_state(json_size_object(&e.content))?;
-                Ok(After::default())
-            }
+            Event::ActivitySnapshot(e) => limits.within_state(object_size(&e.content)),
             Event::ActivityDelta(e) => {
-                if let Some(Message::Activity(activity)) = self.message(&e.message_id) {
-                    let size = json_size(&activity.content);
-                    patch_size(&activity.content, size, &e.patch, limits)?;
+                let limits = self.limits;
+                match self.activity_content(&e.message_id) {
+                    // A `null` content is patched as `{}`, left as it is here.
+                    Some((content, _)) if content.is_null() => {
+                        let mut empty = Value::Object(Object::new());
+                        let size = json_size(&empty);
+                        fits(&mut empty, size, &e.patch, &limits)
+                    }
+                    Some((content, size)) => fits(content, size, &e.patch, &limits),
+                    None => Ok(()),
                 }
-                Ok(After::default())
             }
-            _ => Ok(After::default()),
+            _ => Ok(()),
         }
+    }
+
+    /// The content of the activity message `id` (a `null` content is
+    /// patched as `{}`) and its size, measured once and then kept.
+    fn activity_content(&mut self, id: &str) -> Option<(&mut Value, Size)> {
+        let pos = self.index.message(id)?;
+        let Some(Message::Activity(activity)) = self.messages.get_mut(pos) else {
+            return None;
+        };
+        let size = match self.activity_sizes.get(id) {
+            Some(size) => *size,
+            None => {
+                let size = json_size(&activity.content);
+                self.activity_sizes.insert(id.to_owned(), size);
+                size
+            }
+        };
+        Some((&mut activity.content, size))
     }
 
     /// Count and text bytes of the messages after a `MESSAGES_SNAPSHOT`
@@ -851,16 +864,21 @@ impl Reducer {
             Event::ToolCallResult(e) => self.tool_call_result(e, subscriber),
             Event::ReasoningEncryptedValue(e) => self.encrypted_value(e),
             Event::StateSnapshot(e) => {
-                self.state = e.snapshot.clone().unwrap_or(Value::Null);
+                self.set_state(e.snapshot.clone().unwrap_or(Value::Null));
                 Changed::STATE
             }
-            Event::StateDelta(e) => match apply_patch(&mut self.state, &e.delta) {
-                Ok(()) => Changed::STATE,
-                Err(error) => {
-                    self.warn(EventType::StateDelta, error);
-                    Changed::NONE
+            Event::StateDelta(e) => {
+                match apply_patch_sized(&mut self.state, &e.delta, self.state_size, UNBOUNDED) {
+                    Ok(size) => {
+                        self.state_size = size;
+                        Changed::STATE
+                    }
+                    Err(refused) => {
+                        self.warn(EventType::StateDelta, refused);
+                        Changed::NONE
+                    }
                 }
-            },
+            }
             Event::MessagesSnapshot(e) => {
                 self.messages_snapshot(&e.messages);
                 Changed::MESSAGES
@@ -882,12 +900,18 @@ impl Reducer {
         }
     }
 
-    fn warn(&mut self, event: EventType, error: PatchError) {
-        self.warning = Some(Warning { event, error });
+    fn warn(&mut self, event: EventType, refused: Refused) {
+        match refused {
+            Refused::Patch(error) => self.warning = Some(Warning { event, error }),
+            // Checked before: only a hook's replacement can get here, and
+            // hooks are trusted.
+            Refused::Over(_) => {}
+        }
     }
 
     fn reindex(&mut self) {
         self.index.rebuild(&self.messages);
+        self.activity_sizes.clear();
         self.text_bytes = self.messages.iter().map(text_len).sum();
         // The tool calls' texts may have been replaced.
         self.args.values_mut().for_each(ArgsSlot::rewind);
@@ -908,6 +932,8 @@ impl Reducer {
 
     /// Appends a message; returns its position.
     fn push_message(&mut self, message: Message) -> usize {
+        // A cached activity size belongs to the first message with its id.
+        self.activity_sizes.remove(message.id());
         self.text_bytes = self.text_bytes.saturating_add(text_len(&message));
         let pos = self.messages.len();
         self.index.pushed(pos, &message);
@@ -1106,6 +1132,7 @@ impl Reducer {
             return self.push_message(message);
         }
         self.text_bytes = self.text_bytes.saturating_add(text_len(&message));
+        self.activity_sizes.remove(message.id());
         self.messages.insert(pos, message);
         self.index.inserted(pos, &self.messages);
         pos
@@ -1186,6 +1213,8 @@ impl Reducer {
                 metadata: e.metadata.clone(),
             })
         };
+        // Measured again at its next delta: the content is this event's.
+        self.activity_sizes.remove(e.message_id.as_str());
         let pos = match self.index.message(&e.message_id) {
             None => Some(self.push_message(fresh())),
             Some(pos) => match self.messages.get_mut(pos) {
@@ -1218,31 +1247,46 @@ impl Reducer {
     }
 
     fn activity_delta(&mut self, e: &ActivityDelta) -> Changed {
+        // The patch is atomic, so it can run in place; a `null` content is
+        // patched as `{}` and stays `null` if the patch fails.
+        let was_null = matches!(
+            self.message(&e.message_id),
+            Some(Message::Activity(a)) if a.content.is_null()
+        );
+        let Some((content, size)) = self.activity_content(&e.message_id) else {
+            return Changed::NONE;
+        };
+        let size = if was_null {
+            *content = Value::Object(Object::new());
+            json_size(content)
+        } else {
+            size
+        };
+        let result = apply_patch_sized(content, &e.patch, size, UNBOUNDED);
+        let failed = result.is_err();
+        if failed && was_null {
+            self.activity_sizes.remove(e.message_id.as_str());
+        }
+        match result {
+            Ok(size) => {
+                self.activity_sizes.insert(e.message_id.clone(), size);
+            }
+            Err(refused) => self.warn(EventType::ActivityDelta, refused),
+        }
         let Some(Message::Activity(activity)) = self.message_mut(&e.message_id) else {
             return Changed::NONE;
         };
+        if failed && was_null {
+            activity.content = Value::Null;
+        }
         if let Some(metadata) = &e.metadata {
             merge_metadata(&mut activity.metadata, metadata);
         }
-        // The patch is atomic, so it can run in place; a `null` content is
-        // patched as `{}` and stays `null` if the patch fails.
-        let result = if activity.content.is_null() {
-            let mut doc = Value::Object(Object::new());
-            apply_patch(&mut doc, &e.patch).map(|()| activity.content = doc)
-        } else {
-            apply_patch(&mut activity.content, &e.patch)
-        };
-        match result {
-            Ok(()) => {
-                activity.activity_type.clone_from(&e.activity_type);
-                Changed::MESSAGES
-            }
-            Err(error) => {
-                let merged = e.metadata.is_some();
-                self.warn(EventType::ActivityDelta, error);
-                Changed::messages_if(merged)
-            }
+        if failed {
+            return Changed::messages_if(e.metadata.is_some());
         }
+        activity.activity_type.clone_from(&e.activity_type);
+        Changed::MESSAGES
     }
 }
 
@@ -1286,7 +1330,7 @@ impl Default for ReducerLimits {
 }
 
 impl ReducerLimits {
-    fn within_state(&self, (bytes, depth): (usize, usize)) -> Result<(), LimitError> {
+    fn within_state(&self, Size { bytes, depth }: Size) -> Result<(), LimitError> {
         if bytes > self.max_state_bytes {
             return Err(LimitError::new(
                 Limit::StateBytes,
@@ -1370,12 +1414,6 @@ impl core::fmt::Display for LimitError {
 
 impl core::error::Error for LimitError {}
 
-/// What a checked event will leave behind: the state's size, if it changes.
-#[derive(Debug, Default)]
-struct After {
-    state: Option<(usize, usize)>,
-}
-
 /// Text bytes of one message (see [`ReducerLimits::max_message_bytes`]).
 fn text_len(message: &Message) -> usize {
     let text = message.text().map_or(0, str::len);
@@ -1387,116 +1425,66 @@ fn text_len(message: &Message) -> usize {
     text.saturating_add(args)
 }
 
-/// Length of the compact JSON of `value` (strings counted without their
-/// escapes, numbers by a cheap estimate) and its nesting depth. Walks
-/// with an explicit stack, so any depth is safe.
-pub(crate) fn json_size(value: &Value) -> (usize, usize) {
-    let mut stack: Vec<(&Value, usize)> = alloc::vec![(value, 1)];
-    let (mut bytes, mut depth) = (0usize, 0usize);
-    while let Some((v, level)) = stack.pop() {
-        let here = match v {
-            Value::Null => 4,
-            Value::Bool(b) => 5 - usize::from(*b),
-            // At most 24 bytes: a u64/i64 has 20 digits and a sign, and
-            // serde_json writes floats in their shortest form.
-            Value::Number(_) => 24,
-            Value::String(s) => s.len().saturating_add(2),
-            Value::Array(items) => {
-                depth = depth.max(level);
-                stack.extend(items.iter().map(|i| (i, level.saturating_add(1))));
-                items.len().saturating_add(1)
-            }
-            Value::Object(map) => {
-                depth = depth.max(level);
-                for (k, v) in map {
-                    bytes = bytes.saturating_add(k.len().saturating_add(3));
-                    stack.push((v, level.saturating_add(1)));
-                }
-                2
-            }
-        };
-        bytes = bytes.saturating_add(here);
-    }
-    (bytes, depth)
-}
+/// The size of `null`.
+const NULL_SIZE: Size = Size { bytes: 4, depth: 0 };
 
-fn json_size_object(object: &Object) -> (usize, usize) {
-    let (mut bytes, mut depth) = (2usize, 1usize);
-    for (k, v) in object {
-        let (b, d) = json_size(v);
-        bytes = bytes
-            .saturating_add(k.len().saturating_add(3))
-            .saturating_add(b);
-        depth = depth.max(d.saturating_add(1));
-    }
-    (bytes, depth)
-}
+/// No limit: for patches already checked.
+const UNBOUNDED: Size = Size {
+    bytes: usize::MAX,
+    depth: usize::MAX,
+};
 
-/// The size a JSON Patch may leave `doc` at, given `size` = (bytes, depth)
-/// of `doc` now, or the limit it would pass.
+/// Whether `patch` keeps `doc` (of size `now`) within the state limits.
 ///
-/// Only `copy` can make a document grow faster than the patch's own text
-/// (each one may double it), so a patch without `copy` is bounded by adding
-/// the sizes of its values, in time proportional to the patch. A patch with
-/// `copy` is run on a copy of the document, one operation at a time,
-/// measuring each copied value before it is copied: its cost is that of
-/// applying it, plus one copy of the document.
-///
-/// `Ok(None)`: the patch will fail anyway (it is not checked further; the
-/// reducer reports the patch failure as usual).
-fn patch_size(
-    doc: &Value,
-    size: (usize, usize),
+/// Without `copy`, a patch can add at most its own values plus a key and a
+/// comma per operation, so when that bound fits, nothing more is needed
+/// (time proportional to the patch). Otherwise the patch is run on `doc`,
+/// measured operation by operation (a `copy` is measured before it is
+/// made, so doubling copies stop at the limit), and rolled back. A patch
+/// that fails is not refused here: the reducer reports its failure.
+fn fits(
+    doc: &mut Value,
+    now: Size,
     patch: &Value,
     limits: &ReducerLimits,
-) -> Result<Option<(usize, usize)>, LimitError> {
+) -> Result<(), LimitError> {
     let Some(ops) = patch.as_array() else {
-        return Ok(None);
+        return Ok(());
     };
-    fn op_name(op: &Value) -> &str {
-        op.get("op").and_then(Value::as_str).unwrap_or("")
+    fn field<'v>(op: &'v Value, name: &str) -> &'v str {
+        op.get(name).and_then(Value::as_str).unwrap_or("")
     }
-    let grow = |(bytes, depth): (usize, usize), op: &Value, copied: Option<(usize, usize)>| {
-        let path = op.get("path").and_then(Value::as_str).unwrap_or("");
-        let levels = path.matches('/').count();
-        let value = match op_name(op) {
-            "add" | "replace" => op.get("value").map(json_size),
-            "copy" => copied,
-            // The moved value was at most as deep as the state below
-            // `from`; at `path` it sits `levels` down.
-            "move" => {
-                let from = op.get("from").and_then(Value::as_str).unwrap_or("");
-                Some((0, depth.saturating_sub(from.matches('/').count())))
-            }
-            _ => None,
-        };
-        value.map_or((bytes, depth), |(b, d)| {
-            (bytes.saturating_add(b), depth.max(levels.saturating_add(d)))
-        })
-    };
-    let mut now = size;
-    if !ops.iter().any(|op| op_name(op) == "copy") {
-        for op in ops {
-            now = grow(now, op, None);
-        }
-        return limits.within_state(now).map(|()| Some(now));
-    }
-    let mut work = doc.clone();
+    let mut bound = now;
+    let mut simple = true;
     for op in ops {
-        let copied = match (op_name(op), op.get("from").and_then(Value::as_str)) {
-            ("copy", Some(from)) => match work.pointer(from) {
-                Some(value) => Some(json_size(value)),
-                None => return Ok(None),
-            },
-            _ => None,
+        let levels = field(op, "path").matches('/').count();
+        let value = match field(op, "op") {
+            "add" | "replace" => op.get("value").map(json_size),
+            "remove" | "test" => None,
+            _ => {
+                simple = false;
+                None
+            }
         };
-        now = grow(now, op, copied);
-        limits.within_state(now)?;
-        if apply_patch(&mut work, &Value::Array(alloc::vec![op.clone()])).is_err() {
-            return Ok(None);
+        if let Some(size) = value {
+            // The value, and at most its key (no longer than the path) with
+            // quotes, colon and comma.
+            let key = field(op, "path").len().saturating_mul(6).saturating_add(4);
+            bound.bytes = bound.bytes.saturating_add(size.bytes).saturating_add(key);
+            bound.depth = bound.depth.max(levels.saturating_add(size.depth));
         }
     }
-    Ok(Some(now))
+    if simple && limits.within_state(bound).is_ok() {
+        return Ok(());
+    }
+    let max = Size {
+        bytes: limits.max_state_bytes,
+        depth: limits.max_state_depth,
+    };
+    match patch_size(doc, patch, now, max) {
+        Ok(_) | Err(Refused::Patch(_)) => Ok(()),
+        Err(Refused::Over(size)) => limits.within_state(size),
+    }
 }
 
 fn merge_metadata(target: &mut Option<Object>, event: &Object) {
