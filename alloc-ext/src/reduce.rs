@@ -68,7 +68,10 @@ use crate::model::{
 };
 use crate::partial::PartialArgs;
 use crate::patch::{apply_patch_sized, patch_size, PatchError, Refused};
-use crate::size::{json_size, object_size, Size};
+use crate::size::{
+    content_bytes, json_size, member_overhead, message_bytes, object_size, string_bytes,
+    tool_call_bytes, Size,
+};
 
 /// What one event changed.
 ///
@@ -206,6 +209,28 @@ impl Index {
         }
     }
 
+    /// Forgets the tool calls of `old`, the message that was at `pos` and
+    /// was overwritten by one without tool calls. An id whose first call was
+    /// there now comes first at its next occurrence, which is looked for
+    /// only when the id occurs elsewhere at all (a duplicate tool-call id,
+    /// which only snapshots and run input can make).
+    fn calls_removed(&mut self, pos: usize, old: &Message, messages: &[Message]) {
+        for (call, tool_call) in old.tool_calls().iter().enumerate() {
+            let id = tool_call.id.as_str();
+            if self.tool_calls.get(id) != Some(&CallPos { message: pos, call }) {
+                continue;
+            }
+            self.tool_calls.remove(id);
+            let next = messages.iter().enumerate().find_map(|(at, m)| {
+                let call = m.tool_calls().iter().position(|c| c.id == id)?;
+                Some(CallPos { message: at, call })
+            });
+            if let Some(next) = next {
+                self.tool_calls.insert(id.to_owned(), next);
+            }
+        }
+    }
+
     /// Records a message inserted at `pos`, after the insertion moved every
     /// later message one place on. Only the entries of the moved messages
     /// change: walking them from the end, an entry that pointed at a moved
@@ -334,8 +359,8 @@ pub struct Reducer {
     /// `{}`: what the tool-call hooks get for a call not in the messages.
     no_args: Value,
     limits: ReducerLimits,
-    /// Text bytes of the messages (see [`ReducerLimits::max_message_bytes`]):
-    /// exact after a rebuild, an upper bound in between.
+    /// Bytes the messages hold (see [`ReducerLimits::max_message_bytes`]),
+    /// kept up to date by every change.
     text_bytes: usize,
     /// The state's compact JSON size (exact) and nesting depth (an upper
     /// bound), kept up to date by every change.
@@ -364,7 +389,7 @@ impl Reducer {
     pub fn with_initial(messages: Vec<Message>, state: Value) -> Self {
         let mut index = Index::default();
         index.rebuild(&messages);
-        let text_bytes = messages.iter().map(text_len).sum();
+        let text_bytes = messages.iter().map(message_bytes).sum();
         let state_size = json_size(&state);
         Reducer {
             messages,
@@ -393,9 +418,8 @@ impl Reducer {
         &self.limits
     }
 
-    /// The text bytes counted against [`ReducerLimits::max_message_bytes`]
-    /// (an upper bound: exact after a snapshot or a replacement of the
-    /// messages).
+    /// The bytes the messages hold, as counted against
+    /// [`ReducerLimits::max_message_bytes`] (see [`message_bytes`]).
     pub fn message_bytes(&self) -> usize {
         self.text_bytes
     }
@@ -573,24 +597,93 @@ impl Reducer {
         Ok(())
     }
 
-    /// Messages and text bytes an event adds (upper bounds, except for
-    /// `MESSAGES_SNAPSHOT`, whose exact result is checked by `check`).
+    /// Messages and bytes an event adds (upper bounds, in time proportional
+    /// to the event; `MESSAGES_SNAPSHOT` and the content an `ACTIVITY_DELTA`
+    /// patch adds are checked exactly by `check`).
     fn growth(&self, event: &Event) -> (usize, usize) {
         let absent = |id: &str| usize::from(self.index.message(id).is_none());
+        let meta = |m: &Option<Object>| m.as_ref().map_or(0, |m| object_size(m).bytes);
+        let sum = |parts: &[usize]| parts.iter().fold(0usize, |a, b| a.saturating_add(*b));
+        // A new message's id and name; an existing one only merges metadata.
+        let start = |id: &str, name: Option<&String>, metadata| {
+            let new = absent(id);
+            let own = if new == 1 {
+                sum(&[id.len(), name.map_or(0, String::len)])
+            } else {
+                0
+            };
+            (new, own.saturating_add(meta(metadata)))
+        };
         match event {
-            Event::TextMessageStart(e) => (absent(&e.message_id), 0),
-            Event::ReasoningMessageStart(e) => (absent(&e.message_id), 0),
-            Event::TextMessageContent(e) | Event::ReasoningMessageContent(e) => (0, e.delta.len()),
-            Event::ToolCallArgs(e) => (0, e.delta.len()),
-            Event::ToolCallStart(e) => (usize::from(self.tool_call_adds_message(e)), 0),
-            Event::ToolCallResult(e) => (1, e.content.len()),
-            Event::ActivitySnapshot(e) => (absent(&e.message_id), 0),
+            Event::TextMessageStart(e) => start(&e.message_id, e.name.as_ref(), &e.metadata),
+            Event::ReasoningMessageStart(e) => start(&e.message_id, None, &e.metadata),
+            Event::TextMessageContent(e) | Event::ReasoningMessageContent(e) => {
+                (0, sum(&[e.delta.len(), meta(&e.metadata)]))
+            }
+            Event::TextMessageEnd(e) | Event::ReasoningMessageEnd(e) => (0, meta(&e.metadata)),
+            Event::ToolCallArgs(e) => (0, sum(&[e.delta.len(), meta(&e.metadata)])),
+            Event::ToolCallStart(e) => {
+                let owner = e.parent_message_id.as_ref().map_or(0, String::len);
+                let bytes = sum(&[
+                    e.tool_call_id.len().saturating_mul(2),
+                    owner,
+                    e.tool_call_name.len(),
+                    meta(&e.metadata),
+                ]);
+                (usize::from(self.tool_call_adds_message(e)), bytes)
+            }
+            Event::ToolCallEnd(e) => (0, meta(&e.metadata)),
+            Event::ToolCallResult(e) => (
+                1,
+                sum(&[
+                    e.message_id.len(),
+                    e.tool_call_id.len(),
+                    e.content.len(),
+                    meta(&e.metadata),
+                ]),
+            ),
+            Event::ReasoningEncryptedValue(e) => (0, e.encrypted_value.len()),
+            Event::ActivitySnapshot(e) => (
+                absent(&e.message_id),
+                sum(&[
+                    e.message_id.len(),
+                    e.activity_type.len(),
+                    object_size(&e.content).bytes,
+                    meta(&e.metadata),
+                ]),
+            ),
+            Event::ActivityDelta(e) => (0, sum(&[e.activity_type.len(), meta(&e.metadata)])),
             Event::RunStarted(e) => e.input.as_ref().map_or((0, 0), |input| {
                 let new = input.messages.iter().filter(|m| absent(m.id()) == 1);
-                new.fold((0, 0), |(n, t), m| (n + 1, t + text_len(m)))
+                new.fold((0, 0), |(n, t), m| {
+                    (n + 1, t.saturating_add(message_bytes(m)))
+                })
             }),
-            _ => (0, 0),
+            Event::RunFinished(_)
+            | Event::RunError(_)
+            | Event::StepStarted(_)
+            | Event::StepFinished(_)
+            | Event::StateSnapshot(_)
+            | Event::StateDelta(_)
+            | Event::MessagesSnapshot(_)
+            | Event::ThinkingStart(_)
+            | Event::ThinkingEnd
+            | Event::ThinkingTextMessageStart
+            | Event::ThinkingTextMessageContent(_)
+            | Event::ThinkingTextMessageEnd
+            | Event::ReasoningStart(_)
+            | Event::ReasoningEnd(_)
+            | Event::Raw(_)
+            | Event::Custom(_) => (0, 0),
         }
+    }
+
+    /// Adds to or takes from the bytes the messages hold.
+    fn held(&mut self, delta: Delta) {
+        self.text_bytes = self
+            .text_bytes
+            .saturating_add(delta.plus)
+            .saturating_sub(delta.minus);
     }
 
     fn tool_call_adds_message(&self, e: &ToolCallStart) -> bool {
@@ -627,21 +720,24 @@ impl Reducer {
             }
             Event::StateDelta(e) => {
                 let limits = self.limits;
-                fits(&mut self.state, self.state_size, &e.delta, &limits)
+                fits(&mut self.state, self.state_size, &e.delta, &limits).map(drop)
             }
             Event::ActivitySnapshot(e) => limits.within_state(object_size(&e.content)),
             Event::ActivityDelta(e) => {
                 let limits = self.limits;
-                match self.activity_content(&e.message_id) {
+                let (now, after) = match self.activity_content(&e.message_id) {
                     // A `null` content is patched as `{}`, left as it is here.
-                    Some((content, _)) if content.is_null() => {
+                    Some((content, size)) if content.is_null() => {
                         let mut empty = Value::Object(Object::new());
-                        let size = json_size(&empty);
-                        fits(&mut empty, size, &e.patch, &limits)
+                        let start = json_size(&empty);
+                        (size, fits(&mut empty, start, &e.patch, &limits)?)
                     }
-                    Some((content, size)) => fits(content, size, &e.patch, &limits),
-                    None => Ok(()),
-                }
+                    Some((content, size)) => (size, fits(content, size, &e.patch, &limits)?),
+                    None => return Ok(()),
+                };
+                // The content is part of the bytes the messages hold.
+                let grown = after.bytes.saturating_sub(now.bytes);
+                self.within_messages(0, text.saturating_add(grown))
             }
             _ => Ok(()),
         }
@@ -687,13 +783,13 @@ impl Reducer {
             };
             if let Some(m) = taken {
                 count = count.saturating_add(1);
-                bytes = bytes.saturating_add(text_len(m));
+                bytes = bytes.saturating_add(message_bytes(m));
                 kept.insert(m.id());
             }
         }
         for m in snapshot.iter().filter(|m| !kept.contains(m.id())) {
             count = count.saturating_add(1);
-            bytes = bytes.saturating_add(text_len(m));
+            bytes = bytes.saturating_add(message_bytes(m));
         }
         (count, bytes)
     }
@@ -856,7 +952,8 @@ impl Reducer {
             Event::ToolCallArgs(e) => self.tool_call_args(e),
             Event::ToolCallEnd(e) => match (self.tool_call_mut(&e.tool_call_id), &e.metadata) {
                 (Some(call), Some(metadata)) => {
-                    merge_metadata(&mut call.metadata, metadata);
+                    let delta = merge_metadata(&mut call.metadata, metadata);
+                    self.held(delta);
                     Changed::MESSAGES
                 }
                 _ => Changed::NONE,
@@ -909,10 +1006,11 @@ impl Reducer {
         }
     }
 
+    /// Recounts everything after the messages were replaced as a whole.
     fn reindex(&mut self) {
         self.index.rebuild(&self.messages);
         self.activity_sizes.clear();
-        self.text_bytes = self.messages.iter().map(text_len).sum();
+        self.text_bytes = self.messages.iter().map(message_bytes).sum();
         // The tool calls' texts may have been replaced.
         self.args.values_mut().for_each(ArgsSlot::rewind);
     }
@@ -934,7 +1032,7 @@ impl Reducer {
     fn push_message(&mut self, message: Message) -> usize {
         // A cached activity size belongs to the first message with its id.
         self.activity_sizes.remove(message.id());
-        self.text_bytes = self.text_bytes.saturating_add(text_len(&message));
+        self.text_bytes = self.text_bytes.saturating_add(message_bytes(&message));
         let pos = self.messages.len();
         self.index.pushed(pos, &message);
         self.messages.push(message);
@@ -954,12 +1052,14 @@ impl Reducer {
         };
         let merged = match (self.messages.get_mut(pos), metadata) {
             (Some(message), Some(metadata)) => {
-                merge_metadata(message.metadata_mut(), metadata);
-                true
+                Some(merge_metadata(message.metadata_mut(), metadata))
             }
-            _ => false,
+            _ => None,
         };
-        Changed::messages_if(created || merged)
+        if let Some(delta) = merged {
+            self.held(delta);
+        }
+        Changed::messages_if(created || merged.is_some())
     }
 
     /// TEXT_MESSAGE_CONTENT / REASONING_MESSAGE_CONTENT: append in place;
@@ -968,11 +1068,47 @@ impl Reducer {
         let Some(message) = self.message_mut(&e.message_id) else {
             return Changed::NONE;
         };
+        // Content that is not text is replaced by the delta; it is dropped,
+        // so measuring it costs no more than dropping it.
+        let replaced = message.text().is_none();
+        let before = if replaced { content_bytes(message) } else { 0 };
         message.append_text(&e.delta);
+        let is_activity = matches!(message, Message::Activity(_));
+        let mut delta = if replaced {
+            Delta {
+                plus: content_bytes(message),
+                minus: before,
+            }
+        } else if is_activity {
+            // Activity content is JSON: the delta counts with its escapes.
+            Delta::plus(string_bytes(&e.delta).saturating_sub(2))
+        } else {
+            Delta::plus(e.delta.len())
+        };
         if let Some(metadata) = &e.metadata {
-            merge_metadata(message.metadata_mut(), metadata);
+            delta += merge_metadata(message.metadata_mut(), metadata);
         }
-        self.text_bytes = self.text_bytes.saturating_add(e.delta.len());
+        self.held(delta);
+        if is_activity {
+            // The kept size follows the text (now a JSON string, depth 0).
+            let grown = if replaced {
+                0
+            } else {
+                string_bytes(&e.delta).saturating_sub(2)
+            };
+            match self.activity_sizes.get_mut(e.message_id.as_str()) {
+                Some(size) if !replaced => size.bytes = size.bytes.saturating_add(grown),
+                _ => {
+                    let now = Size {
+                        bytes: string_bytes(&e.delta),
+                        depth: 0,
+                    };
+                    if replaced {
+                        self.activity_sizes.insert(e.message_id.clone(), now);
+                    }
+                }
+            }
+        }
         Changed::MESSAGES
     }
 
@@ -980,7 +1116,8 @@ impl Reducer {
     fn message_end(&mut self, e: &MessageEnd) -> Changed {
         match (self.message_mut(&e.message_id), &e.metadata) {
             (Some(message), Some(metadata)) => {
-                merge_metadata(message.metadata_mut(), metadata);
+                let delta = merge_metadata(message.metadata_mut(), metadata);
+                self.held(delta);
                 Changed::MESSAGES
             }
             _ => Changed::NONE,
@@ -991,12 +1128,18 @@ impl Reducer {
         if let Some(call) = self.tool_call_mut(&e.tool_call_id) {
             // A replayed start: no new entry.
             let renamed = call.function.name != e.tool_call_name;
+            let mut delta = Delta::default();
             if renamed {
+                delta = Delta {
+                    plus: e.tool_call_name.len(),
+                    minus: call.function.name.len(),
+                };
                 call.function.name.clone_from(&e.tool_call_name);
             }
             if let Some(metadata) = &e.metadata {
-                merge_metadata(&mut call.metadata, metadata);
+                delta += merge_metadata(&mut call.metadata, metadata);
             }
+            self.held(delta);
             return Changed::messages_if(renamed || e.metadata.is_some());
         }
         let owner = self.tool_call_owner(e);
@@ -1012,7 +1155,9 @@ impl Reducer {
             message: owner,
             call: calls.len(),
         };
+        let bytes = tool_call_bytes(&call);
         calls.push(call);
+        self.held(Delta::plus(bytes));
         self.index.call_pushed(&e.tool_call_id, at);
         // A new call under an id seen before: its text starts over.
         if let Some(slot) = self.args.get_mut(e.tool_call_id.as_str()) {
@@ -1070,10 +1215,14 @@ impl Reducer {
             return Changed::NONE;
         };
         call.function.arguments.push_str(&e.delta);
-        self.text_bytes = self.text_bytes.saturating_add(e.delta.len());
+        let mut delta = Delta::plus(e.delta.len());
         if let Some(metadata) = &e.metadata {
-            merge_metadata(&mut call.metadata, metadata);
+            delta += merge_metadata(&mut call.metadata, metadata);
         }
+        self.text_bytes = self
+            .text_bytes
+            .saturating_add(delta.plus)
+            .saturating_sub(delta.minus);
         if let Some(slot) = args_slot(&mut self.args, &e.tool_call_id) {
             // Normally nothing to read: the hook stage pushed this delta.
             slot.sync(&call.function.arguments);
@@ -1131,7 +1280,7 @@ impl Reducer {
         if pos >= self.messages.len() {
             return self.push_message(message);
         }
-        self.text_bytes = self.text_bytes.saturating_add(text_len(&message));
+        self.text_bytes = self.text_bytes.saturating_add(message_bytes(&message));
         self.activity_sizes.remove(message.id());
         self.messages.insert(pos, message);
         self.index.inserted(pos, &self.messages);
@@ -1149,7 +1298,11 @@ impl Reducer {
         };
         match slot {
             Some(slot) => {
-                *slot = Some(e.encrypted_value.clone());
+                let old = slot.replace(e.encrypted_value.clone());
+                self.held(Delta {
+                    plus: e.encrypted_value.len(),
+                    minus: old.map_or(0, |v| v.len()),
+                });
                 Changed::MESSAGES
             }
             None => Changed::NONE,
@@ -1213,33 +1366,55 @@ impl Reducer {
                 metadata: e.metadata.clone(),
             })
         };
-        // Measured again at its next delta: the content is this event's.
-        self.activity_sizes.remove(e.message_id.as_str());
-        let pos = match self.index.message(&e.message_id) {
+        let id = e.message_id.as_str();
+        let content = object_size(&e.content);
+        let cached = self.activity_sizes.get(id).copied();
+        let mut delta = Delta::default();
+        let mut calls_gone = None;
+        let pos = match self.index.message(id) {
             None => Some(self.push_message(fresh())),
             Some(pos) => match self.messages.get_mut(pos) {
                 Some(Message::Activity(activity)) => {
                     if e.replace {
+                        // The old content is dropped, so measuring it (when
+                        // its size is not kept) costs no more than dropping it.
+                        let old = cached.unwrap_or_else(|| json_size(&activity.content));
+                        delta.minus = old.bytes.saturating_add(activity.activity_type.len());
+                        delta.plus = content.bytes.saturating_add(e.activity_type.len());
                         activity.activity_type.clone_from(&e.activity_type);
                         activity.content = Value::Object(e.content.clone());
                     }
                     if let Some(metadata) = &e.metadata {
-                        merge_metadata(&mut activity.metadata, metadata);
+                        delta += merge_metadata(&mut activity.metadata, metadata);
                     }
                     None
                 }
                 Some(other) if e.replace => {
-                    let had_calls = !other.tool_calls().is_empty();
-                    *other = fresh();
-                    if had_calls {
-                        // Its tool calls are gone; later ones may now come first.
-                        self.reindex();
-                    }
+                    let fresh = fresh();
+                    delta = Delta {
+                        plus: message_bytes(&fresh),
+                        minus: message_bytes(other),
+                    };
+                    let old = core::mem::replace(other, fresh);
+                    calls_gone = Some(old);
                     Some(pos)
                 }
                 _ => None,
             },
         };
+        self.held(delta);
+        if e.replace || pos.is_some() {
+            self.activity_sizes.insert(id.to_owned(), content);
+        }
+        if let (Some(old), Some(pos)) = (calls_gone, pos) {
+            self.index.calls_removed(pos, &old, &self.messages);
+            // Those ids now name other calls (or none): their text starts over.
+            for call in old.tool_calls() {
+                if let Some(slot) = self.args.get_mut(call.id.as_str()) {
+                    slot.rewind();
+                }
+            }
+        }
         if let Some(message) = pos.and_then(|pos| self.messages.get(pos)) {
             subscriber.on_new_message(message);
         }
@@ -1249,44 +1424,51 @@ impl Reducer {
     fn activity_delta(&mut self, e: &ActivityDelta) -> Changed {
         // The patch is atomic, so it can run in place; a `null` content is
         // patched as `{}` and stays `null` if the patch fails.
-        let was_null = matches!(
-            self.message(&e.message_id),
-            Some(Message::Activity(a)) if a.content.is_null()
-        );
         let Some((content, size)) = self.activity_content(&e.message_id) else {
             return Changed::NONE;
         };
-        let size = if was_null {
+        let was_null = content.is_null();
+        let start = if was_null {
             *content = Value::Object(Object::new());
             json_size(content)
         } else {
             size
         };
-        let result = apply_patch_sized(content, &e.patch, size, UNBOUNDED);
-        let failed = result.is_err();
-        if failed && was_null {
-            self.activity_sizes.remove(e.message_id.as_str());
-        }
-        match result {
-            Ok(size) => {
-                self.activity_sizes.insert(e.message_id.clone(), size);
+        let result = apply_patch_sized(content, &e.patch, start, UNBOUNDED);
+        let mut delta = Delta::default();
+        match &result {
+            Ok(after) => {
+                delta = Delta {
+                    plus: after.bytes,
+                    minus: size.bytes,
+                };
+                self.activity_sizes.insert(e.message_id.clone(), *after);
             }
-            Err(refused) => self.warn(EventType::ActivityDelta, refused),
+            Err(_) if was_null => *content = Value::Null,
+            Err(_) => {}
         }
         let Some(Message::Activity(activity)) = self.message_mut(&e.message_id) else {
             return Changed::NONE;
         };
-        if failed && was_null {
-            activity.content = Value::Null;
-        }
         if let Some(metadata) = &e.metadata {
-            merge_metadata(&mut activity.metadata, metadata);
+            delta += merge_metadata(&mut activity.metadata, metadata);
         }
-        if failed {
-            return Changed::messages_if(e.metadata.is_some());
+        let patched = result.is_ok();
+        if patched {
+            delta += Delta {
+                plus: e.activity_type.len(),
+                minus: activity.activity_type.len(),
+            };
+            activity.activity_type.clone_from(&e.activity_type);
         }
-        activity.activity_type.clone_from(&e.activity_type);
-        Changed::MESSAGES
+        self.held(delta);
+        match result {
+            Ok(_) => Changed::MESSAGES,
+            Err(refused) => {
+                self.warn(EventType::ActivityDelta, refused);
+                Changed::messages_if(e.metadata.is_some())
+            }
+        }
     }
 }
 
@@ -1414,17 +1596,6 @@ impl core::fmt::Display for LimitError {
 
 impl core::error::Error for LimitError {}
 
-/// Text bytes of one message (see [`ReducerLimits::max_message_bytes`]).
-fn text_len(message: &Message) -> usize {
-    let text = message.text().map_or(0, str::len);
-    let args: usize = message
-        .tool_calls()
-        .iter()
-        .map(|c| c.function.arguments.len())
-        .sum();
-    text.saturating_add(args)
-}
-
 /// The size of `null`.
 const NULL_SIZE: Size = Size { bytes: 4, depth: 0 };
 
@@ -1447,9 +1618,9 @@ fn fits(
     now: Size,
     patch: &Value,
     limits: &ReducerLimits,
-) -> Result<(), LimitError> {
+) -> Result<Size, LimitError> {
     let Some(ops) = patch.as_array() else {
-        return Ok(());
+        return Ok(now);
     };
     fn field<'v>(op: &'v Value, name: &str) -> &'v str {
         op.get(name).and_then(Value::as_str).unwrap_or("")
@@ -1475,23 +1646,60 @@ fn fits(
         }
     }
     if simple && limits.within_state(bound).is_ok() {
-        return Ok(());
+        return Ok(bound);
     }
     let max = Size {
         bytes: limits.max_state_bytes,
         depth: limits.max_state_depth,
     };
     match patch_size(doc, patch, now, max) {
-        Ok(_) | Err(Refused::Patch(_)) => Ok(()),
-        Err(Refused::Over(size)) => limits.within_state(size),
+        Ok(size) => Ok(size),
+        Err(Refused::Patch(_)) => Ok(now),
+        Err(Refused::Over(size)) => limits.within_state(size).map(|()| size),
     }
 }
 
-fn merge_metadata(target: &mut Option<Object>, event: &Object) {
-    let target = target.get_or_insert_with(Object::new);
-    for (key, value) in event {
-        target.insert(key.clone(), value.clone());
+/// Bytes added to and taken from what the messages hold by one change.
+#[derive(Debug, Clone, Copy, Default)]
+struct Delta {
+    plus: usize,
+    minus: usize,
+}
+
+impl Delta {
+    const fn plus(bytes: usize) -> Self {
+        Delta {
+            plus: bytes,
+            minus: 0,
+        }
     }
+}
+
+impl core::ops::AddAssign for Delta {
+    fn add_assign(&mut self, rhs: Delta) {
+        self.plus = self.plus.saturating_add(rhs.plus);
+        self.minus = self.minus.saturating_add(rhs.minus);
+    }
+}
+
+/// Merges and returns the change in the target's compact JSON size, in
+/// time proportional to the event's metadata (an overwritten value is
+/// measured as it is dropped).
+fn merge_metadata(target: &mut Option<Object>, event: &Object) -> Delta {
+    let mut delta = Delta::default();
+    let target = target.get_or_insert_with(|| {
+        delta.plus = 2; // `{}`
+        Object::new()
+    });
+    for (key, value) in event {
+        let others = target.len();
+        delta.plus = delta.plus.saturating_add(json_size(value).bytes);
+        match target.insert(key.clone(), value.clone()) {
+            Some(old) => delta.minus = delta.minus.saturating_add(json_size(&old).bytes),
+            None => delta.plus = delta.plus.saturating_add(member_overhead(key, others)),
+        }
+    }
+    delta
 }
 
 /// A tool call's arguments text parsed, or `{}` if it does not parse.
@@ -1739,6 +1947,37 @@ mod tests {
                     metadata: None,
                 }
             )),
+            (id(), prop::option::of(id())).prop_map(|(id, key)| {
+                Event::TextMessageContent(MessageContent {
+                    message_id: id.into(),
+                    delta: "x\n".into(),
+                    metadata: key.map(|k| {
+                        let mut m = Object::new();
+                        m.insert(k.into(), json!([k, 1.5]));
+                        m
+                    }),
+                })
+            }),
+            (id(), 0..PATCHES.len()).prop_map(|(id, p)| Event::ActivityDelta(ActivityDelta {
+                message_id: id.into(),
+                activity_type: "B".into(),
+                patch: serde_json::from_str(PATCHES[p]).unwrap(),
+                metadata: None,
+            })),
+            (0..PATCHES.len()).prop_map(|p| Event::StateDelta(StateDelta {
+                delta: serde_json::from_str(PATCHES[p]).unwrap(),
+            })),
+            (id(), any::<bool>()).prop_map(|(id, call)| {
+                Event::ReasoningEncryptedValue(ReasoningEncryptedValue {
+                    subtype: if call {
+                        EncryptedSubtype::ToolCall
+                    } else {
+                        EncryptedSubtype::Message
+                    },
+                    entity_id: id.into(),
+                    encrypted_value: "secret".into(),
+                })
+            }),
             prop::collection::vec(snapshot_msg, 0..3).prop_map(|messages| {
                 Event::RunStarted(RunStarted {
                     thread_id: "t".into(),
@@ -1760,6 +1999,37 @@ mod tests {
         ]
     }
 
+    /// Patches for the generated deltas: every op, nested values, escapes,
+    /// failures.
+    const PATCHES: &[&str] = &[
+        r#"[{"op":"add","path":"/x","value":[1,"\n",{"k":null}]}]"#,
+        r#"[{"op":"add","path":"/x/-","value":-2.5e-7}]"#,
+        r#"[{"op":"copy","from":"/x","path":"/y"}]"#,
+        r#"[{"op":"copy","from":"","path":"/whole"}]"#,
+        r#"[{"op":"remove","path":"/x"}]"#,
+        r#"[{"op":"remove","path":"/x/0"}]"#,
+        r#"[{"op":"move","from":"/x","path":"/z"}]"#,
+        r#"[{"op":"move","from":"/y","path":"/x/0"}]"#,
+        r#"[{"op":"replace","path":"","value":{"q":1e300}}]"#,
+        r#"[{"op":"replace","path":"/q","value":"\u0001"}]"#,
+        r#"[{"op":"remove","path":""}]"#,
+        r#"[{"op":"add","path":"/n","value":1},{"op":"test","path":"/n","value":2}]"#,
+    ];
+
+    /// The counts the reducer keeps equal what a walk of everything finds.
+    fn assert_sizes_match_a_walk(r: &Reducer) {
+        let held: usize = r.messages.iter().map(message_bytes).sum();
+        assert_eq!(r.message_bytes(), held, "{:?}", r.messages);
+        let state = serde_json::to_string(&r.state).unwrap();
+        assert_eq!(r.state_size.bytes, state.len(), "{state}");
+        assert!(r.state_size.depth >= json_size(&r.state).depth);
+        for (id, size) in &r.activity_sizes {
+            if let Some(Message::Activity(a)) = r.message(id) {
+                assert_eq!(size.bytes, json_size(&a.content).bytes, "{id}");
+            }
+        }
+    }
+
     proptest! {
         #[test]
         fn index_always_matches_a_scan(events in prop::collection::vec(any_event(), 0..40)) {
@@ -1767,6 +2037,7 @@ mod tests {
             for event in &events {
                 r.apply(event);
                 assert_index_matches_scan(&r);
+                assert_sizes_match_a_walk(&r);
             }
         }
     }

@@ -8,10 +8,13 @@
 //! Both are computed without allocating text, with an explicit stack, so a
 //! value of any depth is safe.
 
+use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::{self, Write};
 
 use serde_json::{Number, Value};
+
+use crate::model::{InputPart, InputSource, MediaPart, Message, Object, ToolCall, UserContent};
 
 /// The compact JSON length of a value, and its nesting depth.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -105,7 +108,7 @@ pub fn json_size(value: &Value) -> Size {
 }
 
 /// Compact JSON length of an object's members, as `json_size` of the object.
-pub fn object_size(object: &serde_json::Map<alloc::string::String, Value>) -> Size {
+pub fn object_size(object: &serde_json::Map<String, Value>) -> Size {
     let mut size = Size {
         bytes: if object.is_empty() { 2 } else { 1 },
         depth: 1,
@@ -123,7 +126,7 @@ pub fn object_size(object: &serde_json::Map<alloc::string::String, Value>) -> Si
 
 /// What an object member adds to its object besides its value: its key,
 /// colon, and a comma when the object has other members (`others`).
-pub(crate) fn member_overhead(key: &str, others: usize) -> usize {
+pub fn member_overhead(key: &str, others: usize) -> usize {
     string_bytes(key)
         .saturating_add(1)
         .saturating_add(usize::from(others > 0))
@@ -131,8 +134,136 @@ pub(crate) fn member_overhead(key: &str, others: usize) -> usize {
 
 /// What an array item adds besides its value: a comma when the array has
 /// other items.
-pub(crate) fn item_overhead(others: usize) -> usize {
+pub fn item_overhead(others: usize) -> usize {
     usize::from(others > 0)
+}
+
+/// Bytes a message holds, as [`crate::reduce::ReducerLimits::max_message_bytes`]
+/// counts them: every string it keeps (id, name, text or parts, tool-call
+/// ids, names and arguments, encrypted values, `toolCallId`, `error`,
+/// `activityType`) as its UTF-8 bytes, plus `metadata` and activity
+/// `content` as compact JSON.
+///
+/// ```
+/// use agui_alloc::model::{Message, MessageRole};
+/// use agui_alloc::size::message_bytes;
+/// let mut m = Message::new_text("m1", MessageRole::Assistant, None);
+/// m.append_text("hello");
+/// assert_eq!(message_bytes(&m), 7);
+/// ```
+pub fn message_bytes(message: &Message) -> usize {
+    let metadata = |m: &Option<Object>| m.as_ref().map_or(0, |m| object_size(m).bytes);
+    let opt = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+    let sum = |parts: &[usize]| parts.iter().fold(0usize, |a, b| a.saturating_add(*b));
+    match message {
+        Message::Developer(m) | Message::System(m) => sum(&[
+            m.id.len(),
+            m.content.len(),
+            opt(&m.name),
+            opt(&m.encrypted_value),
+            metadata(&m.metadata),
+        ]),
+        Message::Assistant(m) => {
+            let calls = m.tool_calls.as_deref().unwrap_or_default();
+            let calls = calls
+                .iter()
+                .map(tool_call_bytes)
+                .fold(0usize, usize::saturating_add);
+            sum(&[
+                m.id.len(),
+                opt(&m.content),
+                opt(&m.name),
+                calls,
+                opt(&m.encrypted_value),
+                metadata(&m.metadata),
+            ])
+        }
+        Message::User(m) => sum(&[
+            m.id.len(),
+            user_content_bytes(&m.content),
+            opt(&m.name),
+            opt(&m.encrypted_value),
+            metadata(&m.metadata),
+        ]),
+        Message::Tool(m) => sum(&[
+            m.id.len(),
+            m.content.len(),
+            m.tool_call_id.len(),
+            opt(&m.error),
+            opt(&m.encrypted_value),
+            metadata(&m.metadata),
+        ]),
+        Message::Activity(m) => sum(&[
+            m.id.len(),
+            m.activity_type.len(),
+            json_size(&m.content).bytes,
+            metadata(&m.metadata),
+        ]),
+        Message::Reasoning(m) => sum(&[
+            m.id.len(),
+            m.content.len(),
+            opt(&m.encrypted_value),
+            metadata(&m.metadata),
+        ]),
+    }
+}
+
+/// Bytes of a message's content alone (see [`message_bytes`]): the part
+/// that text deltas append to, or replace when it is not text.
+pub fn content_bytes(message: &Message) -> usize {
+    match message {
+        Message::Developer(m) | Message::System(m) => m.content.len(),
+        Message::Assistant(m) => m.content.as_ref().map_or(0, String::len),
+        Message::User(m) => user_content_bytes(&m.content),
+        Message::Tool(m) => m.content.len(),
+        Message::Activity(m) => json_size(&m.content).bytes,
+        Message::Reasoning(m) => m.content.len(),
+    }
+}
+
+/// Bytes of one tool call (see [`message_bytes`]).
+pub fn tool_call_bytes(call: &ToolCall) -> usize {
+    let metadata = call.metadata.as_ref().map_or(0, |m| object_size(m).bytes);
+    call.id
+        .len()
+        .saturating_add(call.function.name.len())
+        .saturating_add(call.function.arguments.len())
+        .saturating_add(call.encrypted_value.as_ref().map_or(0, String::len))
+        .saturating_add(metadata)
+}
+
+fn user_content_bytes(content: &UserContent) -> usize {
+    let parts = match content {
+        UserContent::Text(text) => return text.len(),
+        UserContent::Parts(parts) => parts,
+    };
+    let media = |m: &MediaPart| {
+        let source = match &m.source {
+            InputSource::Data { value, mime_type } => value.len().saturating_add(mime_type.len()),
+            InputSource::Url { value, mime_type } => value
+                .len()
+                .saturating_add(mime_type.as_ref().map_or(0, String::len)),
+        };
+        source.saturating_add(m.metadata.as_ref().map_or(0, |v| json_size(v).bytes))
+    };
+    let opt = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+    parts
+        .iter()
+        .map(|part| match part {
+            InputPart::Text { text } => text.len(),
+            InputPart::Image(m)
+            | InputPart::Audio(m)
+            | InputPart::Video(m)
+            | InputPart::Document(m) => media(m),
+            InputPart::Binary(b) => b
+                .mime_type
+                .len()
+                .saturating_add(opt(&b.id))
+                .saturating_add(opt(&b.url))
+                .saturating_add(opt(&b.data))
+                .saturating_add(opt(&b.filename)),
+        })
+        .fold(0usize, usize::saturating_add)
 }
 
 #[cfg(test)]
