@@ -5,6 +5,7 @@ extern crate alloc;
 pub mod client;
 pub mod event;
 pub mod hooks;
+mod index;
 pub mod model;
 pub mod partial;
 pub mod patch;

@@ -2,27 +2,41 @@
 //!
 //! # Cost per event
 //!
-//! The reducer keeps an index from message id to the position of the
-//! *first* message with that id, and from tool-call id to the first tool
-//! call with that id (message position, call position), so "find X" is a
-//! map lookup (`O(log n)` in the number of distinct ids) instead of a scan.
-//! Text deltas and tool-call argument deltas are appended in place, and the
-//! partial arguments are advanced by the delta only, so their cost does not
-//! grow with the history.
+//! Every event costs time proportional to its own size (amortised), whatever
+//! the messages, the state and the limits hold; the index (module `index`)
+//! and the sizes kept up to date are what make that so:
 //!
-//! Events that restructure the list cost more, by nature:
-//! - `TOOL_CALL_RESULT` inserting in the middle of the list shifts the
-//!   messages after the insertion point (`Vec::insert` is `O(n)` anyway), and
-//!   the index entries of exactly those messages are moved with them.
-//! - `MESSAGES_SNAPSHOT`, a hook replacing the messages, and an
-//!   `ACTIVITY_SNAPSHOT` overwriting an assistant message that held tool
-//!   calls rebuild the index (`O(n)`), and rewind the partial arguments,
-//!   which re-read their tool call's whole text at its next delta (once).
+//! - Ids are found through an index (`O(log n)` map lookups) that keeps,
+//!   per message id and per tool-call id, every occurrence in list order, so
+//!   the first one is at hand and a removed one is replaced by the next.
+//! - Text and argument deltas are appended in place; the partial arguments
+//!   are advanced by the delta only.
+//! - `TOOL_CALL_RESULT` goes after its owner and the results already there;
+//!   the index remembers where the last result after each owner went, so
+//!   each result is looked past once. Inserting in the middle moves the
+//!   later messages (`Vec::insert`, one `memmove`) and renumbers their
+//!   handles in one tight loop: no map entry is touched for them.
+//! - `MESSAGES_SNAPSHOT` looks only at the snapshot and at the local
+//!   messages it replaces or removes (activity and reasoning messages it
+//!   keeps as client-only are not visited); replaced messages are
+//!   overwritten in place, removed ones taken out in one pass from the first
+//!   of them, and only their index entries change.
+//! - Limits are checked against sizes kept up to date by each change:
+//!   the bytes the messages hold, the state's compact JSON size (a JSON
+//!   Patch measures what it adds, and counts back what it takes out when it
+//!   drops it, see [`crate::patch::apply_patch_sized`]), and each patched
+//!   activity's content size. Nothing is re-measured as a whole.
+//!
+//! What remains proportional to something else is proportional to work the
+//! event really does: a `copy` clones the value it copies (and adds that
+//! much state), a removed or replaced value is measured as it is dropped,
+//! an array insert in the state moves the items after it, and a snapshot
+//! entry replaces every local message with its id (a list holding many
+//! messages with one id gets each of them replaced).
 //!
 //! Memory: besides the messages, the reducer keeps per tool-call id the
 //! partial-arguments state and the arguments at END (the last good value
-//! must survive END, see `ArgsSlot`), so this grows with the number of
-//! tool calls seen, like the messages themselves.
+//! must survive END, see `ArgsSlot`), as long as some tool call has that id.
 //!
 //! ```
 //! use agui_alloc::event::Event;
@@ -48,7 +62,7 @@
 //! ```
 
 use alloc::borrow::ToOwned;
-use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::mem;
@@ -62,6 +76,7 @@ use crate::event::{
     ReasoningEncryptedValue, RunStarted, ToolCallArgs, ToolCallResult, ToolCallStart,
 };
 use crate::hooks::{self, Flow, HookContext, HookView, Subscriber, ToolCallProgress};
+use crate::index::{CallPos, Class, Index};
 use crate::model::{
     ActivityMessage, AssistantMessage, Interrupt, Message, MessageRole, Object, ToolCall,
     ToolMessage,
@@ -156,129 +171,6 @@ pub struct Warning {
     pub event: EventType,
     /// Why the patch failed.
     pub error: PatchError,
-}
-
-/// Position of a tool call: its message, and its place in that message's `toolCalls`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct CallPos {
-    message: usize,
-    call: usize,
-}
-
-/// First positions by id, kept in step with the message list.
-#[derive(Debug, Default)]
-struct Index {
-    messages: BTreeMap<String, usize>,
-    tool_calls: BTreeMap<String, CallPos>,
-}
-
-impl Index {
-    fn message(&self, id: &str) -> Option<usize> {
-        self.messages.get(id).copied()
-    }
-
-    fn tool_call(&self, id: &str) -> Option<CallPos> {
-        self.tool_calls.get(id).copied()
-    }
-
-    fn rebuild(&mut self, messages: &[Message]) {
-        self.messages.clear();
-        self.tool_calls.clear();
-        for (pos, message) in messages.iter().enumerate() {
-            self.pushed(pos, message);
-        }
-    }
-
-    /// Records a message appended at `pos` (the last position): its id and
-    /// its tool calls count only where they are new, since the index keeps
-    /// first occurrences.
-    fn pushed(&mut self, pos: usize, message: &Message) {
-        if !self.messages.contains_key(message.id()) {
-            self.messages.insert(message.id().to_owned(), pos);
-        }
-        for (call, tool_call) in message.tool_calls().iter().enumerate() {
-            self.call_pushed(&tool_call.id, CallPos { message: pos, call });
-        }
-    }
-
-    /// Records a tool call appended at `at` (after every position indexed
-    /// for that message, so only a new id changes the index).
-    fn call_pushed(&mut self, id: &str, at: CallPos) {
-        if !self.tool_calls.contains_key(id) {
-            self.tool_calls.insert(id.to_owned(), at);
-        }
-    }
-
-    /// Forgets the tool calls of `old`, the message that was at `pos` and
-    /// was overwritten by one without tool calls. An id whose first call was
-    /// there now comes first at its next occurrence, which is looked for
-    /// only when the id occurs elsewhere at all (a duplicate tool-call id,
-    /// which only snapshots and run input can make).
-    fn calls_removed(&mut self, pos: usize, old: &Message, messages: &[Message]) {
-        for (call, tool_call) in old.tool_calls().iter().enumerate() {
-            let id = tool_call.id.as_str();
-            if self.tool_calls.get(id) != Some(&CallPos { message: pos, call }) {
-                continue;
-            }
-            self.tool_calls.remove(id);
-            let next = messages.iter().enumerate().find_map(|(at, m)| {
-                let call = m.tool_calls().iter().position(|c| c.id == id)?;
-                Some(CallPos { message: at, call })
-            });
-            if let Some(next) = next {
-                self.tool_calls.insert(id.to_owned(), next);
-            }
-        }
-    }
-
-    /// Records a message inserted at `pos`, after the insertion moved every
-    /// later message one place on. Only the entries of the moved messages
-    /// change: walking them from the end, an entry that pointed at a moved
-    /// message's old place follows it (from the end, so that a duplicate id
-    /// further on cannot be mistaken for the first one). Then the new message
-    /// is recorded where it comes first.
-    fn inserted(&mut self, pos: usize, messages: &[Message]) {
-        let moved = messages
-            .iter()
-            .enumerate()
-            .skip(pos.saturating_add(1))
-            .rev();
-        for (new, message) in moved {
-            let old = new.saturating_sub(1);
-            if let Some(first) = self.messages.get_mut(message.id()) {
-                if *first == old {
-                    *first = new;
-                }
-            }
-            for (call, tool_call) in message.tool_calls().iter().enumerate() {
-                if let Some(first) = self.tool_calls.get_mut(tool_call.id.as_str()) {
-                    if *first == (CallPos { message: old, call }) {
-                        first.message = new;
-                    }
-                }
-            }
-        }
-        let Some(message) = messages.get(pos) else {
-            return;
-        };
-        match self.messages.get_mut(message.id()) {
-            Some(first) if *first < pos => {}
-            Some(first) => *first = pos,
-            None => {
-                self.messages.insert(message.id().to_owned(), pos);
-            }
-        }
-        for (call, tool_call) in message.tool_calls().iter().enumerate() {
-            let here = CallPos { message: pos, call };
-            match self.tool_calls.get_mut(tool_call.id.as_str()) {
-                Some(first) if *first < here => {}
-                Some(first) => *first = here,
-                None => {
-                    self.tool_calls.insert(tool_call.id.clone(), here);
-                }
-            }
-        }
-    }
 }
 
 /// The arguments of one tool call as a value.
@@ -761,36 +653,71 @@ impl Reducer {
         Some((&mut activity.content, size))
     }
 
-    /// Count and text bytes of the messages after a `MESSAGES_SNAPSHOT`
-    /// (the merge of `messages_snapshot`, counted without building it).
-    fn snapshot_size(&self, snapshot: &[Message]) -> (usize, usize) {
+    /// What a `MESSAGES_SNAPSHOT` does to the list (the edit-merge of SPEC
+    /// section 5), found in time proportional to the snapshot and to the
+    /// local messages it may touch: those of the roles it carries
+    /// (activity and reasoning messages are kept untouched when it has none
+    /// of their role, and are not even looked at then), each of which it
+    /// replaces or removes.
+    fn plan_snapshot(&self, snapshot: &[Message]) -> Merge {
         let has = |role| snapshot.iter().any(|m| m.role() == role);
-        let (has_activity, has_reasoning) =
-            (has(MessageRole::Activity), has(MessageRole::Reasoning));
-        let last: BTreeMap<&str, &Message> = snapshot.iter().map(|m| (m.id(), m)).collect();
-        let (mut count, mut bytes) = (0usize, 0usize);
-        let mut kept: BTreeSet<&str> = BTreeSet::new();
-        for local in &self.messages {
-            let client_only = match local.role() {
-                MessageRole::Activity => !has_activity,
-                MessageRole::Reasoning => !has_reasoning,
-                _ => false,
-            };
-            let taken = if client_only {
-                Some(local)
-            } else {
-                last.get(local.id()).copied()
-            };
-            if let Some(m) = taken {
-                count = count.saturating_add(1);
-                bytes = bytes.saturating_add(message_bytes(m));
-                kept.insert(m.id());
+        let mut classes = alloc::vec![Class::Other];
+        if has(MessageRole::Activity) {
+            classes.push(Class::Activity);
+        }
+        if has(MessageRole::Reasoning) {
+            classes.push(Class::Reasoning);
+        }
+        // Later entries overwrite earlier ones: the last entry per id wins.
+        let last: BTreeMap<&str, usize> = snapshot
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.id(), i))
+            .collect();
+        let mut merge = Merge::default();
+        for class in classes {
+            for pos in self.index.positions_of(class) {
+                let id = self.messages.get(pos).map_or("", Message::id);
+                match last.get(id) {
+                    Some(&entry) => merge.replace.push((pos, entry)),
+                    None => merge.remove.push(pos),
+                }
             }
         }
-        for m in snapshot.iter().filter(|m| !kept.contains(m.id())) {
-            count = count.saturating_add(1);
-            bytes = bytes.saturating_add(message_bytes(m));
-        }
+        merge.remove.sort_unstable();
+        // A snapshot entry is added unless a local message with its id stays
+        // (replaced by it, or kept as client-only).
+        merge.append = (0..snapshot.len())
+            .filter(|&i| {
+                snapshot
+                    .get(i)
+                    .is_some_and(|m| !self.index.has_message(m.id()))
+            })
+            .collect();
+        merge
+    }
+
+    /// Count and bytes of the messages after a `MESSAGES_SNAPSHOT`. What it
+    /// takes out is measured only here and when it is dropped; when the
+    /// snapshot is refused, that is less than what the snapshot brings.
+    fn snapshot_size(&self, snapshot: &[Message]) -> (usize, usize) {
+        let merge = self.plan_snapshot(snapshot);
+        let local = |pos: &usize| self.messages.get(*pos).map_or(0, message_bytes);
+        let entry = |i: &usize| snapshot.get(*i).map_or(0, message_bytes);
+        let sum = |it: &mut dyn Iterator<Item = usize>| it.fold(0usize, usize::saturating_add);
+        let taken = sum(&mut merge.remove.iter().map(local))
+            .saturating_add(sum(&mut merge.replace.iter().map(|(p, _)| local(p))));
+        let brought = sum(&mut merge.replace.iter().map(|(_, i)| entry(i)))
+            .saturating_add(sum(&mut merge.append.iter().map(entry)));
+        let count = self
+            .messages
+            .len()
+            .saturating_sub(merge.remove.len())
+            .saturating_add(merge.append.len());
+        let bytes = self
+            .text_bytes
+            .saturating_sub(taken)
+            .saturating_add(brought);
         (count, bytes)
     }
 
@@ -1011,7 +938,10 @@ impl Reducer {
         self.index.rebuild(&self.messages);
         self.activity_sizes.clear();
         self.text_bytes = self.messages.iter().map(message_bytes).sum();
-        // The tool calls' texts may have been replaced.
+        // The tool calls' texts may have been replaced; ids no call has any
+        // more lose their slot.
+        let index = &self.index;
+        self.args.retain(|id, _| index.tool_call(id).is_some());
         self.args.values_mut().for_each(ArgsSlot::rewind);
     }
 
@@ -1034,7 +964,7 @@ impl Reducer {
         self.activity_sizes.remove(message.id());
         self.text_bytes = self.text_bytes.saturating_add(message_bytes(&message));
         let pos = self.messages.len();
-        self.index.pushed(pos, &message);
+        self.index.pushed(&message);
         self.messages.push(message);
         pos
     }
@@ -1261,12 +1191,17 @@ impl Reducer {
             None => self.push_message(message),
             Some(owner) => {
                 // Right after the owner, past the results already there, so
-                // parallel results keep their arrival order.
-                let mut pos = owner.message.saturating_add(1);
+                // parallel results keep their arrival order. The index
+                // remembers where the last result after this owner went, so
+                // each result is looked past once, not at every new one.
+                let last = self.index.last_result(owner.message);
+                let mut pos = last.unwrap_or(owner.message).saturating_add(1);
                 while self.messages.get(pos).map(Message::role) == Some(MessageRole::Tool) {
                     pos = pos.saturating_add(1);
                 }
-                self.insert_message(pos, message)
+                let pos = self.insert_message(pos, message);
+                self.index.result_inserted(owner.message, pos);
+                pos
             }
         };
         if let Some(message) = self.messages.get(pos) {
@@ -1283,7 +1218,9 @@ impl Reducer {
         self.text_bytes = self.text_bytes.saturating_add(message_bytes(&message));
         self.activity_sizes.remove(message.id());
         self.messages.insert(pos, message);
-        self.index.inserted(pos, &self.messages);
+        if let Some(message) = self.messages.get(pos) {
+            self.index.inserted(pos, message);
+        }
         pos
     }
 
@@ -1323,34 +1260,61 @@ impl Reducer {
         Changed::MESSAGES
     }
 
-    /// MESSAGES_SNAPSHOT: the edit-merge of SPEC section 5.
+    /// MESSAGES_SNAPSHOT: the edit-merge of SPEC section 5, done in place
+    /// (see `plan_snapshot`): replaced messages are overwritten where they
+    /// are, removed ones taken out in one pass from the first of them, new
+    /// ones appended.
     fn messages_snapshot(&mut self, snapshot: &[Message]) {
-        let has = |role| snapshot.iter().any(|m| m.role() == role);
-        let (has_activity, has_reasoning) =
-            (has(MessageRole::Activity), has(MessageRole::Reasoning));
-        // Later entries overwrite earlier ones: the last entry per id wins.
-        let last: BTreeMap<&str, &Message> = snapshot.iter().map(|m| (m.id(), m)).collect();
-        let mut merged = Vec::with_capacity(self.messages.len().max(snapshot.len()));
-        for local in mem::take(&mut self.messages) {
-            let client_only = match local.role() {
-                MessageRole::Activity => !has_activity,
-                MessageRole::Reasoning => !has_reasoning,
-                _ => false,
+        let merge = self.plan_snapshot(snapshot);
+        let mut delta = Delta::default();
+        for &(pos, entry) in &merge.replace {
+            let (Some(new), Some(slot)) = (snapshot.get(entry), self.messages.get_mut(pos)) else {
+                continue;
             };
-            if client_only {
-                merged.push(local);
-            } else if let Some(&server) = last.get(local.id()) {
-                merged.push(server.clone());
+            let old = mem::replace(slot, new.clone());
+            delta += Delta {
+                plus: message_bytes(new),
+                minus: message_bytes(&old),
+            };
+            self.index.replaced(pos, &old, new);
+            self.forget(&old);
+            self.forget(new);
+        }
+        for &pos in &merge.remove {
+            if let Some(old) = self.messages.get(pos) {
+                delta.minus = delta.minus.saturating_add(message_bytes(old));
             }
         }
-        let kept: BTreeSet<&str> = merged.iter().map(Message::id).collect();
-        let added: Vec<Message> = snapshot
-            .iter()
-            .filter(|m| !kept.contains(m.id()))
-            .cloned()
-            .collect();
-        merged.extend(added);
-        self.set_messages(merged);
+        self.index.remove(&merge.remove, &self.messages);
+        for old in remove_sorted(&mut self.messages, &merge.remove) {
+            self.forget(&old);
+        }
+        self.held(delta);
+        for entry in merge.append {
+            if let Some(new) = snapshot.get(entry) {
+                self.push_message(new.clone());
+                self.forget(new);
+            }
+        }
+    }
+
+    /// A message left or entered the list: what is kept per id for it
+    /// (an activity's size, the partial arguments of its tool calls) must
+    /// be found again, since the first message or call with that id may now
+    /// be another.
+    ///
+    /// The partial arguments of an id that no tool call has any more are
+    /// dropped, so that what the reducer keeps stays bounded by the list.
+    fn forget(&mut self, message: &Message) {
+        self.activity_sizes.remove(message.id());
+        for call in message.tool_calls() {
+            let id = call.id.as_str();
+            if self.index.tool_call(id).is_none() {
+                self.args.remove(id);
+            } else if let Some(slot) = self.args.get_mut(id) {
+                slot.rewind();
+            }
+        }
     }
 
     fn activity_snapshot(
@@ -1403,17 +1367,14 @@ impl Reducer {
             },
         };
         self.held(delta);
+        if let (Some(old), Some(pos)) = (calls_gone, pos) {
+            if let Some(new) = self.messages.get(pos) {
+                self.index.replaced(pos, &old, new);
+            }
+            self.forget(&old);
+        }
         if e.replace || pos.is_some() {
             self.activity_sizes.insert(id.to_owned(), content);
-        }
-        if let (Some(old), Some(pos)) = (calls_gone, pos) {
-            self.index.calls_removed(pos, &old, &self.messages);
-            // Those ids now name other calls (or none): their text starts over.
-            for call in old.tool_calls() {
-                if let Some(slot) = self.args.get_mut(call.id.as_str()) {
-                    slot.rewind();
-                }
-            }
         }
         if let Some(message) = pos.and_then(|pos| self.messages.get(pos)) {
             subscriber.on_new_message(message);
@@ -1470,6 +1431,37 @@ impl Reducer {
             }
         }
     }
+}
+
+/// Removes the items at the sorted positions `doomed` and hands them back,
+/// moving only the items after the first of them.
+pub(crate) fn remove_sorted<T>(list: &mut Vec<T>, doomed: &[usize]) -> Vec<T> {
+    let Some(&first) = doomed.first() else {
+        return Vec::new();
+    };
+    let tail = list.split_off(first.min(list.len()));
+    let mut gone = Vec::with_capacity(doomed.len());
+    let mut next = doomed.iter().peekable();
+    for (offset, item) in tail.into_iter().enumerate() {
+        if next.peek() == Some(&&first.saturating_add(offset)) {
+            next.next();
+            gone.push(item);
+        } else {
+            list.push(item);
+        }
+    }
+    gone
+}
+
+/// The edit-merge of one `MESSAGES_SNAPSHOT` (see `Reducer::plan_snapshot`).
+#[derive(Debug, Default)]
+struct Merge {
+    /// Local positions overwritten, with the snapshot entry that overwrites them.
+    replace: Vec<(usize, usize)>,
+    /// Local positions removed, sorted.
+    remove: Vec<usize>,
+    /// Snapshot entries appended, in order.
+    append: Vec<usize>,
 }
 
 /// "Merge metadata into T": the event's keys overwrite T's (shallow);
@@ -1713,6 +1705,7 @@ mod tests {
     use super::*;
     use crate::event::{MessagesSnapshot, StateDelta, TextMessageStart, ToolCallEnd};
     use agui_core::event::Role;
+    use alloc::collections::BTreeSet;
     use alloc::vec;
     use proptest::prelude::*;
     use serde_json::json;
@@ -1791,21 +1784,28 @@ mod tests {
                 );
             }
         }
-        assert!(r.index.messages.values().all(|&p| p < r.messages.len()));
-        assert_eq!(
-            r.index.messages.len(),
-            r.messages
-                .iter()
-                .map(Message::id)
-                .collect::<BTreeSet<_>>()
-                .len()
-        );
+        let ids = r.messages.iter().map(Message::id).collect::<BTreeSet<_>>();
         let calls: BTreeSet<&str> = r
             .messages
             .iter()
             .flat_map(|m| m.tool_calls().iter().map(|c| c.id.as_str()))
             .collect();
-        assert_eq!(r.index.tool_calls.len(), calls.len());
+        assert_eq!(r.index.id_counts(), (ids.len(), calls.len()));
+        for class in [Class::Activity, Class::Reasoning, Class::Other] {
+            let mut held: Vec<usize> = r.index.positions_of(class).collect();
+            held.sort_unstable();
+            let scan: Vec<usize> = (0..r.messages.len())
+                .filter(|&i| Class::of(&r.messages[i]) == class)
+                .collect();
+            assert_eq!(held, scan, "{class:?}");
+        }
+        // Slots are kept only for ids that some tool call has.
+        for id in r.args.keys() {
+            assert!(
+                calls.contains(id.as_str()),
+                "slot of {id:?} outlived its calls"
+            );
+        }
         // Without hooks, a slot has read all of its call's text, or none of
         // it (rewound: the text was replaced).
         for (id, slot) in &r.args {
@@ -2030,12 +2030,77 @@ mod tests {
         }
     }
 
+    /// The list after `event` as the plain algorithms of SPEC section 5 make
+    /// it (a scan for the owner and past its results; the merge by maps),
+    /// for the events whose fast paths are tested here.
+    fn expected_after(messages: &[Message], event: &Event) -> Option<Vec<Message>> {
+        match event {
+            Event::MessagesSnapshot(e) => {
+                let has = |role| e.messages.iter().any(|m: &Message| m.role() == role);
+                let (act, rea) = (has(MessageRole::Activity), has(MessageRole::Reasoning));
+                let last: BTreeMap<&str, &Message> =
+                    e.messages.iter().map(|m| (m.id(), m)).collect();
+                let mut merged = Vec::new();
+                for local in messages {
+                    let client_only = match local.role() {
+                        MessageRole::Activity => !act,
+                        MessageRole::Reasoning => !rea,
+                        _ => false,
+                    };
+                    if client_only {
+                        merged.push(local.clone());
+                    } else if let Some(server) = last.get(local.id()) {
+                        merged.push((*server).clone());
+                    }
+                }
+                let kept: BTreeSet<&str> = merged.iter().map(Message::id).collect();
+                let added: Vec<Message> = e
+                    .messages
+                    .iter()
+                    .filter(|m| !kept.contains(m.id()))
+                    .cloned()
+                    .collect();
+                merged.extend(added);
+                Some(merged)
+            }
+            Event::ToolCallResult(e) => {
+                let mut list = messages.to_vec();
+                let message = Message::Tool(ToolMessage {
+                    id: e.message_id.clone(),
+                    content: e.content.clone(),
+                    tool_call_id: e.tool_call_id.clone(),
+                    metadata: e.metadata.clone(),
+                    ..Default::default()
+                });
+                let owner = list
+                    .iter()
+                    .position(|m| m.tool_calls().iter().any(|c| c.id == e.tool_call_id));
+                match owner {
+                    None => list.push(message),
+                    Some(owner) => {
+                        let mut pos = owner + 1;
+                        while list.get(pos).map(Message::role) == Some(MessageRole::Tool) {
+                            pos += 1;
+                        }
+                        list.insert(pos, message);
+                    }
+                }
+                Some(list)
+            }
+            _ => None,
+        }
+    }
+
     proptest! {
         #[test]
         fn index_always_matches_a_scan(events in prop::collection::vec(any_event(), 0..40)) {
             let mut r = Reducer::new();
             for event in &events {
+                let expected = expected_after(&r.messages, event);
                 r.apply(event);
+                if let Some(expected) = expected {
+                    assert_eq!(r.messages, expected, "{event:?}");
+                }
                 assert_index_matches_scan(&r);
                 assert_sizes_match_a_walk(&r);
             }
