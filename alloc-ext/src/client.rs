@@ -57,7 +57,7 @@ use agui_core::decode::{Field, Header, PartKind};
 use agui_core::error::{Code, Stage};
 use agui_core::event::{EventType, Origin};
 use agui_core::frame::{Format, FrameEvent, Framer};
-use agui_core::json::{Token, Tokenizer};
+
 use agui_core::pipeline::{EventReader, Mode};
 use serde_json::{Map, Value};
 
@@ -65,6 +65,7 @@ use crate::event::{Event, MessageContent, ToolCallArgs};
 use crate::hooks::Subscriber;
 use crate::model::Message;
 use crate::reduce::{Changed, LimitError, Reducer, ReducerLimits};
+use crate::value::frame_value;
 
 /// Id capacity of the client's verifier, in bytes.
 pub const ID_CAPACITY: usize = 128;
@@ -649,98 +650,6 @@ impl Client {
                 changed,
                 args,
             });
-        }
-    }
-}
-
-/// Builds the frame's value from the core tokenizer's tokens, so that the
-/// reducer reads the text exactly as the decoder did (a lone surrogate
-/// escape is U+FFFD in both; serde_json would reject the frame). Numbers
-/// are read by serde_json, as before. Later duplicate keys win.
-fn frame_value(text: &[u8]) -> Result<Value, String> {
-    let mut tz: Tokenizer<DEPTH> = Tokenizer::new();
-    let mut builder = Builder::default();
-    let mut rest = text;
-    loop {
-        let (used, token) = tz.next(rest).map_err(|e| json_error(&e))?;
-        rest = rest.get(used..).unwrap_or_default();
-        match token {
-            Some(token) => builder.token(token)?,
-            None => break,
-        }
-    }
-    while let Some(token) = tz.finish().map_err(|e| json_error(&e))? {
-        builder.token(token)?;
-    }
-    builder
-        .done
-        .ok_or_else(|| "the frame holds no JSON value".to_string())
-}
-
-fn json_error(e: &agui_core::json::JsonError) -> String {
-    format!("invalid JSON at byte {} of the frame: {}", e.offset, e.kind)
-}
-
-/// An array or object being built, with the key of its pending member.
-enum Open {
-    Array(Vec<Value>),
-    Object(Map<String, Value>, String),
-}
-
-#[derive(Default)]
-struct Builder {
-    open: Vec<Open>,
-    text: String,
-    number: String,
-    done: Option<Value>,
-}
-
-impl Builder {
-    fn token(&mut self, token: Token<'_>) -> Result<(), String> {
-        match token {
-            Token::ObjectStart => self.open.push(Open::Object(Map::new(), String::new())),
-            Token::ArrayStart => self.open.push(Open::Array(Vec::new())),
-            Token::ObjectEnd | Token::ArrayEnd => {
-                let value = match self.open.pop() {
-                    Some(Open::Array(items)) => Value::Array(items),
-                    Some(Open::Object(map, _)) => Value::Object(map),
-                    None => return Err("unbalanced JSON".to_string()),
-                };
-                self.value(value);
-            }
-            Token::KeyStart | Token::StrStart => self.text.clear(),
-            Token::Text(s) => self.text.push_str(s),
-            Token::Char(c) => self.text.push(c),
-            Token::KeyEnd => {
-                if let Some(Open::Object(_, key)) = self.open.last_mut() {
-                    core::mem::swap(key, &mut self.text);
-                }
-            }
-            Token::StrEnd => {
-                let text = core::mem::take(&mut self.text);
-                self.value(Value::String(text));
-            }
-            Token::Number(s) => self.number.push_str(s),
-            Token::NumberEnd => {
-                let number: Value =
-                    serde_json::from_str(&self.number).map_err(|e| e.to_string())?;
-                self.number.clear();
-                self.value(number);
-            }
-            Token::True => self.value(Value::Bool(true)),
-            Token::False => self.value(Value::Bool(false)),
-            Token::Null => self.value(Value::Null),
-        }
-        Ok(())
-    }
-
-    fn value(&mut self, value: Value) {
-        match self.open.last_mut() {
-            Some(Open::Array(items)) => items.push(value),
-            Some(Open::Object(map, key)) => {
-                map.insert(core::mem::take(key), value);
-            }
-            None => self.done = Some(value),
         }
     }
 }

@@ -11,3 +11,4 @@ pub mod partial;
 pub mod patch;
 pub mod reduce;
 pub mod size;
+pub mod value;

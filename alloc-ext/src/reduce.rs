@@ -1695,8 +1695,9 @@ fn merge_metadata(target: &mut Option<Object>, event: &Object) -> Delta {
 }
 
 /// A tool call's arguments text parsed, or `{}` if it does not parse.
+/// Read as the reference's `JSON.parse` reads it (see [`crate::value`]).
 fn parse_args(text: &str) -> Value {
-    serde_json::from_str(text).unwrap_or_else(|_| Value::Object(Object::new()))
+    crate::value::parse(text.as_bytes()).unwrap_or_else(|_| Value::Object(Object::new()))
 }
 
 #[cfg(test)]
