@@ -65,6 +65,7 @@ use crate::event::{Event, MessageContent, ToolCallArgs};
 use crate::hooks::Subscriber;
 use crate::model::Message;
 use crate::reduce::{Changed, LimitError, Reducer, ReducerLimits};
+use crate::size::json_size;
 use crate::value::frame_value;
 
 /// Id capacity of the client's verifier, in bytes.
@@ -110,6 +111,12 @@ pub struct Limits {
     /// Most errors kept by [`Client::errors`] in keep-going mode (default
     /// 10 000); later ones are only counted ([`Client::error_count`]).
     pub max_errors: usize,
+    /// Largest trace ([`Client::with_trace`]), counting each entry as 16
+    /// bytes plus the compact JSON of its arguments value (default 256 MiB).
+    /// A trace that would pass it stops the stream, in keep-going mode too,
+    /// with a `verify` error of code `capacity`: the trace cannot be
+    /// completed, and it is never cut.
+    pub max_trace_bytes: usize,
 }
 
 impl Default for Limits {
@@ -122,6 +129,7 @@ impl Default for Limits {
             max_state_bytes: reducer.max_state_bytes,
             max_state_depth: reducer.max_state_depth,
             max_errors: 10_000,
+            max_trace_bytes: 256 << 20,
         }
     }
 }
@@ -262,6 +270,8 @@ pub struct Client {
     errors: Vec<ClientError>,
     error_count: u64,
     trace: Option<Vec<TraceEntry>>,
+    /// Bytes of the trace, as [`Limits::max_trace_bytes`] counts them.
+    trace_bytes: usize,
 }
 
 impl Default for Client {
@@ -293,6 +303,7 @@ impl Client {
             errors: Vec::new(),
             error_count: 0,
             trace: None,
+            trace_bytes: 0,
         }
     }
 
@@ -468,6 +479,8 @@ impl Client {
                 self.failed = Some(e.clone());
                 Err(e)
             }
+            // A full trace stops the stream whatever the mode.
+            Mode::KeepGoing if self.failed.is_some() => Err(e),
             Mode::KeepGoing => {
                 self.skipping = true;
                 self.error_count = self.error_count.saturating_add(1);
@@ -637,19 +650,42 @@ impl Client {
                 Ok(changed) => changed,
                 Err(e) => return Err(ClientError::limit(self.index, ev.kind(), &e)),
             };
-            self.record(ev, changed);
+            self.record(ev, changed)?;
         }
         Ok(())
     }
 
-    fn record(&mut self, ev: &Event, changed: Changed) {
-        if let Some(trace) = &mut self.trace {
-            let args = self.reducer.trace_args(ev).map(|(key, v)| (key, v.clone()));
-            trace.push(TraceEntry {
-                kind: ev.kind(),
-                changed,
-                args,
-            });
+    fn record(&mut self, ev: &Event, changed: Changed) -> Result<(), ClientError> {
+        let Some(trace) = &mut self.trace else {
+            return Ok(());
+        };
+        let args = self.reducer.trace_args(ev);
+        // Measuring the value costs what cloning it does.
+        let entry = args
+            .map_or(0, |(_, v)| json_size(v).bytes)
+            .saturating_add(16);
+        let needed = self.trace_bytes.saturating_add(entry);
+        if needed > self.limits.max_trace_bytes {
+            let e = ClientError {
+                frame: self.index,
+                stage: Stage::Verify,
+                code: Code::Capacity,
+                message: format!(
+                    "cannot trace '{}': the trace would need {needed} bytes, over the limit of {} \
+                     (Limits::max_trace_bytes); the stream stops here",
+                    ev.kind(),
+                    self.limits.max_trace_bytes
+                ),
+            };
+            self.failed = Some(e.clone());
+            return Err(e);
         }
+        self.trace_bytes = needed;
+        trace.push(TraceEntry {
+            kind: ev.kind(),
+            changed,
+            args: args.map(|(key, v)| (key, v.clone())),
+        });
+        Ok(())
     }
 }
