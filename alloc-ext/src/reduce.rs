@@ -316,6 +316,13 @@ impl Reducer {
         self.text_bytes
     }
 
+    /// The state's size as counted against
+    /// [`ReducerLimits::max_state_bytes`]: the length of its compact JSON
+    /// text, kept up to date by every change (see [`crate::size`]).
+    pub fn state_bytes(&self) -> usize {
+        self.state_size.bytes
+    }
+
     /// Why the last [`apply`](Self::apply) refused its event, if it did.
     pub fn last_refusal(&self) -> Option<&LimitError> {
         self.refused.as_ref()
