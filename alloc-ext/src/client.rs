@@ -22,9 +22,11 @@
 //!
 //! Every resource is bounded by [`Limits`]: a frame longer than
 //! `max_frame_bytes` is a `decode` error with code `capacity`; an event that
-//! would pass a reducer limit (messages, text bytes, state size or depth) is
-//! a `verify` error with code `capacity`, for the whole frame, and nothing
-//! of that frame is applied. JSON nesting (64 levels) and id length (128
+//! would pass a reducer limit (messages, the bytes the messages hold, state
+//! size or depth) is a `verify` error with code `capacity`, for the whole
+//! frame, and nothing of that frame is applied. The limits count everything
+//! the client keeps (see [`ReducerLimits`] and [`Limits::max_trace_bytes`]),
+//! exactly and incrementally, so memory stays near them. JSON nesting (64 levels) and id length (128
 //! bytes) are fixed by the core's capacities ([`DEPTH`], [`ID_CAPACITY`]).
 //!
 //! ```
@@ -99,8 +101,8 @@ pub struct Limits {
     pub max_frame_bytes: usize,
     /// Most messages (default 10 000): [`ReducerLimits::max_messages`].
     pub max_messages: usize,
-    /// Most text bytes in the messages (default 64 MiB):
-    /// [`ReducerLimits::max_message_bytes`].
+    /// Most bytes the messages hold, ids, names and metadata included
+    /// (default 64 MiB): [`ReducerLimits::max_message_bytes`].
     pub max_message_bytes: usize,
     /// Largest state as compact JSON, and largest activity content
     /// (default 16 MiB): [`ReducerLimits::max_state_bytes`].

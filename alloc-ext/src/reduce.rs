@@ -1485,13 +1485,15 @@ struct Merge {
 pub struct ReducerLimits {
     /// Most messages in the list (default 10 000).
     pub max_messages: usize,
-    /// Most text bytes in the messages, counting text content (string
-    /// `content` of every role, reasoning, tool results) and tool-call
-    /// arguments (default 64 MiB). Deltas are counted as they arrive, so
-    /// this is an upper bound, made exact at every snapshot.
+    /// Most bytes the messages hold (default 64 MiB), as
+    /// [`crate::size::message_bytes`] counts them: every string they keep
+    /// (ids, names, text, tool-call ids, names and arguments, encrypted
+    /// values, `activityType`, ...) and `metadata` and activity `content` as
+    /// compact JSON. Kept exact as events apply.
     pub max_message_bytes: usize,
-    /// Largest state, as the length of its compact JSON (default 16 MiB).
-    /// Also the limit of each activity message's `content`.
+    /// Largest state, as the length of its compact JSON text as serialized
+    /// (default 16 MiB; see [`crate::size`]). Also the limit of each
+    /// activity message's `content`.
     pub max_state_bytes: usize,
     /// Deepest nesting of arrays and objects in the state or in an
     /// activity's content (default 128). JSON Patch can nest a value deeper
