@@ -22,7 +22,9 @@
 //! These are the rules of the npm `untruncate-json` package followed by
 //! `JSON.parse`, as the reference client applies them, restated for valid
 //! prefixes. Numbers are what `serde_json` makes of the completed text
-//! (integers as `i64`/`u64` when they fit, else `f64`).
+//! (integers as `i64`/`u64` when they fit, else `f64`), and `null` beyond the
+//! range of a double, as `JSON.parse`'s Infinity prints (see
+//! [`crate::value::number_value`]).
 //!
 //! The work per delta is proportional to the delta: the value tree is built
 //! in place from [`agui_core::json::Tokenizer`] tokens, a string grows by its
@@ -51,8 +53,10 @@
 //!   part of the escape, so the reference reports the last good value at a
 //!   few cut points just after such an escape (a cut right after a closing
 //!   quote, or inside a second escape). We apply the rules above there too.
-//! * Nesting deeper than 64 levels, and numbers out of the `f64` range
-//!   (`1e400`, which `JSON.parse` reads as `Infinity`), count as invalid.
+//! * Nesting deeper than 64 levels counts as invalid. (A number out of the
+//!   `f64` range, `1e400`, is `null`: `JSON.parse` reads it as `Infinity`,
+//!   which prints as `null`; this is the reference's reading, not a
+//!   difference.)
 //! * A number still open after more than [`MAX_NUMBER_TEXT`] characters
 //!   keeps its last tentative value until it ends (then it is read once):
 //!   re-reading it at every delta would cost its whole text per delta.
@@ -64,7 +68,9 @@ use agui_core::json::{Literal, Token, Tokenizer};
 pub const MAX_NUMBER_TEXT: usize = 1024;
 use alloc::string::String;
 use alloc::vec::Vec;
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
+
+use crate::value::number_value;
 
 /// The deepest nesting accepted (the tokenizer's maximum).
 const DEPTH: usize = 64;
@@ -209,17 +215,18 @@ impl Builder {
             self.number.as_bytes().last(),
             Some(b'-' | b'+' | b'.' | b'e' | b'E')
         );
-        let parsed = if needs_digit {
+        // Beyond the double range the value is `null`, the reference's
+        // Infinity as it prints (see `crate::value`).
+        let number = if needs_digit {
             let mut text = String::with_capacity(self.number.len().saturating_add(1));
             text.push_str(&self.number);
             text.push('0');
-            serde_json::from_str::<Number>(&text)
+            number_value(&text)
         } else {
-            serde_json::from_str::<Number>(&self.number)
+            number_value(&self.number)
         };
-        let number = parsed.map_err(|_| Invalid)?;
         if let Some(slot) = self.frontier() {
-            *slot = Value::Number(number);
+            *slot = number;
         }
         Ok(())
     }
@@ -609,10 +616,11 @@ mod tests {
         check(&["-2", "-2", "62"], &[json!(-2), json!(-2), json!(-2)]);
         check(&["  ", "x", "{}"], &[json!({}), json!({}), json!({})]);
         check(&["\"a\"", " \"b\""], &[json!("a"), json!("a")]);
-        // A cut number that can only grow out of range.
+        // A cut number that grows out of range: the reference's Infinity,
+        // which prints as null (issue 11).
         check(
             &["[1e30", "0", "0"],
-            &[json!([1e30]), json!([1e300]), json!([1e300])],
+            &[json!([1e30]), json!([1e300]), json!([null])],
         );
     }
 
@@ -664,7 +672,7 @@ mod tests {
             (&["tr"], json!({})),
             (&["{} x"], json!({})),
             (&["{}", "{}"], json!({})),
-            (&["[1e400]"], json!({})),
+            (&["[1e400]"], json!([null])),
         ];
         for (deltas, want) in cases {
             let mut args = PartialArgs::new();

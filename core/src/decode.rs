@@ -1111,6 +1111,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
                         table: Table::IdSlot,
                         limit: ID,
                         field: Some(field),
+                        id: crate::error::ErrorText::new(),
                     },
                 ));
             }

@@ -208,6 +208,9 @@ pub enum Detail {
         limit: usize,
         /// The field whose value did not fit, for slots.
         field: Option<Field>,
+        /// The id the event tried to open when a table was full (cut with
+        /// `…` if long; empty for a slot, whose value did not fit at all).
+        id: ErrorText,
     },
     /// Nothing more to say than the code.
     None,
@@ -265,13 +268,24 @@ impl Error {
         self
     }
 
-    /// The offending id or name, for rules about one item: a copy for the
-    /// message, cut with `…` past [`ERROR_TEXT`] bytes when `ID` is larger.
+    /// The offending id or name, for rules about one item and for a full
+    /// table (the id that did not fit): a copy for the message, cut with
+    /// `…` past [`ERROR_TEXT`] bytes when `ID` is larger.
     pub fn id(&self) -> Option<&str> {
-        if let Detail::Id(id) = &self.detail {
-            Some(id.as_str())
-        } else {
-            None
+        match &self.detail {
+            Detail::Id(id) => Some(id.as_str()),
+            Detail::Capacity { id, .. } if !id.is_empty() => Some(id.as_str()),
+            Detail::Json { .. }
+            | Detail::NotAnObject(_)
+            | Detail::MissingType
+            | Detail::UnknownType(_)
+            | Detail::Missing(_)
+            | Detail::WrongType { .. }
+            | Detail::BadValue { .. }
+            | Detail::Nested { .. }
+            | Detail::Open { .. }
+            | Detail::Capacity { .. }
+            | Detail::None => None,
         }
     }
 }
@@ -381,6 +395,7 @@ impl Error {
                 table,
                 limit,
                 field,
+                ..
             } => {
                 let name = field.map_or("a value", Field::as_str);
                 write!(

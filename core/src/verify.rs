@@ -592,6 +592,7 @@ fn open<const N: usize, const ID: usize>(
             table: table_kind,
             limit,
             field: None,
+            id: error_text(ev.id),
         };
         Error::new(Stage::Verify, Code::Capacity, Some(ev.kind), detail)
     })
