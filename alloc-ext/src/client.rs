@@ -65,7 +65,7 @@ use serde_json::{Map, Value};
 
 use crate::event::{Event, MessageContent, ToolCallArgs};
 use crate::hooks::Subscriber;
-use crate::model::Message;
+use crate::model::{DecodeError, Message};
 use crate::reduce::{Changed, LimitError, Reducer, ReducerLimits};
 use crate::size::json_size;
 use crate::value::frame_value;
@@ -148,7 +148,8 @@ impl Limits {
     }
 }
 
-/// A rejected frame: where, which stage, the stable code, and a message.
+/// A rejected frame: where, which stage, the stable code, what exactly
+/// (as types), and a message for a person.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClientError {
     /// Index of the frame (from 0).
@@ -157,23 +158,49 @@ pub struct ClientError {
     pub stage: Stage,
     /// The stable code (SPEC section 4).
     pub code: Code,
-    /// What went wrong, for a person.
+    /// The event type concerned, when known.
+    pub event: Option<EventType>,
+    /// What exactly went wrong; read this, never the message's text.
+    pub detail: ClientDetail,
+    /// What went wrong, for a person (made from `detail`).
     pub message: String,
+}
+
+/// What exactly went wrong in a [`ClientError`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ClientDetail {
+    /// The core refused the frame: decoding, chunk expansion or an
+    /// ordering rule, with the core's own detail.
+    Core(Box<agui_core::Error>),
+    /// A value this layer checks (nested messages, run input, outcome),
+    /// with its path inside the event.
+    Decode(DecodeError),
+    /// Applying the frame would pass a reducer limit.
+    Limit(LimitError),
+    /// The frame is longer than [`Limits::max_frame_bytes`].
+    FrameTooLong {
+        /// The limit, in bytes.
+        limit: usize,
+    },
+    /// The trace would pass [`Limits::max_trace_bytes`].
+    TraceTooLong {
+        /// The bytes the trace would need.
+        needed: usize,
+        /// The limit, in bytes.
+        limit: usize,
+    },
 }
 
 impl ClientError {
     fn from_core(e: &agui_core::Error) -> Self {
-        let text = e.to_string();
-        // The core's Display starts with "frame N: stage error [code]: ".
-        let message = text
-            .split_once("]: ")
-            .map_or(text.as_str(), |(_, m)| m)
-            .to_owned();
         ClientError {
             frame: e.frame,
             stage: e.stage,
             code: e.code,
-            message,
+            event: e.event,
+            message: e.message().to_string(),
+            detail: ClientDetail::Core(Box::new(e.clone())),
         }
     }
 
@@ -182,20 +209,24 @@ impl ClientError {
             frame,
             stage: Stage::Verify,
             code: Code::Capacity,
+            event: Some(kind),
             message: format!("cannot apply '{kind}': {e}"),
+            detail: ClientDetail::Limit(e.clone()),
         }
     }
 
-    fn decode(frame: u32, kind: Option<EventType>, message: impl fmt::Display) -> Self {
+    fn decode(frame: u32, kind: Option<EventType>, e: DecodeError) -> Self {
         let message = match kind {
-            Some(kind) => format!("{kind}: {message}"),
-            None => message.to_string(),
+            Some(kind) => format!("{kind}: {e}"),
+            None => e.to_string(),
         };
         ClientError {
             frame,
             stage: Stage::Decode,
             code: Code::Decode,
+            event: kind,
             message,
+            detail: ClientDetail::Decode(e),
         }
     }
 }
@@ -500,10 +531,14 @@ impl Client {
                 frame: self.index,
                 stage: Stage::Decode,
                 code: Code::Capacity,
+                event: None,
                 message: format!(
                     "the frame is longer than the {}-byte limit (Limits::max_frame_bytes)",
                     self.limits.max_frame_bytes
                 ),
+                detail: ClientDetail::FrameTooLong {
+                    limit: self.limits.max_frame_bytes,
+                },
             });
         }
         self.frame.extend_from_slice(text);
@@ -566,8 +601,9 @@ impl Client {
         let value = match fast {
             // A close of a chunked item before it needs no frame field.
             Some(_) => Value::Object(Map::new()),
-            None => frame_value(&self.frame)
-                .map_err(|e| ClientError::decode(self.index, Some(head.kind), e))?,
+            None => frame_value(&self.frame).map_err(|e| {
+                ClientError::decode(self.index, Some(head.kind), DecodeError::new(e))
+            })?,
         };
         // The frame's own event is built (and its nested values checked)
         // before verification, so a bad frame changes no state.
@@ -672,6 +708,11 @@ impl Client {
                 frame: self.index,
                 stage: Stage::Verify,
                 code: Code::Capacity,
+                event: Some(ev.kind()),
+                detail: ClientDetail::TraceTooLong {
+                    needed,
+                    limit: self.limits.max_trace_bytes,
+                },
                 message: format!(
                     "cannot trace '{}': the trace would need {needed} bytes, over the limit of {} \
                      (Limits::max_trace_bytes); the stream stops here",
@@ -689,5 +730,59 @@ impl Client {
             args: args.map(|(key, v)| (key, v.clone())),
         });
         Ok(())
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    fn first_error(limits: Limits, stream: &[u8]) -> ClientError {
+        let mut client = Client::new().with_limits(limits);
+        client.feed(stream).unwrap_err()
+    }
+
+    /// The error's kind and detail are types; the message is made from
+    /// them, and the core's part of it is the core's own message.
+    #[test]
+    fn errors_carry_their_detail_as_types() {
+        let e = first_error(
+            Limits::default(),
+            b"{\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m\"}\n",
+        );
+        let ClientDetail::Core(core) = &e.detail else {
+            panic!("{e:?}")
+        };
+        assert_eq!(
+            (e.code, core.code, e.event),
+            (
+                Code::FirstEvent,
+                Code::FirstEvent,
+                Some(EventType::TextMessageEnd)
+            )
+        );
+        assert_eq!(e.message, core.message().to_string());
+        assert_eq!(e.to_string(), core.to_string());
+
+        let limits = Limits {
+            max_frame_bytes: 10,
+            ..Limits::default()
+        };
+        let e = first_error(
+            limits,
+            b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n",
+        );
+        assert_eq!(e.detail, ClientDetail::FrameTooLong { limit: 10 });
+        assert_eq!((e.stage, e.code), (Stage::Decode, Code::Capacity));
+
+        let stream = b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\
+            {\"type\":\"MESSAGES_SNAPSHOT\",\"messages\":[{\"id\":\"a\",\"role\":\"robot\"}]}\n";
+        let e = first_error(Limits::default(), stream);
+        let ClientDetail::Decode(d) = &e.detail else {
+            panic!("{e:?}")
+        };
+        assert_eq!(d.path(), "messages.0.role");
+        assert_eq!(e.event, Some(EventType::MessagesSnapshot));
     }
 }

@@ -414,6 +414,81 @@ impl Meter {
 /// A parsed JSON Pointer: its unescaped reference tokens.
 type Pointer = Vec<String>;
 
+/// The operations of RFC 6902, by their `op` name: the patch vocabulary.
+/// Parsing an operation and the reducer's size bound both match it
+/// without a wildcard, so a new operation is a compile error in both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpName {
+    /// `add`: insert or set `value` at `path`.
+    Add,
+    /// `remove`: take out what `path` names.
+    Remove,
+    /// `replace`: set `value` at an existing `path`.
+    Replace,
+    /// `move`: take `from` out and add it at `path`.
+    Move,
+    /// `copy`: add a copy of `from` at `path`.
+    Copy,
+    /// `test`: `path` must equal `value`.
+    Test,
+}
+
+/// How an operation can grow the document, for a quick upper bound of a
+/// patch's size before it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Growth {
+    /// Never grows it.
+    None,
+    /// By its `value` (and a key no longer than its path) at most.
+    ByValue,
+    /// By a part of the document itself: only running it tells.
+    Measure,
+}
+
+impl OpName {
+    /// Every operation, in RFC 6902's order.
+    pub const ALL: [OpName; 6] = [
+        OpName::Add,
+        OpName::Remove,
+        OpName::Replace,
+        OpName::Move,
+        OpName::Copy,
+        OpName::Test,
+    ];
+
+    /// The `op` name on the wire.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            OpName::Add => "add",
+            OpName::Remove => "remove",
+            OpName::Replace => "replace",
+            OpName::Move => "move",
+            OpName::Copy => "copy",
+            OpName::Test => "test",
+        }
+    }
+
+    /// Looks up an `op` name; `None` for an unknown one.
+    ///
+    /// ```
+    /// use agui_alloc::patch::OpName;
+    /// assert_eq!(OpName::from_wire("copy"), Some(OpName::Copy));
+    /// assert_eq!(OpName::from_wire("Copy"), None);
+    /// ```
+    pub fn from_wire(name: &str) -> Option<OpName> {
+        OpName::ALL.into_iter().find(|op| op.as_str() == name)
+    }
+
+    /// How the operation can grow the document.
+    pub const fn growth(self) -> Growth {
+        match self {
+            OpName::Add | OpName::Replace => Growth::ByValue,
+            OpName::Remove | OpName::Test => Growth::None,
+            OpName::Move | OpName::Copy => Growth::Measure,
+        }
+    }
+}
+
 /// One validated operation. Values stay borrowed from the patch until used.
 enum Op<'p> {
     Add(Pointer, &'p Value),
@@ -435,28 +510,23 @@ impl<'p> Op<'p> {
             .ok_or(PatchCause::InvalidOp)?;
         // Reject unknown names before looking at the rest, so that a typo in
         // `op` is reported as such rather than as a missing member.
-        if !matches!(
-            name,
-            "add" | "remove" | "replace" | "move" | "copy" | "test"
-        ) {
-            return Err(PatchCause::InvalidOp);
-        }
+        let name = OpName::from_wire(name).ok_or(PatchCause::InvalidOp)?;
         let path = pointer_member(obj, "path")?;
         let value = || obj.get("value").ok_or(PatchCause::MissingField("value"));
         let from = || pointer_member(obj, "from");
         Ok(match name {
-            "add" => Op::Add(path, value()?),
-            "remove" => Op::Remove(path),
-            "replace" => Op::Replace(path, value()?),
-            "move" => Op::Move {
+            OpName::Add => Op::Add(path, value()?),
+            OpName::Remove => Op::Remove(path),
+            OpName::Replace => Op::Replace(path, value()?),
+            OpName::Move => Op::Move {
                 from: from()?,
                 path,
             },
-            "copy" => Op::Copy {
+            OpName::Copy => Op::Copy {
                 from: from()?,
                 path,
             },
-            _ => Op::Test(path, value()?),
+            OpName::Test => Op::Test(path, value()?),
         })
     }
 
@@ -998,6 +1068,20 @@ fn slot_mut<'v>(doc: &'v mut Value, at: &Slot) -> Option<&'v mut Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every operation name parses back to itself, and each one is
+    /// accepted by `Op::parse` with the members it needs.
+    #[test]
+    fn the_vocabulary_is_closed() {
+        for op in OpName::ALL {
+            assert_eq!(OpName::from_wire(op.as_str()), Some(op));
+            let raw =
+                serde_json::json!({"op": op.as_str(), "path": "/a", "from": "/b", "value": 1});
+            assert!(Op::parse(&raw).is_ok(), "{}", op.as_str());
+        }
+        let unknown = serde_json::json!({"op": "merge", "path": "/a"});
+        assert!(matches!(Op::parse(&unknown), Err(PatchCause::InvalidOp)));
+    }
     use alloc::vec;
 
     #[test]

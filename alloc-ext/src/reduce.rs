@@ -82,7 +82,7 @@ use crate::model::{
     ToolMessage,
 };
 use crate::partial::PartialArgs;
-use crate::patch::{apply_patch_sized, patch_size, PatchError, Refused};
+use crate::patch::{apply_patch_sized, patch_size, Growth, OpName, PatchError, Refused};
 use crate::size::{
     content_bytes, json_size, member_overhead, message_bytes, object_size, string_bytes,
     tool_call_bytes, Size,
@@ -1630,10 +1630,11 @@ fn fits(
     let mut simple = true;
     for op in ops {
         let levels = field(op, "path").matches('/').count();
-        let value = match field(op, "op") {
-            "add" | "replace" => op.get("value").map(json_size),
-            "remove" | "test" => None,
-            _ => {
+        let value = match OpName::from_wire(field(op, "op")).map(OpName::growth) {
+            Some(Growth::ByValue) => op.get("value").map(json_size),
+            Some(Growth::None) => None,
+            // Unknown ops fail when the patch runs: measure it running.
+            Some(Growth::Measure) | None => {
                 simple = false;
                 None
             }
