@@ -588,7 +588,39 @@ impl Client {
                     metadata: None,
                 }))
             }
-            _ => None,
+            EventType::RunStarted
+            | EventType::RunFinished
+            | EventType::RunError
+            | EventType::StepStarted
+            | EventType::StepFinished
+            | EventType::TextMessageStart
+            | EventType::TextMessageContent
+            | EventType::TextMessageEnd
+            | EventType::TextMessageChunk
+            | EventType::ToolCallStart
+            | EventType::ToolCallArgs
+            | EventType::ToolCallEnd
+            | EventType::ToolCallChunk
+            | EventType::ToolCallResult
+            | EventType::ThinkingStart
+            | EventType::ThinkingEnd
+            | EventType::ThinkingTextMessageStart
+            | EventType::ThinkingTextMessageContent
+            | EventType::ThinkingTextMessageEnd
+            | EventType::ReasoningStart
+            | EventType::ReasoningEnd
+            | EventType::ReasoningMessageStart
+            | EventType::ReasoningMessageContent
+            | EventType::ReasoningMessageEnd
+            | EventType::ReasoningMessageChunk
+            | EventType::ReasoningEncryptedValue
+            | EventType::StateSnapshot
+            | EventType::StateDelta
+            | EventType::MessagesSnapshot
+            | EventType::ActivitySnapshot
+            | EventType::ActivityDelta
+            | EventType::Raw
+            | EventType::Custom => None,
         }
     }
 

@@ -547,7 +547,37 @@ fn from_frame(kind: EventType, f: Fields<'_>) -> Result<Event, DecodeError> {
             match kind {
                 T::ThinkingEnd => Event::ThinkingEnd,
                 T::ThinkingTextMessageStart => Event::ThinkingTextMessageStart,
-                _ => Event::ThinkingTextMessageEnd,
+                T::RunStarted
+                | T::RunFinished
+                | T::RunError
+                | T::StepStarted
+                | T::StepFinished
+                | T::TextMessageStart
+                | T::TextMessageContent
+                | T::TextMessageEnd
+                | T::TextMessageChunk
+                | T::ToolCallStart
+                | T::ToolCallArgs
+                | T::ToolCallEnd
+                | T::ToolCallChunk
+                | T::ToolCallResult
+                | T::ThinkingStart
+                | T::ThinkingTextMessageContent
+                | T::ThinkingTextMessageEnd
+                | T::ReasoningStart
+                | T::ReasoningEnd
+                | T::ReasoningMessageStart
+                | T::ReasoningMessageContent
+                | T::ReasoningMessageEnd
+                | T::ReasoningMessageChunk
+                | T::ReasoningEncryptedValue
+                | T::StateSnapshot
+                | T::StateDelta
+                | T::MessagesSnapshot
+                | T::ActivitySnapshot
+                | T::ActivityDelta
+                | T::Raw
+                | T::Custom => Event::ThinkingTextMessageEnd,
             }
         }
         T::ReasoningStart | T::ReasoningEnd => {
@@ -681,7 +711,33 @@ fn from_chunk(kind: EventType, id: &str, f: Fields<'_>) -> Result<Event, DecodeE
         T::TextMessageStart | T::TextMessageContent => T::TextMessageChunk,
         T::ToolCallStart | T::ToolCallArgs => T::ToolCallChunk,
         T::ReasoningMessageStart | T::ReasoningMessageContent => T::ReasoningMessageChunk,
-        other => return Err(not_from_chunk(other)),
+        other @ (T::RunStarted
+        | T::RunFinished
+        | T::RunError
+        | T::StepStarted
+        | T::StepFinished
+        | T::TextMessageEnd
+        | T::TextMessageChunk
+        | T::ToolCallEnd
+        | T::ToolCallChunk
+        | T::ToolCallResult
+        | T::ThinkingStart
+        | T::ThinkingEnd
+        | T::ThinkingTextMessageStart
+        | T::ThinkingTextMessageContent
+        | T::ThinkingTextMessageEnd
+        | T::ReasoningStart
+        | T::ReasoningEnd
+        | T::ReasoningMessageEnd
+        | T::ReasoningMessageChunk
+        | T::ReasoningEncryptedValue
+        | T::StateSnapshot
+        | T::StateDelta
+        | T::MessagesSnapshot
+        | T::ActivitySnapshot
+        | T::ActivityDelta
+        | T::Raw
+        | T::Custom) => return Err(not_from_chunk(other)),
     };
     f.literal(F::Type.as_str(), chunk.as_str())?;
     let delta = || -> Result<String, DecodeError> {
@@ -720,7 +776,33 @@ fn from_chunk(kind: EventType, id: &str, f: Fields<'_>) -> Result<Event, DecodeE
             delta: delta()?,
             metadata: metadata(f)?,
         }),
-        other => return Err(not_from_chunk(other)),
+        other @ (T::RunStarted
+        | T::RunFinished
+        | T::RunError
+        | T::StepStarted
+        | T::StepFinished
+        | T::TextMessageEnd
+        | T::TextMessageChunk
+        | T::ToolCallEnd
+        | T::ToolCallChunk
+        | T::ToolCallResult
+        | T::ThinkingStart
+        | T::ThinkingEnd
+        | T::ThinkingTextMessageStart
+        | T::ThinkingTextMessageContent
+        | T::ThinkingTextMessageEnd
+        | T::ReasoningStart
+        | T::ReasoningEnd
+        | T::ReasoningMessageEnd
+        | T::ReasoningMessageChunk
+        | T::ReasoningEncryptedValue
+        | T::StateSnapshot
+        | T::StateDelta
+        | T::MessagesSnapshot
+        | T::ActivitySnapshot
+        | T::ActivityDelta
+        | T::Raw
+        | T::Custom) => return Err(not_from_chunk(other)),
     })
 }
 
@@ -740,7 +822,36 @@ fn close(kind: EventType, id: &str) -> Result<Event, DecodeError> {
             message_id: id.into(),
             metadata: None,
         }),
-        other => return Err(not_from_chunk(other)),
+        other @ (T::RunStarted
+        | T::RunFinished
+        | T::RunError
+        | T::StepStarted
+        | T::StepFinished
+        | T::TextMessageStart
+        | T::TextMessageContent
+        | T::TextMessageChunk
+        | T::ToolCallStart
+        | T::ToolCallArgs
+        | T::ToolCallChunk
+        | T::ToolCallResult
+        | T::ThinkingStart
+        | T::ThinkingEnd
+        | T::ThinkingTextMessageStart
+        | T::ThinkingTextMessageContent
+        | T::ThinkingTextMessageEnd
+        | T::ReasoningStart
+        | T::ReasoningEnd
+        | T::ReasoningMessageStart
+        | T::ReasoningMessageContent
+        | T::ReasoningMessageChunk
+        | T::ReasoningEncryptedValue
+        | T::StateSnapshot
+        | T::StateDelta
+        | T::MessagesSnapshot
+        | T::ActivitySnapshot
+        | T::ActivityDelta
+        | T::Raw
+        | T::Custom) => return Err(not_from_chunk(other)),
     })
 }
 

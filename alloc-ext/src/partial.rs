@@ -176,7 +176,19 @@ impl Builder {
                 let value = match token {
                     Token::True => Value::Bool(true),
                     Token::False => Value::Bool(false),
-                    _ => Value::Null,
+                    Token::ObjectStart
+                    | Token::ObjectEnd
+                    | Token::ArrayStart
+                    | Token::ArrayEnd
+                    | Token::KeyStart
+                    | Token::KeyEnd
+                    | Token::StrStart
+                    | Token::StrEnd
+                    | Token::Text(_)
+                    | Token::Char(_)
+                    | Token::Number(_)
+                    | Token::NumberEnd
+                    | Token::Null => Value::Null,
                 };
                 // A cut literal is already in place with this very value.
                 if self.open != Open::Literal {
@@ -283,7 +295,11 @@ fn at_mut<'v>(mut value: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> 
 fn as_last_good(value: Value) -> Value {
     match value {
         Value::Null => empty(),
-        value => value,
+        value @ (Value::Bool(_)
+        | Value::Number(_)
+        | Value::String(_)
+        | Value::Array(_)
+        | Value::Object(_)) => value,
     }
 }
 
@@ -827,7 +843,12 @@ mod tests {
                     stack.push(Ctx::Str);
                 }
                 Ctx::ObjColon if c == ':' => *stack.last_mut().unwrap() = Ctx::ObjValue,
-                _ => {}
+                Ctx::ArrValue
+                | Ctx::ArrComma
+                | Ctx::ObjKey
+                | Ctx::ObjColon
+                | Ctx::ObjValue
+                | Ctx::ObjComma => {}
             }
             if advance {
                 i += 1;
@@ -848,7 +869,7 @@ mod tests {
                 Ctx::Lit(word, n) => out.push_str(&word[*n..]),
                 Ctx::ArrValue | Ctx::ArrComma => out.push(']'),
                 Ctx::ObjKey | Ctx::ObjColon | Ctx::ObjValue | Ctx::ObjComma => out.push('}'),
-                _ => {}
+                Ctx::Top | Ctx::Esc | Ctx::Hex(..) | Ctx::Num(_) => {}
             }
         }
         out

@@ -680,9 +680,10 @@ fn existing_index(seg: &str, len: usize) -> Result<usize, PatchCause> {
 
 /// A `from` pointer that does not resolve is reported as such.
 fn from_cause(cause: PatchCause) -> PatchCause {
-    match cause {
-        PatchCause::PathNotFound => PatchCause::FromNotFound,
-        other => other,
+    if matches!(cause, PatchCause::PathNotFound) {
+        PatchCause::FromNotFound
+    } else {
+        cause
     }
 }
 
@@ -694,7 +695,9 @@ fn get<'v>(doc: &'v Value, ptr: &[String]) -> Result<&'v Value, PatchCause> {
             let i = existing_index(seg, items.len())?;
             items.get(i).ok_or(PatchCause::PathNotFound)
         }
-        _ => Err(PatchCause::PathNotFound),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
+            Err(PatchCause::PathNotFound)
+        }
     })
 }
 
@@ -706,7 +709,9 @@ fn get_mut<'v>(doc: &'v mut Value, ptr: &[String]) -> Result<&'v mut Value, Patc
             let i = existing_index(seg, items.len())?;
             items.get_mut(i).ok_or(PatchCause::PathNotFound)
         }
-        _ => Err(PatchCause::PathNotFound),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
+            Err(PatchCause::PathNotFound)
+        }
     })
 }
 
@@ -818,7 +823,9 @@ fn add_value(
                 overhead: item_overhead(len),
             })
         }
-        _ => Err((PatchCause::PathNotFound, value)),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
+            Err((PatchCause::PathNotFound, value))
+        }
     }
 }
 
@@ -872,7 +879,9 @@ fn take(doc: &mut Value, mut ptr: Pointer) -> Result<Taken, PatchCause> {
                 overhead: item_overhead(items.len()),
             })
         }
-        _ => Err(PatchCause::PathNotFound),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
+            Err(PatchCause::PathNotFound)
+        }
     }
 }
 
@@ -908,7 +917,7 @@ fn js_falsy_scalar(doc: &Value) -> bool {
         Value::String(s) => s.is_empty(),
         Value::Bool(b) => !b,
         Value::Number(n) => n.as_f64() == Some(0.0),
-        _ => false,
+        Value::Null | Value::Array(_) | Value::Object(_) => false,
     }
 }
 
@@ -927,7 +936,9 @@ fn replace(doc: &mut Value, mut path: Pointer, value: Value) -> Result<Undo, Pat
             let slot = items.get_mut(index).ok_or(PatchCause::PathNotFound)?;
             (slot, Member::Index(index))
         }
-        _ => return Err(PatchCause::PathNotFound),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
+            return Err(PatchCause::PathNotFound)
+        }
     };
     let old = core::mem::replace(slot, value);
     let at = Slot {

@@ -378,7 +378,34 @@ impl Reducer {
                 self.partial_args(&e.tool_call_id),
             ),
             Event::ToolCallEnd(e) => ("args", &e.tool_call_id, self.final_args(&e.tool_call_id)),
-            _ => return None,
+            Event::RunStarted(_)
+            | Event::RunFinished(_)
+            | Event::RunError(_)
+            | Event::StepStarted(_)
+            | Event::StepFinished(_)
+            | Event::TextMessageStart(_)
+            | Event::TextMessageContent(_)
+            | Event::TextMessageEnd(_)
+            | Event::ToolCallStart(_)
+            | Event::ToolCallResult(_)
+            | Event::ThinkingStart(_)
+            | Event::ThinkingEnd
+            | Event::ThinkingTextMessageStart
+            | Event::ThinkingTextMessageContent(_)
+            | Event::ThinkingTextMessageEnd
+            | Event::ReasoningStart(_)
+            | Event::ReasoningEnd(_)
+            | Event::ReasoningMessageStart(_)
+            | Event::ReasoningMessageContent(_)
+            | Event::ReasoningMessageEnd(_)
+            | Event::ReasoningEncryptedValue(_)
+            | Event::StateSnapshot(_)
+            | Event::StateDelta(_)
+            | Event::MessagesSnapshot(_)
+            | Event::ActivitySnapshot(_)
+            | Event::ActivityDelta(_)
+            | Event::Raw(_)
+            | Event::Custom(_) => return None,
         };
         self.tool_call(id)?;
         Some((key, value?))
@@ -638,7 +665,32 @@ impl Reducer {
                 let grown = after.bytes.saturating_sub(now.bytes);
                 self.within_messages(0, text.saturating_add(grown))
             }
-            _ => Ok(()),
+            // Their growth is the message growth checked above.
+            Event::RunStarted(_)
+            | Event::RunFinished(_)
+            | Event::RunError(_)
+            | Event::StepStarted(_)
+            | Event::StepFinished(_)
+            | Event::TextMessageStart(_)
+            | Event::TextMessageContent(_)
+            | Event::TextMessageEnd(_)
+            | Event::ToolCallStart(_)
+            | Event::ToolCallArgs(_)
+            | Event::ToolCallEnd(_)
+            | Event::ToolCallResult(_)
+            | Event::ThinkingStart(_)
+            | Event::ThinkingEnd
+            | Event::ThinkingTextMessageStart
+            | Event::ThinkingTextMessageContent(_)
+            | Event::ThinkingTextMessageEnd
+            | Event::ReasoningStart(_)
+            | Event::ReasoningEnd(_)
+            | Event::ReasoningMessageStart(_)
+            | Event::ReasoningMessageContent(_)
+            | Event::ReasoningMessageEnd(_)
+            | Event::ReasoningEncryptedValue(_)
+            | Event::Raw(_)
+            | Event::Custom(_) => Ok(()),
         }
     }
 
@@ -805,7 +857,30 @@ impl Reducer {
             Event::ToolCallEnd(e) => {
                 ctx.tool_call = self.progress(&e.tool_call_id, self.final_args(&e.tool_call_id));
             }
-            _ => {}
+            Event::RunStarted(_)
+            | Event::RunFinished(_)
+            | Event::RunError(_)
+            | Event::StepStarted(_)
+            | Event::StepFinished(_)
+            | Event::TextMessageStart(_)
+            | Event::ToolCallStart(_)
+            | Event::ToolCallResult(_)
+            | Event::ThinkingStart(_)
+            | Event::ThinkingEnd
+            | Event::ThinkingTextMessageStart
+            | Event::ThinkingTextMessageContent(_)
+            | Event::ThinkingTextMessageEnd
+            | Event::ReasoningStart(_)
+            | Event::ReasoningEnd(_)
+            | Event::ReasoningMessageStart(_)
+            | Event::ReasoningEncryptedValue(_)
+            | Event::StateSnapshot(_)
+            | Event::StateDelta(_)
+            | Event::MessagesSnapshot(_)
+            | Event::ActivitySnapshot(_)
+            | Event::ActivityDelta(_)
+            | Event::Raw(_)
+            | Event::Custom(_) => {}
         }
         ctx
     }
@@ -853,7 +928,33 @@ impl Reducer {
                     subscriber.on_new_tool_call(call);
                 }
             }
-            _ => {}
+            Event::RunStarted(_)
+            | Event::RunFinished(_)
+            | Event::RunError(_)
+            | Event::StepStarted(_)
+            | Event::StepFinished(_)
+            | Event::TextMessageStart(_)
+            | Event::TextMessageContent(_)
+            | Event::ToolCallStart(_)
+            | Event::ToolCallArgs(_)
+            | Event::ToolCallResult(_)
+            | Event::ThinkingStart(_)
+            | Event::ThinkingEnd
+            | Event::ThinkingTextMessageStart
+            | Event::ThinkingTextMessageContent(_)
+            | Event::ThinkingTextMessageEnd
+            | Event::ReasoningStart(_)
+            | Event::ReasoningEnd(_)
+            | Event::ReasoningMessageStart(_)
+            | Event::ReasoningMessageContent(_)
+            | Event::ReasoningEncryptedValue(_)
+            | Event::StateSnapshot(_)
+            | Event::StateDelta(_)
+            | Event::MessagesSnapshot(_)
+            | Event::ActivitySnapshot(_)
+            | Event::ActivityDelta(_)
+            | Event::Raw(_)
+            | Event::Custom(_) => {}
         }
     }
 
@@ -1084,7 +1185,12 @@ impl Reducer {
         call.metadata.clone_from(&e.metadata);
         let Some(calls) = self.messages.get_mut(owner).and_then(|m| match m {
             Message::Assistant(a) => Some(a.tool_calls.get_or_insert_with(Vec::new)),
-            _ => None,
+            Message::Developer(_)
+            | Message::System(_)
+            | Message::User(_)
+            | Message::Tool(_)
+            | Message::Activity(_)
+            | Message::Reasoning(_) => None,
         }) else {
             return Changed::NONE;
         };
@@ -2056,7 +2162,11 @@ mod tests {
                     let client_only = match local.role() {
                         MessageRole::Activity => !act,
                         MessageRole::Reasoning => !rea,
-                        _ => false,
+                        MessageRole::Developer
+                        | MessageRole::System
+                        | MessageRole::Assistant
+                        | MessageRole::User
+                        | MessageRole::Tool => false,
                     };
                     if client_only {
                         merged.push(local.clone());
@@ -2098,7 +2208,34 @@ mod tests {
                 }
                 Some(list)
             }
-            _ => None,
+            Event::RunStarted(_)
+            | Event::RunFinished(_)
+            | Event::RunError(_)
+            | Event::StepStarted(_)
+            | Event::StepFinished(_)
+            | Event::TextMessageStart(_)
+            | Event::TextMessageContent(_)
+            | Event::TextMessageEnd(_)
+            | Event::ToolCallStart(_)
+            | Event::ToolCallArgs(_)
+            | Event::ToolCallEnd(_)
+            | Event::ThinkingStart(_)
+            | Event::ThinkingEnd
+            | Event::ThinkingTextMessageStart
+            | Event::ThinkingTextMessageContent(_)
+            | Event::ThinkingTextMessageEnd
+            | Event::ReasoningStart(_)
+            | Event::ReasoningEnd(_)
+            | Event::ReasoningMessageStart(_)
+            | Event::ReasoningMessageContent(_)
+            | Event::ReasoningMessageEnd(_)
+            | Event::ReasoningEncryptedValue(_)
+            | Event::StateSnapshot(_)
+            | Event::StateDelta(_)
+            | Event::ActivitySnapshot(_)
+            | Event::ActivityDelta(_)
+            | Event::Raw(_)
+            | Event::Custom(_) => None,
         }
     }
 
