@@ -55,6 +55,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
+use agui_core::chunk::{ChunkPart, Item};
 use agui_core::decode::{Field, Header, PartKind};
 use agui_core::error::{Code, Stage};
 use agui_core::event::{EventType, Origin};
@@ -63,7 +64,7 @@ use agui_core::frame::{Format, FrameEvent, Framer};
 use agui_core::pipeline::{EventReader, Mode};
 use serde_json::{Map, Value};
 
-use crate::event::{Event, MessageContent, ToolCallArgs};
+use crate::event::{content_event, Event};
 use crate::hooks::Subscriber;
 use crate::model::{DecodeError, Message};
 use crate::reduce::{Changed, LimitError, Reducer, ReducerLimits};
@@ -565,63 +566,16 @@ impl Client {
         let bits = |fields: &[Field]| fields.iter().fold(0u64, |b, f| b | 1u64 << (*f as u32));
         let id = self.reader.decoder().id().to_owned();
         let delta = core::mem::take(&mut self.delta);
-        let plain = |id_field| head.fields == bits(&[Field::Type, id_field, Field::Delta]);
-        match head.kind {
-            EventType::TextMessageContent if plain(Field::MessageId) => {
-                Some(Event::TextMessageContent(MessageContent {
-                    message_id: id,
-                    delta,
-                    metadata: None,
-                }))
-            }
-            EventType::ReasoningMessageContent if plain(Field::MessageId) => {
-                Some(Event::ReasoningMessageContent(MessageContent {
-                    message_id: id,
-                    delta,
-                    metadata: None,
-                }))
-            }
-            EventType::ToolCallArgs if plain(Field::ToolCallId) => {
-                Some(Event::ToolCallArgs(ToolCallArgs {
-                    tool_call_id: id,
-                    delta,
-                    metadata: None,
-                }))
-            }
-            EventType::RunStarted
-            | EventType::RunFinished
-            | EventType::RunError
-            | EventType::StepStarted
-            | EventType::StepFinished
-            | EventType::TextMessageStart
-            | EventType::TextMessageContent
-            | EventType::TextMessageEnd
-            | EventType::TextMessageChunk
-            | EventType::ToolCallStart
-            | EventType::ToolCallArgs
-            | EventType::ToolCallEnd
-            | EventType::ToolCallChunk
-            | EventType::ToolCallResult
-            | EventType::ThinkingStart
-            | EventType::ThinkingEnd
-            | EventType::ThinkingTextMessageStart
-            | EventType::ThinkingTextMessageContent
-            | EventType::ThinkingTextMessageEnd
-            | EventType::ReasoningStart
-            | EventType::ReasoningEnd
-            | EventType::ReasoningMessageStart
-            | EventType::ReasoningMessageContent
-            | EventType::ReasoningMessageEnd
-            | EventType::ReasoningMessageChunk
-            | EventType::ReasoningEncryptedValue
-            | EventType::StateSnapshot
-            | EventType::StateDelta
-            | EventType::MessagesSnapshot
-            | EventType::ActivitySnapshot
-            | EventType::ActivityDelta
-            | EventType::Raw
-            | EventType::Custom => None,
+        // A CONTENT / ARGS with only its id and delta: the event a chunk's
+        // content part would make, built the same way.
+        let Some((item, ChunkPart::Content)) = Item::part_of(head.kind) else {
+            return None;
+        };
+        let id_field = item.start().id_field()?;
+        if head.fields != bits(&[Field::Type, id_field, Field::Delta]) {
+            return None;
         }
+        Some(content_event(item, id, delta, None))
     }
 
     fn end_frame(&mut self, subscriber: &mut dyn Subscriber) -> Result<(), ClientError> {

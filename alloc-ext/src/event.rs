@@ -9,6 +9,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use agui_core::chunk::{ChunkPart, Item};
 use agui_core::decode::Field as F;
 use agui_core::event::{EventType, Origin, Role};
 use serde_json::Value;
@@ -542,43 +543,17 @@ fn from_frame(kind: EventType, f: Fields<'_>) -> Result<Event, DecodeError> {
                 delta: f.string(F::Delta.as_str())?,
             })
         }
-        T::ThinkingEnd | T::ThinkingTextMessageStart | T::ThinkingTextMessageEnd => {
+        T::ThinkingEnd => {
             check_metadata(f)?;
-            match kind {
-                T::ThinkingEnd => Event::ThinkingEnd,
-                T::ThinkingTextMessageStart => Event::ThinkingTextMessageStart,
-                T::RunStarted
-                | T::RunFinished
-                | T::RunError
-                | T::StepStarted
-                | T::StepFinished
-                | T::TextMessageStart
-                | T::TextMessageContent
-                | T::TextMessageEnd
-                | T::TextMessageChunk
-                | T::ToolCallStart
-                | T::ToolCallArgs
-                | T::ToolCallEnd
-                | T::ToolCallChunk
-                | T::ToolCallResult
-                | T::ThinkingStart
-                | T::ThinkingTextMessageContent
-                | T::ThinkingTextMessageEnd
-                | T::ReasoningStart
-                | T::ReasoningEnd
-                | T::ReasoningMessageStart
-                | T::ReasoningMessageContent
-                | T::ReasoningMessageEnd
-                | T::ReasoningMessageChunk
-                | T::ReasoningEncryptedValue
-                | T::StateSnapshot
-                | T::StateDelta
-                | T::MessagesSnapshot
-                | T::ActivitySnapshot
-                | T::ActivityDelta
-                | T::Raw
-                | T::Custom => Event::ThinkingTextMessageEnd,
-            }
+            Event::ThinkingEnd
+        }
+        T::ThinkingTextMessageStart => {
+            check_metadata(f)?;
+            Event::ThinkingTextMessageStart
+        }
+        T::ThinkingTextMessageEnd => {
+            check_metadata(f)?;
+            Event::ThinkingTextMessageEnd
         }
         T::ReasoningStart | T::ReasoningEnd => {
             check_metadata(f)?;
@@ -706,152 +681,82 @@ fn outcome(v: &Value) -> Result<Outcome, DecodeError> {
 
 /// A START, CONTENT or ARGS made from the frame's `*_CHUNK` event.
 fn from_chunk(kind: EventType, id: &str, f: Fields<'_>) -> Result<Event, DecodeError> {
-    use EventType as T;
-    let chunk = match kind {
-        T::TextMessageStart | T::TextMessageContent => T::TextMessageChunk,
-        T::ToolCallStart | T::ToolCallArgs => T::ToolCallChunk,
-        T::ReasoningMessageStart | T::ReasoningMessageContent => T::ReasoningMessageChunk,
-        other @ (T::RunStarted
-        | T::RunFinished
-        | T::RunError
-        | T::StepStarted
-        | T::StepFinished
-        | T::TextMessageEnd
-        | T::TextMessageChunk
-        | T::ToolCallEnd
-        | T::ToolCallChunk
-        | T::ToolCallResult
-        | T::ThinkingStart
-        | T::ThinkingEnd
-        | T::ThinkingTextMessageStart
-        | T::ThinkingTextMessageContent
-        | T::ThinkingTextMessageEnd
-        | T::ReasoningStart
-        | T::ReasoningEnd
-        | T::ReasoningMessageEnd
-        | T::ReasoningMessageChunk
-        | T::ReasoningEncryptedValue
-        | T::StateSnapshot
-        | T::StateDelta
-        | T::MessagesSnapshot
-        | T::ActivitySnapshot
-        | T::ActivityDelta
-        | T::Raw
-        | T::Custom) => return Err(not_from_chunk(other)),
+    let Some((item, part)) = Item::part_of(kind) else {
+        return Err(not_from_chunk(kind));
     };
-    f.literal(F::Type.as_str(), chunk.as_str())?;
+    f.literal(F::Type.as_str(), item.chunk().as_str())?;
     let delta = || -> Result<String, DecodeError> {
         // The metadata-only chunk emits a CONTENT with an empty delta.
         Ok(f.opt_string(F::Delta.as_str())?.unwrap_or_default())
     };
-    Ok(match kind {
-        T::TextMessageStart => Event::TextMessageStart(TextMessageStart {
+    Ok(match (item, part) {
+        (Item::Text, ChunkPart::Start) => Event::TextMessageStart(TextMessageStart {
             message_id: id.into(),
             role: text_role(f)?,
             name: f.opt_string(F::Name.as_str())?,
             metadata: metadata(f)?,
         }),
-        T::TextMessageContent => Event::TextMessageContent(MessageContent {
-            message_id: id.into(),
-            delta: delta()?,
-            metadata: metadata(f)?,
-        }),
-        T::ToolCallStart => Event::ToolCallStart(ToolCallStart {
+        (item, ChunkPart::Content) => content_event(item, id.into(), delta()?, metadata(f)?),
+        (Item::ToolCall, ChunkPart::Start) => Event::ToolCallStart(ToolCallStart {
             tool_call_id: id.into(),
             tool_call_name: f.string(F::ToolCallName.as_str())?,
             parent_message_id: f.nullable_string(F::ParentMessageId.as_str())?,
             metadata: metadata(f)?,
         }),
-        T::ToolCallArgs => Event::ToolCallArgs(ToolCallArgs {
-            tool_call_id: id.into(),
-            delta: delta()?,
-            metadata: metadata(f)?,
-        }),
-        T::ReasoningMessageStart => Event::ReasoningMessageStart(ReasoningMessageStart {
-            message_id: id.into(),
-            metadata: metadata(f)?,
-        }),
-        T::ReasoningMessageContent => Event::ReasoningMessageContent(MessageContent {
-            message_id: id.into(),
-            delta: delta()?,
-            metadata: metadata(f)?,
-        }),
-        other @ (T::RunStarted
-        | T::RunFinished
-        | T::RunError
-        | T::StepStarted
-        | T::StepFinished
-        | T::TextMessageEnd
-        | T::TextMessageChunk
-        | T::ToolCallEnd
-        | T::ToolCallChunk
-        | T::ToolCallResult
-        | T::ThinkingStart
-        | T::ThinkingEnd
-        | T::ThinkingTextMessageStart
-        | T::ThinkingTextMessageContent
-        | T::ThinkingTextMessageEnd
-        | T::ReasoningStart
-        | T::ReasoningEnd
-        | T::ReasoningMessageEnd
-        | T::ReasoningMessageChunk
-        | T::ReasoningEncryptedValue
-        | T::StateSnapshot
-        | T::StateDelta
-        | T::MessagesSnapshot
-        | T::ActivitySnapshot
-        | T::ActivityDelta
-        | T::Raw
-        | T::Custom) => return Err(not_from_chunk(other)),
+        (Item::Reasoning, ChunkPart::Start) => {
+            Event::ReasoningMessageStart(ReasoningMessageStart {
+                message_id: id.into(),
+                metadata: metadata(f)?,
+            })
+        }
     })
 }
 
-/// The END that closes the open chunked item: only its id, no metadata.
+/// The CONTENT / ARGS event of a chunked item: what a chunk's content part
+/// makes, and what the client's fast path makes of a bare delta frame.
+pub(crate) fn content_event(
+    item: Item,
+    id: String,
+    delta: String,
+    metadata: Option<Object>,
+) -> Event {
+    match item {
+        Item::Text => Event::TextMessageContent(MessageContent {
+            message_id: id,
+            delta,
+            metadata,
+        }),
+        Item::ToolCall => Event::ToolCallArgs(ToolCallArgs {
+            tool_call_id: id,
+            delta,
+            metadata,
+        }),
+        Item::Reasoning => Event::ReasoningMessageContent(MessageContent {
+            message_id: id,
+            delta,
+            metadata,
+        }),
+    }
+}
+
+/// The END that closes an open chunked item before the frame's event.
 fn close(kind: EventType, id: &str) -> Result<Event, DecodeError> {
-    use EventType as T;
-    Ok(match kind {
-        T::TextMessageEnd => Event::TextMessageEnd(MessageEnd {
+    let Some(item) = Item::ended_by(kind) else {
+        return Err(not_from_chunk(kind));
+    };
+    Ok(match item {
+        Item::Text => Event::TextMessageEnd(MessageEnd {
             message_id: id.into(),
             metadata: None,
         }),
-        T::ToolCallEnd => Event::ToolCallEnd(ToolCallEnd {
+        Item::ToolCall => Event::ToolCallEnd(ToolCallEnd {
             tool_call_id: id.into(),
             metadata: None,
         }),
-        T::ReasoningMessageEnd => Event::ReasoningMessageEnd(MessageEnd {
+        Item::Reasoning => Event::ReasoningMessageEnd(MessageEnd {
             message_id: id.into(),
             metadata: None,
         }),
-        other @ (T::RunStarted
-        | T::RunFinished
-        | T::RunError
-        | T::StepStarted
-        | T::StepFinished
-        | T::TextMessageStart
-        | T::TextMessageContent
-        | T::TextMessageChunk
-        | T::ToolCallStart
-        | T::ToolCallArgs
-        | T::ToolCallChunk
-        | T::ToolCallResult
-        | T::ThinkingStart
-        | T::ThinkingEnd
-        | T::ThinkingTextMessageStart
-        | T::ThinkingTextMessageContent
-        | T::ThinkingTextMessageEnd
-        | T::ReasoningStart
-        | T::ReasoningEnd
-        | T::ReasoningMessageStart
-        | T::ReasoningMessageContent
-        | T::ReasoningMessageChunk
-        | T::ReasoningEncryptedValue
-        | T::StateSnapshot
-        | T::StateDelta
-        | T::MessagesSnapshot
-        | T::ActivitySnapshot
-        | T::ActivityDelta
-        | T::Raw
-        | T::Custom) => return Err(not_from_chunk(other)),
     })
 }
 

@@ -31,6 +31,15 @@ pub enum Item {
     Reasoning,
 }
 
+/// Which event of a chunked item a chunk makes (besides the END of a close).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChunkPart {
+    /// The START (a first chunk).
+    Start,
+    /// The CONTENT or ARGS, with the chunk's `delta`.
+    Content,
+}
+
 /// What an event does to the open chunked item: its column of the event
 /// table ([`EventType::chunking`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,12 +63,44 @@ impl Item {
         }
     }
 
+    /// The three kinds of chunked item.
+    pub const ALL: [Item; 3] = [Item::Text, Item::ToolCall, Item::Reasoning];
+
     /// The field naming the item: its START's id field.
     const fn id_field(self) -> Option<Field> {
         self.start().id_field()
     }
 
-    const fn start(self) -> EventType {
+    /// The `*_CHUNK` event type of the item.
+    pub const fn chunk(self) -> EventType {
+        match self {
+            Item::Text => EventType::TextMessageChunk,
+            Item::ToolCall => EventType::ToolCallChunk,
+            Item::Reasoning => EventType::ReasoningMessageChunk,
+        }
+    }
+
+    /// The item and its part (START or CONTENT / ARGS) that chunk
+    /// expansion makes as `kind`, if it makes `kind` at all.
+    pub fn part_of(kind: EventType) -> Option<(Item, ChunkPart)> {
+        Item::ALL.into_iter().find_map(|item| {
+            if item.start() == kind {
+                Some((item, ChunkPart::Start))
+            } else if item.content() == kind {
+                Some((item, ChunkPart::Content))
+            } else {
+                None
+            }
+        })
+    }
+
+    /// The item whose END `kind` is, if any.
+    pub fn ended_by(kind: EventType) -> Option<Item> {
+        Item::ALL.into_iter().find(|item| item.end() == kind)
+    }
+
+    /// The item's START event type.
+    pub const fn start(self) -> EventType {
         match self {
             Item::Text => EventType::TextMessageStart,
             Item::ToolCall => EventType::ToolCallStart,
@@ -67,7 +108,8 @@ impl Item {
         }
     }
 
-    const fn content(self) -> EventType {
+    /// The item's CONTENT (ARGS) event type.
+    pub const fn content(self) -> EventType {
         match self {
             Item::Text => EventType::TextMessageContent,
             Item::ToolCall => EventType::ToolCallArgs,
@@ -75,7 +117,8 @@ impl Item {
         }
     }
 
-    const fn end(self) -> EventType {
+    /// The item's END event type.
+    pub const fn end(self) -> EventType {
         match self {
             Item::Text => EventType::TextMessageEnd,
             Item::ToolCall => EventType::ToolCallEnd,
