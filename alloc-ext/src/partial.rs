@@ -75,9 +75,9 @@ use crate::value::number_value;
 /// The deepest nesting accepted (the tokenizer's maximum).
 const DEPTH: usize = 64;
 
-/// One step from a container to a child on the path to the open value.
+/// One segment of the path from a container to the open value.
 #[derive(Debug, Clone)]
-enum Step {
+enum Segment {
     /// An array element (always the last one when it was opened).
     Index(usize),
     /// An object member.
@@ -103,7 +103,7 @@ struct Builder {
     /// The top-level value, once it has started.
     root: Option<Value>,
     /// From the root to the innermost open value (empty: the root itself).
-    path: Vec<Step>,
+    path: Vec<Segment>,
     /// The key being read, or read and waiting for its value.
     key: String,
     /// Whether `Text` belongs to a key.
@@ -254,12 +254,13 @@ impl Builder {
         match at_mut(root, &self.path) {
             Some(Value::Array(items)) => {
                 items.push(value);
-                self.path.push(Step::Index(items.len().saturating_sub(1)));
+                self.path
+                    .push(Segment::Index(items.len().saturating_sub(1)));
             }
             Some(Value::Object(members)) => {
                 let key = core::mem::take(&mut self.key);
                 members.insert(key.clone(), value);
-                self.path.push(Step::Key(key));
+                self.path.push(Segment::Key(key));
             }
             // The tokenizer only opens a value inside a container.
             _ => {}
@@ -279,11 +280,11 @@ impl Builder {
 }
 
 /// Follows `path` down from `value`.
-fn at_mut<'v>(mut value: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> {
+fn at_mut<'v>(mut value: &'v mut Value, path: &[Segment]) -> Option<&'v mut Value> {
     for step in path {
         value = match (value, step) {
-            (Value::Array(items), Step::Index(i)) => items.get_mut(*i)?,
-            (Value::Object(members), Step::Key(key)) => members.get_mut(key.as_str())?,
+            (Value::Array(items), Segment::Index(i)) => items.get_mut(*i)?,
+            (Value::Object(members), Segment::Key(key)) => members.get_mut(key.as_str())?,
             _ => return None,
         };
     }
