@@ -22,9 +22,11 @@
 //!
 //! Every resource is bounded by [`Limits`]: a frame longer than
 //! `max_frame_bytes` is a `decode` error with code `capacity`; an event that
-//! would pass a reducer limit (messages, text bytes, state size or depth) is
-//! a `verify` error with code `capacity`, for the whole frame, and nothing
-//! of that frame is applied. JSON nesting (64 levels) and id length (128
+//! would pass a reducer limit (messages, the bytes the messages hold, state
+//! size or depth) is a `verify` error with code `capacity`, for the whole
+//! frame, and nothing of that frame is applied. The limits count everything
+//! the client keeps (see [`ReducerLimits`] and [`Limits::max_trace_bytes`]),
+//! exactly and incrementally, so memory stays near them. JSON nesting (64 levels) and id length (128
 //! bytes) are fixed by the core's capacities ([`DEPTH`], [`ID_CAPACITY`]).
 //!
 //! ```
@@ -53,18 +55,21 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
+use agui_core::chunk::{ChunkPart, Item};
 use agui_core::decode::{Field, Header, PartKind};
 use agui_core::error::{Code, Stage};
 use agui_core::event::{EventType, Origin};
 use agui_core::frame::{Format, FrameEvent, Framer};
-use agui_core::json::{Token, Tokenizer};
+
 use agui_core::pipeline::{EventReader, Mode};
 use serde_json::{Map, Value};
 
-use crate::event::{Event, MessageContent, ToolCallArgs};
+use crate::event::{content_event, Event};
 use crate::hooks::Subscriber;
-use crate::model::Message;
+use crate::model::{DecodeError, Message};
 use crate::reduce::{Changed, LimitError, Reducer, ReducerLimits};
+use crate::size::json_size;
+use crate::value::frame_value;
 
 /// Id capacity of the client's verifier, in bytes.
 pub const ID_CAPACITY: usize = 128;
@@ -97,8 +102,8 @@ pub struct Limits {
     pub max_frame_bytes: usize,
     /// Most messages (default 10 000): [`ReducerLimits::max_messages`].
     pub max_messages: usize,
-    /// Most text bytes in the messages (default 64 MiB):
-    /// [`ReducerLimits::max_message_bytes`].
+    /// Most bytes the messages hold, ids, names and metadata included
+    /// (default 64 MiB): [`ReducerLimits::max_message_bytes`].
     pub max_message_bytes: usize,
     /// Largest state as compact JSON, and largest activity content
     /// (default 16 MiB): [`ReducerLimits::max_state_bytes`].
@@ -109,6 +114,12 @@ pub struct Limits {
     /// Most errors kept by [`Client::errors`] in keep-going mode (default
     /// 10 000); later ones are only counted ([`Client::error_count`]).
     pub max_errors: usize,
+    /// Largest trace ([`Client::with_trace`]), counting each entry as 16
+    /// bytes plus the compact JSON of its arguments value (default 256 MiB).
+    /// A trace that would pass it stops the stream, in keep-going mode too,
+    /// with a `verify` error of code `capacity`: the trace cannot be
+    /// completed, and it is never cut.
+    pub max_trace_bytes: usize,
 }
 
 impl Default for Limits {
@@ -121,6 +132,7 @@ impl Default for Limits {
             max_state_bytes: reducer.max_state_bytes,
             max_state_depth: reducer.max_state_depth,
             max_errors: 10_000,
+            max_trace_bytes: 256 << 20,
         }
     }
 }
@@ -137,7 +149,8 @@ impl Limits {
     }
 }
 
-/// A rejected frame: where, which stage, the stable code, and a message.
+/// A rejected frame: where, which stage, the stable code, what exactly
+/// (as types), and a message for a person.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClientError {
     /// Index of the frame (from 0).
@@ -146,23 +159,49 @@ pub struct ClientError {
     pub stage: Stage,
     /// The stable code (SPEC section 4).
     pub code: Code,
-    /// What went wrong, for a person.
+    /// The event type concerned, when known.
+    pub event: Option<EventType>,
+    /// What exactly went wrong; read this, never the message's text.
+    pub detail: ClientDetail,
+    /// What went wrong, for a person (made from `detail`).
     pub message: String,
+}
+
+/// What exactly went wrong in a [`ClientError`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ClientDetail {
+    /// The core refused the frame: decoding, chunk expansion or an
+    /// ordering rule, with the core's own detail.
+    Core(Box<agui_core::Error>),
+    /// A value this layer checks (nested messages, run input, outcome),
+    /// with its path inside the event.
+    Decode(DecodeError),
+    /// Applying the frame would pass a reducer limit.
+    Limit(LimitError),
+    /// The frame is longer than [`Limits::max_frame_bytes`].
+    FrameTooLong {
+        /// The limit, in bytes.
+        limit: usize,
+    },
+    /// The trace would pass [`Limits::max_trace_bytes`].
+    TraceTooLong {
+        /// The bytes the trace would need.
+        needed: usize,
+        /// The limit, in bytes.
+        limit: usize,
+    },
 }
 
 impl ClientError {
     fn from_core(e: &agui_core::Error) -> Self {
-        let text = e.to_string();
-        // The core's Display starts with "frame N: stage error [code]: ".
-        let message = text
-            .split_once("]: ")
-            .map_or(text.as_str(), |(_, m)| m)
-            .to_owned();
         ClientError {
             frame: e.frame,
             stage: e.stage,
             code: e.code,
-            message,
+            event: e.event,
+            message: e.message().to_string(),
+            detail: ClientDetail::Core(Box::new(e.clone())),
         }
     }
 
@@ -171,20 +210,24 @@ impl ClientError {
             frame,
             stage: Stage::Verify,
             code: Code::Capacity,
+            event: Some(kind),
             message: format!("cannot apply '{kind}': {e}"),
+            detail: ClientDetail::Limit(e.clone()),
         }
     }
 
-    fn decode(frame: u32, kind: Option<EventType>, message: impl fmt::Display) -> Self {
+    fn decode(frame: u32, kind: Option<EventType>, e: DecodeError) -> Self {
         let message = match kind {
-            Some(kind) => format!("{kind}: {message}"),
-            None => message.to_string(),
+            Some(kind) => format!("{kind}: {e}"),
+            None => e.to_string(),
         };
         ClientError {
             frame,
             stage: Stage::Decode,
             code: Code::Decode,
+            event: kind,
             message,
+            detail: ClientDetail::Decode(e),
         }
     }
 }
@@ -261,6 +304,8 @@ pub struct Client {
     errors: Vec<ClientError>,
     error_count: u64,
     trace: Option<Vec<TraceEntry>>,
+    /// Bytes of the trace, as [`Limits::max_trace_bytes`] counts them.
+    trace_bytes: usize,
 }
 
 impl Default for Client {
@@ -292,6 +337,7 @@ impl Client {
             errors: Vec::new(),
             error_count: 0,
             trace: None,
+            trace_bytes: 0,
         }
     }
 
@@ -473,6 +519,8 @@ impl Client {
                 self.failed = Some(e.clone());
                 Err(e)
             }
+            // A full trace stops the stream whatever the mode.
+            Mode::KeepGoing if self.failed.is_some() => Err(e),
             Mode::KeepGoing => {
                 self.skipping = true;
                 self.error_count = self.error_count.saturating_add(1);
@@ -490,10 +538,14 @@ impl Client {
                 frame: self.index,
                 stage: Stage::Decode,
                 code: Code::Capacity,
+                event: None,
                 message: format!(
                     "the frame is longer than the {}-byte limit (Limits::max_frame_bytes)",
                     self.limits.max_frame_bytes
                 ),
+                detail: ClientDetail::FrameTooLong {
+                    limit: self.limits.max_frame_bytes,
+                },
             });
         }
         self.frame.extend_from_slice(text);
@@ -520,31 +572,16 @@ impl Client {
         let bits = |fields: &[Field]| fields.iter().fold(0u64, |b, f| b | 1u64 << (*f as u32));
         let id = self.reader.decoder().id().to_owned();
         let delta = core::mem::take(&mut self.delta);
-        let plain = |id_field| head.fields == bits(&[Field::Type, id_field, Field::Delta]);
-        match head.kind {
-            EventType::TextMessageContent if plain(Field::MessageId) => {
-                Some(Event::TextMessageContent(MessageContent {
-                    message_id: id,
-                    delta,
-                    metadata: None,
-                }))
-            }
-            EventType::ReasoningMessageContent if plain(Field::MessageId) => {
-                Some(Event::ReasoningMessageContent(MessageContent {
-                    message_id: id,
-                    delta,
-                    metadata: None,
-                }))
-            }
-            EventType::ToolCallArgs if plain(Field::ToolCallId) => {
-                Some(Event::ToolCallArgs(ToolCallArgs {
-                    tool_call_id: id,
-                    delta,
-                    metadata: None,
-                }))
-            }
-            _ => None,
+        // A CONTENT / ARGS with only its id and delta: the event a chunk's
+        // content part would make, built the same way.
+        let Some((item, ChunkPart::Content)) = Item::part_of(head.kind) else {
+            return None;
+        };
+        let id_field = item.start().id_field()?;
+        if head.fields != bits(&[Field::Type, id_field, Field::Delta]) {
+            return None;
         }
+        Some(content_event(item, id, delta, None))
     }
 
     fn end_frame(&mut self, subscriber: &mut dyn Subscriber) -> Result<(), ClientError> {
@@ -556,8 +593,9 @@ impl Client {
         let value = match fast {
             // A close of a chunked item before it needs no frame field.
             Some(_) => Value::Object(Map::new()),
-            None => frame_value(&self.frame)
-                .map_err(|e| ClientError::decode(self.index, Some(head.kind), e))?,
+            None => frame_value(&self.frame).map_err(|e| {
+                ClientError::decode(self.index, Some(head.kind), DecodeError::new(e))
+            })?,
         };
         // The frame's own event is built (and its nested values checked)
         // before verification, so a bad frame changes no state.
@@ -642,111 +680,101 @@ impl Client {
                 Ok(changed) => changed,
                 Err(e) => return Err(ClientError::limit(self.index, ev.kind(), &e)),
             };
-            self.record(ev, changed);
+            self.record(ev, changed)?;
         }
         Ok(())
     }
 
-    fn record(&mut self, ev: &Event, changed: Changed) {
-        if let Some(trace) = &mut self.trace {
-            let args = self.reducer.trace_args(ev).map(|(key, v)| (key, v.clone()));
-            trace.push(TraceEntry {
-                kind: ev.kind(),
-                changed,
-                args,
-            });
+    fn record(&mut self, ev: &Event, changed: Changed) -> Result<(), ClientError> {
+        let Some(trace) = &mut self.trace else {
+            return Ok(());
+        };
+        let args = self.reducer.trace_args(ev);
+        // Measuring the value costs what cloning it does.
+        let entry = args
+            .map_or(0, |(_, v)| json_size(v).bytes)
+            .saturating_add(16);
+        let needed = self.trace_bytes.saturating_add(entry);
+        if needed > self.limits.max_trace_bytes {
+            let e = ClientError {
+                frame: self.index,
+                stage: Stage::Verify,
+                code: Code::Capacity,
+                event: Some(ev.kind()),
+                detail: ClientDetail::TraceTooLong {
+                    needed,
+                    limit: self.limits.max_trace_bytes,
+                },
+                message: format!(
+                    "cannot trace '{}': the trace would need {needed} bytes, over the limit of {} \
+                     (Limits::max_trace_bytes); the stream stops here",
+                    ev.kind(),
+                    self.limits.max_trace_bytes
+                ),
+            };
+            self.failed = Some(e.clone());
+            return Err(e);
         }
-    }
-}
-
-/// Builds the frame's value from the core tokenizer's tokens, so that the
-/// reducer reads the text exactly as the decoder did (a lone surrogate
-/// escape is U+FFFD in both; serde_json would reject the frame). Numbers
-/// are read by serde_json, as before. Later duplicate keys win.
-fn frame_value(text: &[u8]) -> Result<Value, String> {
-    let mut tz: Tokenizer<DEPTH> = Tokenizer::new();
-    let mut builder = Builder::default();
-    let mut rest = text;
-    loop {
-        let (used, token) = tz.next(rest).map_err(|e| json_error(&e))?;
-        rest = rest.get(used..).unwrap_or_default();
-        match token {
-            Some(token) => builder.token(token)?,
-            None => break,
-        }
-    }
-    while let Some(token) = tz.finish().map_err(|e| json_error(&e))? {
-        builder.token(token)?;
-    }
-    builder
-        .done
-        .ok_or_else(|| "the frame holds no JSON value".to_string())
-}
-
-fn json_error(e: &agui_core::json::JsonError) -> String {
-    format!("invalid JSON at byte {} of the frame: {}", e.offset, e.kind)
-}
-
-/// An array or object being built, with the key of its pending member.
-enum Open {
-    Array(Vec<Value>),
-    Object(Map<String, Value>, String),
-}
-
-#[derive(Default)]
-struct Builder {
-    open: Vec<Open>,
-    text: String,
-    number: String,
-    done: Option<Value>,
-}
-
-impl Builder {
-    fn token(&mut self, token: Token<'_>) -> Result<(), String> {
-        match token {
-            Token::ObjectStart => self.open.push(Open::Object(Map::new(), String::new())),
-            Token::ArrayStart => self.open.push(Open::Array(Vec::new())),
-            Token::ObjectEnd | Token::ArrayEnd => {
-                let value = match self.open.pop() {
-                    Some(Open::Array(items)) => Value::Array(items),
-                    Some(Open::Object(map, _)) => Value::Object(map),
-                    None => return Err("unbalanced JSON".to_string()),
-                };
-                self.value(value);
-            }
-            Token::KeyStart | Token::StrStart => self.text.clear(),
-            Token::Text(s) => self.text.push_str(s),
-            Token::Char(c) => self.text.push(c),
-            Token::KeyEnd => {
-                if let Some(Open::Object(_, key)) = self.open.last_mut() {
-                    core::mem::swap(key, &mut self.text);
-                }
-            }
-            Token::StrEnd => {
-                let text = core::mem::take(&mut self.text);
-                self.value(Value::String(text));
-            }
-            Token::Number(s) => self.number.push_str(s),
-            Token::NumberEnd => {
-                let number: Value =
-                    serde_json::from_str(&self.number).map_err(|e| e.to_string())?;
-                self.number.clear();
-                self.value(number);
-            }
-            Token::True => self.value(Value::Bool(true)),
-            Token::False => self.value(Value::Bool(false)),
-            Token::Null => self.value(Value::Null),
-        }
+        self.trace_bytes = needed;
+        trace.push(TraceEntry {
+            kind: ev.kind(),
+            changed,
+            args: args.map(|(key, v)| (key, v.clone())),
+        });
         Ok(())
     }
+}
 
-    fn value(&mut self, value: Value) {
-        match self.open.last_mut() {
-            Some(Open::Array(items)) => items.push(value),
-            Some(Open::Object(map, key)) => {
-                map.insert(core::mem::take(key), value);
-            }
-            None => self.done = Some(value),
-        }
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    fn first_error(limits: Limits, stream: &[u8]) -> ClientError {
+        let mut client = Client::new().with_limits(limits);
+        client.feed(stream).unwrap_err()
+    }
+
+    /// The error's kind and detail are types; the message is made from
+    /// them, and the core's part of it is the core's own message.
+    #[test]
+    fn errors_carry_their_detail_as_types() {
+        let e = first_error(
+            Limits::default(),
+            b"{\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m\"}\n",
+        );
+        let ClientDetail::Core(core) = &e.detail else {
+            panic!("{e:?}")
+        };
+        assert_eq!(
+            (e.code, core.code, e.event),
+            (
+                Code::FirstEvent,
+                Code::FirstEvent,
+                Some(EventType::TextMessageEnd)
+            )
+        );
+        assert_eq!(e.message, core.message().to_string());
+        assert_eq!(e.to_string(), core.to_string());
+
+        let limits = Limits {
+            max_frame_bytes: 10,
+            ..Limits::default()
+        };
+        let e = first_error(
+            limits,
+            b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n",
+        );
+        assert_eq!(e.detail, ClientDetail::FrameTooLong { limit: 10 });
+        assert_eq!((e.stage, e.code), (Stage::Decode, Code::Capacity));
+
+        let stream = b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\
+            {\"type\":\"MESSAGES_SNAPSHOT\",\"messages\":[{\"id\":\"a\",\"role\":\"robot\"}]}\n";
+        let e = first_error(Limits::default(), stream);
+        let ClientDetail::Decode(d) = &e.detail else {
+            panic!("{e:?}")
+        };
+        assert_eq!(d.path(), "messages.0.role");
+        assert_eq!(e.event, Some(EventType::MessagesSnapshot));
     }
 }

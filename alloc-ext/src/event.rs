@@ -9,6 +9,8 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use agui_core::chunk::{ChunkPart, Item};
+use agui_core::decode::Field as F;
 use agui_core::event::{EventType, Origin, Role};
 use serde_json::Value;
 
@@ -267,37 +269,66 @@ pub struct Custom {
 /// There is no variant for the `*_CHUNK` types: chunk expansion turns them
 /// into START / CONTENT / END events before they get here.
 #[derive(Debug, Clone, PartialEq)]
-#[allow(missing_docs)] // each variant is named after its wire type
 pub enum Event {
+    /// `RUN_STARTED`: a run begins.
     RunStarted(RunStarted),
+    /// `RUN_FINISHED`: a run ends normally.
     RunFinished(RunFinished),
+    /// `RUN_ERROR`: a run ends with an error.
     RunError(RunError),
+    /// `STEP_STARTED`: a named step begins.
     StepStarted(Step),
+    /// `STEP_FINISHED`: a named step ends.
     StepFinished(Step),
+    /// `TEXT_MESSAGE_START`: a text message begins.
     TextMessageStart(TextMessageStart),
+    /// `TEXT_MESSAGE_CONTENT`: a piece of a text message.
     TextMessageContent(MessageContent),
+    /// `TEXT_MESSAGE_END`: a text message ends.
     TextMessageEnd(MessageEnd),
+    /// `TOOL_CALL_START`: a tool call begins.
     ToolCallStart(ToolCallStart),
+    /// `TOOL_CALL_ARGS`: a piece of a tool call's JSON arguments.
     ToolCallArgs(ToolCallArgs),
+    /// `TOOL_CALL_END`: a tool call's arguments are complete.
     ToolCallEnd(ToolCallEnd),
+    /// `TOOL_CALL_RESULT`: the result of a tool call.
     ToolCallResult(ToolCallResult),
+    /// `THINKING_START`: a thinking step begins.
     ThinkingStart(ThinkingStart),
+    /// `THINKING_END`: a thinking step ends.
     ThinkingEnd,
+    /// `THINKING_TEXT_MESSAGE_START`: a thinking message begins.
     ThinkingTextMessageStart,
+    /// `THINKING_TEXT_MESSAGE_CONTENT`: a piece of a thinking message.
     ThinkingTextMessageContent(ThinkingContent),
+    /// `THINKING_TEXT_MESSAGE_END`: a thinking message ends.
     ThinkingTextMessageEnd,
+    /// `REASONING_START`: a reasoning phase begins.
     ReasoningStart(ReasoningPhase),
+    /// `REASONING_END`: a reasoning phase ends.
     ReasoningEnd(ReasoningPhase),
+    /// `REASONING_MESSAGE_START`: a reasoning message begins.
     ReasoningMessageStart(ReasoningMessageStart),
+    /// `REASONING_MESSAGE_CONTENT`: a piece of a reasoning message.
     ReasoningMessageContent(MessageContent),
+    /// `REASONING_MESSAGE_END`: a reasoning message ends.
     ReasoningMessageEnd(MessageEnd),
+    /// `REASONING_ENCRYPTED_VALUE`: an encrypted value for a tool call or message.
     ReasoningEncryptedValue(ReasoningEncryptedValue),
+    /// `STATE_SNAPSHOT`: the whole shared state.
     StateSnapshot(StateSnapshot),
+    /// `STATE_DELTA`: a JSON Patch to the shared state.
     StateDelta(StateDelta),
+    /// `MESSAGES_SNAPSHOT`: the whole message list.
     MessagesSnapshot(MessagesSnapshot),
+    /// `ACTIVITY_SNAPSHOT`: the content of an activity message.
     ActivitySnapshot(ActivitySnapshot),
+    /// `ACTIVITY_DELTA`: a JSON Patch to an activity message's content.
     ActivityDelta(ActivityDelta),
+    /// `RAW`: a pass-through event from another system.
     Raw(Raw),
+    /// `CUSTOM`: an application-defined event.
     Custom(Custom),
 }
 
@@ -384,22 +415,22 @@ impl Event {
 
 /// Every event may carry `timestamp`, which must be a number.
 fn check_timestamp(f: Fields<'_>) -> Result<(), DecodeError> {
-    match f.get("timestamp") {
+    match f.get(F::Timestamp.as_str()) {
         None | Some(Value::Number(_)) => Ok(()),
-        Some(other) => Err(DecodeError::expected("number", other).within("timestamp")),
+        Some(other) => Err(DecodeError::expected("number", other).within(F::Timestamp.as_str())),
     }
 }
 
 /// `metadata` must be an object where present (null is a decode error).
 fn metadata(f: Fields<'_>) -> Result<Option<Object>, DecodeError> {
-    f.opt_object("metadata")
+    f.opt_object(F::Metadata.as_str())
 }
 
 /// The same check for events whose metadata the reducer ignores: no copy.
 fn check_metadata(f: Fields<'_>) -> Result<(), DecodeError> {
-    match f.get("metadata") {
+    match f.get(F::Metadata.as_str()) {
         None | Some(Value::Object(_)) => Ok(()),
-        Some(other) => Err(DecodeError::expected("object", other).within("metadata")),
+        Some(other) => Err(DecodeError::expected("object", other).within(F::Metadata.as_str())),
     }
 }
 
@@ -410,12 +441,11 @@ fn patch(f: Fields<'_>, key: &str) -> Result<Value, DecodeError> {
 
 /// `TEXT_MESSAGE_START.role`: one of the four text roles, assistant when absent.
 fn text_role(f: Fields<'_>) -> Result<Role, DecodeError> {
-    match f.get("role") {
+    match f.get(F::Role.as_str()) {
         None => Ok(Role::Assistant),
-        Some(Value::String(name)) => {
-            Role::from_wire(name).ok_or_else(|| DecodeError::new("Invalid input").within("role"))
-        }
-        Some(_) => Err(DecodeError::new("Invalid input").within("role")),
+        Some(Value::String(name)) => Role::from_wire(name)
+            .ok_or_else(|| DecodeError::new("Invalid input").within(F::Role.as_str())),
+        Some(_) => Err(DecodeError::new("Invalid input").within(F::Role.as_str())),
     }
 }
 
@@ -426,38 +456,40 @@ fn from_frame(kind: EventType, f: Fields<'_>) -> Result<Event, DecodeError> {
         T::RunStarted => {
             check_metadata(f)?;
             Event::RunStarted(RunStarted {
-                thread_id: f.string("threadId")?,
-                run_id: f.string("runId")?,
-                parent_run_id: f.opt_string("parentRunId")?,
-                input: match f.get("input") {
+                thread_id: f.string(F::ThreadId.as_str())?,
+                run_id: f.string(F::RunId.as_str())?,
+                parent_run_id: f.opt_string(F::ParentRunId.as_str())?,
+                input: match f.get(F::Input.as_str()) {
                     None => None,
-                    Some(v) => Some(RunAgentInput::from_json(v).map_err(|e| e.within("input"))?),
+                    Some(v) => {
+                        Some(RunAgentInput::from_json(v).map_err(|e| e.within(F::Input.as_str()))?)
+                    }
                 },
             })
         }
         T::RunFinished => {
             check_metadata(f)?;
             Event::RunFinished(RunFinished {
-                thread_id: f.string("threadId")?,
-                run_id: f.string("runId")?,
-                result: f.opt_any("result"),
-                outcome: match f.get("outcome") {
+                thread_id: f.string(F::ThreadId.as_str())?,
+                run_id: f.string(F::RunId.as_str())?,
+                result: f.opt_any(F::Result.as_str()),
+                outcome: match f.get(F::Outcome.as_str()) {
                     None | Some(Value::Null) => None,
-                    Some(v) => Some(outcome(v).map_err(|e| e.within("outcome"))?),
+                    Some(v) => Some(outcome(v).map_err(|e| e.within(F::Outcome.as_str()))?),
                 },
             })
         }
         T::RunError => {
             check_metadata(f)?;
             Event::RunError(RunError {
-                message: f.string("message")?,
-                code: f.opt_string("code")?,
+                message: f.string(F::Message.as_str())?,
+                code: f.opt_string(F::Code.as_str())?,
             })
         }
         T::StepStarted | T::StepFinished => {
             check_metadata(f)?;
             let step = Step {
-                step_name: f.string("stepName")?,
+                step_name: f.string(F::StepName.as_str())?,
             };
             if kind == T::StepStarted {
                 Event::StepStarted(step)
@@ -466,63 +498,67 @@ fn from_frame(kind: EventType, f: Fields<'_>) -> Result<Event, DecodeError> {
             }
         }
         T::TextMessageStart => Event::TextMessageStart(TextMessageStart {
-            message_id: f.string("messageId")?,
+            message_id: f.string(F::MessageId.as_str())?,
             role: text_role(f)?,
-            name: f.opt_string("name")?,
+            name: f.opt_string(F::Name.as_str())?,
             metadata: metadata(f)?,
         }),
         T::TextMessageContent => Event::TextMessageContent(content(f)?),
         T::TextMessageEnd => Event::TextMessageEnd(end(f)?),
         T::ToolCallStart => Event::ToolCallStart(ToolCallStart {
-            tool_call_id: f.string("toolCallId")?,
-            tool_call_name: f.string("toolCallName")?,
-            parent_message_id: f.nullable_string("parentMessageId")?,
+            tool_call_id: f.string(F::ToolCallId.as_str())?,
+            tool_call_name: f.string(F::ToolCallName.as_str())?,
+            parent_message_id: f.nullable_string(F::ParentMessageId.as_str())?,
             metadata: metadata(f)?,
         }),
         T::ToolCallArgs => Event::ToolCallArgs(ToolCallArgs {
-            tool_call_id: f.string("toolCallId")?,
-            delta: f.string("delta")?,
+            tool_call_id: f.string(F::ToolCallId.as_str())?,
+            delta: f.string(F::Delta.as_str())?,
             metadata: metadata(f)?,
         }),
         T::ToolCallEnd => Event::ToolCallEnd(ToolCallEnd {
-            tool_call_id: f.string("toolCallId")?,
+            tool_call_id: f.string(F::ToolCallId.as_str())?,
             metadata: metadata(f)?,
         }),
         T::ToolCallResult => {
-            if f.get("role").is_some() {
-                f.literal("role", "tool")?;
+            if f.get(F::Role.as_str()).is_some() {
+                f.literal(F::Role.as_str(), "tool")?;
             }
             Event::ToolCallResult(ToolCallResult {
-                message_id: f.string("messageId")?,
-                tool_call_id: f.string("toolCallId")?,
-                content: f.string("content")?,
+                message_id: f.string(F::MessageId.as_str())?,
+                tool_call_id: f.string(F::ToolCallId.as_str())?,
+                content: f.string(F::Content.as_str())?,
                 metadata: metadata(f)?,
             })
         }
         T::ThinkingStart => {
             check_metadata(f)?;
             Event::ThinkingStart(ThinkingStart {
-                title: f.opt_string("title")?,
+                title: f.opt_string(F::Title.as_str())?,
             })
         }
         T::ThinkingTextMessageContent => {
             check_metadata(f)?;
             Event::ThinkingTextMessageContent(ThinkingContent {
-                delta: f.string("delta")?,
+                delta: f.string(F::Delta.as_str())?,
             })
         }
-        T::ThinkingEnd | T::ThinkingTextMessageStart | T::ThinkingTextMessageEnd => {
+        T::ThinkingEnd => {
             check_metadata(f)?;
-            match kind {
-                T::ThinkingEnd => Event::ThinkingEnd,
-                T::ThinkingTextMessageStart => Event::ThinkingTextMessageStart,
-                _ => Event::ThinkingTextMessageEnd,
-            }
+            Event::ThinkingEnd
+        }
+        T::ThinkingTextMessageStart => {
+            check_metadata(f)?;
+            Event::ThinkingTextMessageStart
+        }
+        T::ThinkingTextMessageEnd => {
+            check_metadata(f)?;
+            Event::ThinkingTextMessageEnd
         }
         T::ReasoningStart | T::ReasoningEnd => {
             check_metadata(f)?;
             let phase = ReasoningPhase {
-                message_id: f.string("messageId")?,
+                message_id: f.string(F::MessageId.as_str())?,
             };
             if kind == T::ReasoningStart {
                 Event::ReasoningStart(phase)
@@ -531,9 +567,9 @@ fn from_frame(kind: EventType, f: Fields<'_>) -> Result<Event, DecodeError> {
             }
         }
         T::ReasoningMessageStart => {
-            f.literal("role", "reasoning")?;
+            f.literal(F::Role.as_str(), "reasoning")?;
             Event::ReasoningMessageStart(ReasoningMessageStart {
-                message_id: f.string("messageId")?,
+                message_id: f.string(F::MessageId.as_str())?,
                 metadata: metadata(f)?,
             })
         }
@@ -542,57 +578,57 @@ fn from_frame(kind: EventType, f: Fields<'_>) -> Result<Event, DecodeError> {
         T::ReasoningEncryptedValue => {
             check_metadata(f)?;
             Event::ReasoningEncryptedValue(ReasoningEncryptedValue {
-                subtype: match f.one_of("subtype", &["tool-call", "message"])? {
+                subtype: match f.one_of(F::Subtype.as_str(), &["tool-call", "message"])? {
                     "tool-call" => EncryptedSubtype::ToolCall,
                     _ => EncryptedSubtype::Message,
                 },
-                entity_id: f.string("entityId")?,
-                encrypted_value: f.string("encryptedValue")?,
+                entity_id: f.string(F::EntityId.as_str())?,
+                encrypted_value: f.string(F::EncryptedValue.as_str())?,
             })
         }
         T::StateSnapshot => {
             check_metadata(f)?;
             Event::StateSnapshot(StateSnapshot {
-                snapshot: f.opt_any("snapshot"),
+                snapshot: f.opt_any(F::Snapshot.as_str()),
             })
         }
         T::StateDelta => {
             check_metadata(f)?;
             Event::StateDelta(StateDelta {
-                delta: patch(f, "delta")?,
+                delta: patch(f, F::Delta.as_str())?,
             })
         }
         T::MessagesSnapshot => {
             check_metadata(f)?;
             Event::MessagesSnapshot(MessagesSnapshot {
-                messages: f.list("messages", Message::from_json)?,
+                messages: f.list(F::Messages.as_str(), Message::from_json)?,
             })
         }
         T::ActivitySnapshot => Event::ActivitySnapshot(ActivitySnapshot {
-            message_id: f.string("messageId")?,
-            activity_type: f.string("activityType")?,
-            content: f.object("content")?.clone(),
-            replace: f.opt_bool("replace")?.unwrap_or(true),
+            message_id: f.string(F::MessageId.as_str())?,
+            activity_type: f.string(F::ActivityType.as_str())?,
+            content: f.object(F::Content.as_str())?.clone(),
+            replace: f.opt_bool(F::Replace.as_str())?.unwrap_or(true),
             metadata: metadata(f)?,
         }),
         T::ActivityDelta => Event::ActivityDelta(ActivityDelta {
-            message_id: f.string("messageId")?,
-            activity_type: f.string("activityType")?,
-            patch: patch(f, "patch")?,
+            message_id: f.string(F::MessageId.as_str())?,
+            activity_type: f.string(F::ActivityType.as_str())?,
+            patch: patch(f, F::Patch.as_str())?,
             metadata: metadata(f)?,
         }),
         T::Raw => {
             check_metadata(f)?;
             Event::Raw(Raw {
-                event: f.opt_any("event"),
-                source: f.opt_string("source")?,
+                event: f.opt_any(F::Event.as_str()),
+                source: f.opt_string(F::Source.as_str())?,
             })
         }
         T::Custom => {
             check_metadata(f)?;
             Event::Custom(Custom {
-                name: f.string("name")?,
-                value: f.opt_any("value"),
+                name: f.string(F::Name.as_str())?,
+                value: f.opt_any(F::Value.as_str()),
             })
         }
         T::TextMessageChunk | T::ToolCallChunk | T::ReasoningMessageChunk => {
@@ -605,8 +641,8 @@ fn from_frame(kind: EventType, f: Fields<'_>) -> Result<Event, DecodeError> {
 /// `TEXT_MESSAGE_CONTENT` / `REASONING_MESSAGE_CONTENT` of a frame.
 fn content(f: Fields<'_>) -> Result<MessageContent, DecodeError> {
     Ok(MessageContent {
-        message_id: f.string("messageId")?,
-        delta: f.string("delta")?,
+        message_id: f.string(F::MessageId.as_str())?,
+        delta: f.string(F::Delta.as_str())?,
         metadata: metadata(f)?,
     })
 }
@@ -614,7 +650,7 @@ fn content(f: Fields<'_>) -> Result<MessageContent, DecodeError> {
 /// `TEXT_MESSAGE_END` / `REASONING_MESSAGE_END` of a frame.
 fn end(f: Fields<'_>) -> Result<MessageEnd, DecodeError> {
     Ok(MessageEnd {
-        message_id: f.string("messageId")?,
+        message_id: f.string(F::MessageId.as_str())?,
         metadata: metadata(f)?,
     })
 }
@@ -645,71 +681,82 @@ fn outcome(v: &Value) -> Result<Outcome, DecodeError> {
 
 /// A START, CONTENT or ARGS made from the frame's `*_CHUNK` event.
 fn from_chunk(kind: EventType, id: &str, f: Fields<'_>) -> Result<Event, DecodeError> {
-    use EventType as T;
-    let chunk = match kind {
-        T::TextMessageStart | T::TextMessageContent => T::TextMessageChunk,
-        T::ToolCallStart | T::ToolCallArgs => T::ToolCallChunk,
-        T::ReasoningMessageStart | T::ReasoningMessageContent => T::ReasoningMessageChunk,
-        other => return Err(not_from_chunk(other)),
+    let Some((item, part)) = Item::part_of(kind) else {
+        return Err(not_from_chunk(kind));
     };
-    f.literal("type", chunk.as_str())?;
+    f.literal(F::Type.as_str(), item.chunk().as_str())?;
     let delta = || -> Result<String, DecodeError> {
         // The metadata-only chunk emits a CONTENT with an empty delta.
-        Ok(f.opt_string("delta")?.unwrap_or_default())
+        Ok(f.opt_string(F::Delta.as_str())?.unwrap_or_default())
     };
-    Ok(match kind {
-        T::TextMessageStart => Event::TextMessageStart(TextMessageStart {
+    Ok(match (item, part) {
+        (Item::Text, ChunkPart::Start) => Event::TextMessageStart(TextMessageStart {
             message_id: id.into(),
             role: text_role(f)?,
-            name: f.opt_string("name")?,
+            name: f.opt_string(F::Name.as_str())?,
             metadata: metadata(f)?,
         }),
-        T::TextMessageContent => Event::TextMessageContent(MessageContent {
-            message_id: id.into(),
-            delta: delta()?,
-            metadata: metadata(f)?,
-        }),
-        T::ToolCallStart => Event::ToolCallStart(ToolCallStart {
+        (item, ChunkPart::Content) => content_event(item, id.into(), delta()?, metadata(f)?),
+        (Item::ToolCall, ChunkPart::Start) => Event::ToolCallStart(ToolCallStart {
             tool_call_id: id.into(),
-            tool_call_name: f.string("toolCallName")?,
-            parent_message_id: f.nullable_string("parentMessageId")?,
+            tool_call_name: f.string(F::ToolCallName.as_str())?,
+            parent_message_id: f.nullable_string(F::ParentMessageId.as_str())?,
             metadata: metadata(f)?,
         }),
-        T::ToolCallArgs => Event::ToolCallArgs(ToolCallArgs {
-            tool_call_id: id.into(),
-            delta: delta()?,
-            metadata: metadata(f)?,
-        }),
-        T::ReasoningMessageStart => Event::ReasoningMessageStart(ReasoningMessageStart {
-            message_id: id.into(),
-            metadata: metadata(f)?,
-        }),
-        T::ReasoningMessageContent => Event::ReasoningMessageContent(MessageContent {
-            message_id: id.into(),
-            delta: delta()?,
-            metadata: metadata(f)?,
-        }),
-        other => return Err(not_from_chunk(other)),
+        (Item::Reasoning, ChunkPart::Start) => {
+            Event::ReasoningMessageStart(ReasoningMessageStart {
+                message_id: id.into(),
+                metadata: metadata(f)?,
+            })
+        }
     })
 }
 
-/// The END that closes the open chunked item: only its id, no metadata.
+/// The CONTENT / ARGS event of a chunked item: what a chunk's content part
+/// makes, and what the client's fast path makes of a bare delta frame.
+pub(crate) fn content_event(
+    item: Item,
+    id: String,
+    delta: String,
+    metadata: Option<Object>,
+) -> Event {
+    match item {
+        Item::Text => Event::TextMessageContent(MessageContent {
+            message_id: id,
+            delta,
+            metadata,
+        }),
+        Item::ToolCall => Event::ToolCallArgs(ToolCallArgs {
+            tool_call_id: id,
+            delta,
+            metadata,
+        }),
+        Item::Reasoning => Event::ReasoningMessageContent(MessageContent {
+            message_id: id,
+            delta,
+            metadata,
+        }),
+    }
+}
+
+/// The END that closes an open chunked item before the frame's event.
 fn close(kind: EventType, id: &str) -> Result<Event, DecodeError> {
-    use EventType as T;
-    Ok(match kind {
-        T::TextMessageEnd => Event::TextMessageEnd(MessageEnd {
+    let Some(item) = Item::ended_by(kind) else {
+        return Err(not_from_chunk(kind));
+    };
+    Ok(match item {
+        Item::Text => Event::TextMessageEnd(MessageEnd {
             message_id: id.into(),
             metadata: None,
         }),
-        T::ToolCallEnd => Event::ToolCallEnd(ToolCallEnd {
+        Item::ToolCall => Event::ToolCallEnd(ToolCallEnd {
             tool_call_id: id.into(),
             metadata: None,
         }),
-        T::ReasoningMessageEnd => Event::ReasoningMessageEnd(MessageEnd {
+        Item::Reasoning => Event::ReasoningMessageEnd(MessageEnd {
             message_id: id.into(),
             metadata: None,
         }),
-        other => return Err(not_from_chunk(other)),
     })
 }
 
@@ -717,14 +764,14 @@ fn not_expanded(kind: EventType) -> DecodeError {
     DecodeError::new(alloc::format!(
         "{kind} must be expanded before it is applied"
     ))
-    .within("type")
+    .within(F::Type.as_str())
 }
 
 fn not_from_chunk(kind: EventType) -> DecodeError {
     DecodeError::new(alloc::format!(
         "chunk expansion does not make {kind} events"
     ))
-    .within("type")
+    .within(F::Type.as_str())
 }
 
 #[cfg(test)]
@@ -733,6 +780,35 @@ mod tests {
     use super::*;
     use alloc::string::ToString;
     use serde_json::json;
+
+    /// The core checks an interrupt's members as they stream past
+    /// (`agui_core::decode::nested::INTERRUPT`); the model reads the same
+    /// members: every one of them round-trips, a required one is required.
+    #[test]
+    fn interrupts_have_the_cores_members() {
+        use agui_core::decode::nested::{Member, INTERRUPT};
+        use agui_core::decode::Need;
+        let value = |m: Member| match m {
+            Member::Str => json!("x"),
+            Member::Obj => json!({}),
+            Member::Count => json!(1),
+        };
+        let full: serde_json::Map<String, Value> = INTERRUPT
+            .iter()
+            .map(|&(name, _, m)| (name.to_string(), value(m)))
+            .collect();
+        let decoded = Interrupt::from_json(&Value::Object(full.clone())).unwrap();
+        assert_eq!(
+            serde_json::to_value(&decoded).unwrap(),
+            Value::Object(full.clone())
+        );
+        for &(name, need, _) in INTERRUPT {
+            let mut less = full.clone();
+            less.remove(name);
+            let ok = Interrupt::from_json(&Value::Object(less)).is_ok();
+            assert_eq!(ok, need == Need::Opt, "{name}");
+        }
+    }
 
     fn frame(kind: EventType, v: Value) -> Result<Event, DecodeError> {
         Event::from_core(kind, Origin::Frame, "", &v)

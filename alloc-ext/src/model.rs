@@ -120,7 +120,11 @@ impl<'a> Fields<'a> {
     pub(crate) fn of(v: &'a Value) -> Result<Self, DecodeError> {
         match v {
             Value::Object(map) => Ok(Fields(map)),
-            other => Err(DecodeError::expected("object", other)),
+            other @ (Value::Null
+            | Value::Bool(_)
+            | Value::Number(_)
+            | Value::String(_)
+            | Value::Array(_)) => Err(DecodeError::expected("object", other)),
         }
     }
 
@@ -573,7 +577,9 @@ impl UserContent {
         match v {
             Value::String(s) => Ok(UserContent::Text(s.clone())),
             Value::Array(items) => decode_list(items, InputPart::from_json).map(UserContent::Parts),
-            other => Err(DecodeError::expected("string or array", other)),
+            other @ (Value::Null | Value::Bool(_) | Value::Number(_) | Value::Object(_)) => {
+                Err(DecodeError::expected("string or array", other))
+            }
         }
     }
 }
@@ -963,7 +969,11 @@ impl Message {
             Message::Tool(m) => m.content.push_str(delta),
             Message::Activity(m) => match &mut m.content {
                 Value::String(s) => s.push_str(delta),
-                other => *other = Value::String(delta.to_owned()),
+                other @ (Value::Null
+                | Value::Bool(_)
+                | Value::Number(_)
+                | Value::Array(_)
+                | Value::Object(_)) => *other = Value::String(delta.to_owned()),
             },
             Message::Reasoning(m) => m.content.push_str(delta),
         }
@@ -1013,7 +1023,12 @@ impl Message {
     pub fn tool_calls(&self) -> &[ToolCall] {
         match self {
             Message::Assistant(m) => m.tool_calls.as_deref().unwrap_or_default(),
-            _ => &[],
+            Message::Developer(_)
+            | Message::System(_)
+            | Message::User(_)
+            | Message::Tool(_)
+            | Message::Activity(_)
+            | Message::Reasoning(_) => &[],
         }
     }
 
@@ -1022,7 +1037,12 @@ impl Message {
     pub fn tool_calls_mut(&mut self) -> Option<&mut Vec<ToolCall>> {
         match self {
             Message::Assistant(m) => m.tool_calls.as_mut(),
-            _ => None,
+            Message::Developer(_)
+            | Message::System(_)
+            | Message::User(_)
+            | Message::Tool(_)
+            | Message::Activity(_)
+            | Message::Reasoning(_) => None,
         }
     }
 }

@@ -22,7 +22,9 @@
 //! These are the rules of the npm `untruncate-json` package followed by
 //! `JSON.parse`, as the reference client applies them, restated for valid
 //! prefixes. Numbers are what `serde_json` makes of the completed text
-//! (integers as `i64`/`u64` when they fit, else `f64`).
+//! (integers as `i64`/`u64` when they fit, else `f64`), and `null` beyond the
+//! range of a double, as `JSON.parse`'s Infinity prints (see
+//! [`crate::value::number_value`]).
 //!
 //! The work per delta is proportional to the delta: the value tree is built
 //! in place from [`agui_core::json::Tokenizer`] tokens, a string grows by its
@@ -51,8 +53,10 @@
 //!   part of the escape, so the reference reports the last good value at a
 //!   few cut points just after such an escape (a cut right after a closing
 //!   quote, or inside a second escape). We apply the rules above there too.
-//! * Nesting deeper than 64 levels, and numbers out of the `f64` range
-//!   (`1e400`, which `JSON.parse` reads as `Infinity`), count as invalid.
+//! * Nesting deeper than 64 levels counts as invalid. (A number out of the
+//!   `f64` range, `1e400`, is `null`: `JSON.parse` reads it as `Infinity`,
+//!   which prints as `null`; this is the reference's reading, not a
+//!   difference.)
 //! * A number still open after more than [`MAX_NUMBER_TEXT`] characters
 //!   keeps its last tentative value until it ends (then it is read once):
 //!   re-reading it at every delta would cost its whole text per delta.
@@ -64,14 +68,16 @@ use agui_core::json::{Literal, Token, Tokenizer};
 pub const MAX_NUMBER_TEXT: usize = 1024;
 use alloc::string::String;
 use alloc::vec::Vec;
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
+
+use crate::value::number_value;
 
 /// The deepest nesting accepted (the tokenizer's maximum).
 const DEPTH: usize = 64;
 
-/// One step from a container to a child on the path to the open value.
+/// One segment of the path from a container to the open value.
 #[derive(Debug, Clone)]
-enum Step {
+enum Segment {
     /// An array element (always the last one when it was opened).
     Index(usize),
     /// An object member.
@@ -97,7 +103,7 @@ struct Builder {
     /// The top-level value, once it has started.
     root: Option<Value>,
     /// From the root to the innermost open value (empty: the root itself).
-    path: Vec<Step>,
+    path: Vec<Segment>,
     /// The key being read, or read and waiting for its value.
     key: String,
     /// Whether `Text` belongs to a key.
@@ -170,7 +176,19 @@ impl Builder {
                 let value = match token {
                     Token::True => Value::Bool(true),
                     Token::False => Value::Bool(false),
-                    _ => Value::Null,
+                    Token::ObjectStart
+                    | Token::ObjectEnd
+                    | Token::ArrayStart
+                    | Token::ArrayEnd
+                    | Token::KeyStart
+                    | Token::KeyEnd
+                    | Token::StrStart
+                    | Token::StrEnd
+                    | Token::Text(_)
+                    | Token::Char(_)
+                    | Token::Number(_)
+                    | Token::NumberEnd
+                    | Token::Null => Value::Null,
                 };
                 // A cut literal is already in place with this very value.
                 if self.open != Open::Literal {
@@ -209,17 +227,18 @@ impl Builder {
             self.number.as_bytes().last(),
             Some(b'-' | b'+' | b'.' | b'e' | b'E')
         );
-        let parsed = if needs_digit {
+        // Beyond the double range the value is `null`, the reference's
+        // Infinity as it prints (see `crate::value`).
+        let number = if needs_digit {
             let mut text = String::with_capacity(self.number.len().saturating_add(1));
             text.push_str(&self.number);
             text.push('0');
-            serde_json::from_str::<Number>(&text)
+            number_value(&text)
         } else {
-            serde_json::from_str::<Number>(&self.number)
+            number_value(&self.number)
         };
-        let number = parsed.map_err(|_| Invalid)?;
         if let Some(slot) = self.frontier() {
-            *slot = Value::Number(number);
+            *slot = number;
         }
         Ok(())
     }
@@ -235,12 +254,13 @@ impl Builder {
         match at_mut(root, &self.path) {
             Some(Value::Array(items)) => {
                 items.push(value);
-                self.path.push(Step::Index(items.len().saturating_sub(1)));
+                self.path
+                    .push(Segment::Index(items.len().saturating_sub(1)));
             }
             Some(Value::Object(members)) => {
                 let key = core::mem::take(&mut self.key);
                 members.insert(key.clone(), value);
-                self.path.push(Step::Key(key));
+                self.path.push(Segment::Key(key));
             }
             // The tokenizer only opens a value inside a container.
             _ => {}
@@ -260,11 +280,11 @@ impl Builder {
 }
 
 /// Follows `path` down from `value`.
-fn at_mut<'v>(mut value: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> {
+fn at_mut<'v>(mut value: &'v mut Value, path: &[Segment]) -> Option<&'v mut Value> {
     for step in path {
         value = match (value, step) {
-            (Value::Array(items), Step::Index(i)) => items.get_mut(*i)?,
-            (Value::Object(members), Step::Key(key)) => members.get_mut(key.as_str())?,
+            (Value::Array(items), Segment::Index(i)) => items.get_mut(*i)?,
+            (Value::Object(members), Segment::Key(key)) => members.get_mut(key.as_str())?,
             _ => return None,
         };
     }
@@ -276,7 +296,11 @@ fn at_mut<'v>(mut value: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> 
 fn as_last_good(value: Value) -> Value {
     match value {
         Value::Null => empty(),
-        value => value,
+        value @ (Value::Bool(_)
+        | Value::Number(_)
+        | Value::String(_)
+        | Value::Array(_)
+        | Value::Object(_)) => value,
     }
 }
 
@@ -609,10 +633,11 @@ mod tests {
         check(&["-2", "-2", "62"], &[json!(-2), json!(-2), json!(-2)]);
         check(&["  ", "x", "{}"], &[json!({}), json!({}), json!({})]);
         check(&["\"a\"", " \"b\""], &[json!("a"), json!("a")]);
-        // A cut number that can only grow out of range.
+        // A cut number that grows out of range: the reference's Infinity,
+        // which prints as null (issue 11).
         check(
             &["[1e30", "0", "0"],
-            &[json!([1e30]), json!([1e300]), json!([1e300])],
+            &[json!([1e30]), json!([1e300]), json!([null])],
         );
     }
 
@@ -664,7 +689,7 @@ mod tests {
             (&["tr"], json!({})),
             (&["{} x"], json!({})),
             (&["{}", "{}"], json!({})),
-            (&["[1e400]"], json!({})),
+            (&["[1e400]"], json!([null])),
         ];
         for (deltas, want) in cases {
             let mut args = PartialArgs::new();
@@ -819,7 +844,12 @@ mod tests {
                     stack.push(Ctx::Str);
                 }
                 Ctx::ObjColon if c == ':' => *stack.last_mut().unwrap() = Ctx::ObjValue,
-                _ => {}
+                Ctx::ArrValue
+                | Ctx::ArrComma
+                | Ctx::ObjKey
+                | Ctx::ObjColon
+                | Ctx::ObjValue
+                | Ctx::ObjComma => {}
             }
             if advance {
                 i += 1;
@@ -840,7 +870,7 @@ mod tests {
                 Ctx::Lit(word, n) => out.push_str(&word[*n..]),
                 Ctx::ArrValue | Ctx::ArrComma => out.push(']'),
                 Ctx::ObjKey | Ctx::ObjColon | Ctx::ObjValue | Ctx::ObjComma => out.push('}'),
-                _ => {}
+                Ctx::Top | Ctx::Esc | Ctx::Hex(..) | Ctx::Num(_) => {}
             }
         }
         out

@@ -27,6 +27,8 @@ use alloc::vec::Vec;
 use core::fmt;
 use serde_json::{Map, Value};
 
+use crate::size::{item_overhead, json_size, member_overhead, Size};
+
 /// Why a patch was rejected. The document is unchanged in every case.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PatchError {
@@ -244,20 +246,248 @@ pub fn json_eq(a: &Value, b: &Value) -> bool {
 /// assert_eq!(doc, json!({"list": [1, 2, 3, 4], "backup": [1, 2, 3, 4]}));
 /// ```
 pub fn apply_patch(doc: &mut Value, patch: &Value) -> Result<(), PatchError> {
-    let ops = patch.as_array().ok_or(PatchError::NotAnArray)?;
+    let unbounded = Size {
+        bytes: usize::MAX,
+        depth: usize::MAX,
+    };
+    match apply_patch_sized(doc, patch, Size::default(), unbounded) {
+        Ok(_) | Err(Refused::Over(_)) => Ok(()),
+        Err(Refused::Patch(e)) => Err(e),
+    }
+}
+
+/// Why [`apply_patch_sized`] left the document as it was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refused {
+    /// The patch itself failed.
+    Patch(PatchError),
+    /// The document would pass `max` (bytes or depth) after some
+    /// operation: the size it would have needed.
+    Over(Size),
+}
+
+/// [`apply_patch`] that keeps the document's size (compact JSON bytes,
+/// see [`crate::size`]) up to date as it goes, in time proportional to
+/// what the patch touches: `now` is the size before, and the result the
+/// size after. A patch that would make the document larger than `max`
+/// (after any of its operations, so `copy` cannot double its way past the
+/// limit) is refused and rolled back.
+///
+/// The bytes are exact; the depth is an upper bound (removing the deepest
+/// branch does not lower it, which would need a walk of the document).
+/// While the patch runs, values it takes out are counted back only when
+/// the bound passes `max` (they are measured then, and always at the end
+/// when they are dropped anyway), so a patch costs what it touches.
+///
+/// ```
+/// use agui_alloc::patch::{apply_patch_sized, Refused};
+/// use agui_alloc::size::{json_size, Size};
+/// use serde_json::json;
+///
+/// let mut doc = json!({"a": [1, 2]});
+/// let max = Size { bytes: 100, depth: 8 };
+/// let now = json_size(&doc);
+/// let add = json!([{"op": "add", "path": "/a/-", "value": 30}]);
+/// let after = apply_patch_sized(&mut doc, &add, now, max).unwrap();
+/// assert_eq!(after.bytes, r#"{"a":[1,2,30]}"#.len());
+/// let doubling = json!([{"op": "copy", "from": "/a", "path": "/b"}, {"op": "copy", "from": "", "path": "/c"},
+///                       {"op": "copy", "from": "", "path": "/d"}, {"op": "copy", "from": "", "path": "/e"}]);
+/// let err = apply_patch_sized(&mut doc, &doubling, after, max).unwrap_err();
+/// assert!(matches!(err, Refused::Over(size) if size.bytes > 100));
+/// assert_eq!(doc, json!({"a": [1, 2, 30]}));
+/// ```
+///
+/// # Errors
+/// [`Refused::Patch`] as [`apply_patch`]; [`Refused::Over`] when the
+/// document would pass `max`.
+pub fn apply_patch_sized(
+    doc: &mut Value,
+    patch: &Value,
+    now: Size,
+    max: Size,
+) -> Result<Size, Refused> {
+    let (size, log) = run_sized(doc, patch, now, max)?;
+    Ok(size.settled(&log))
+}
+
+/// Runs the patch and hands back the undo log (for a dry run).
+fn run_sized(
+    doc: &mut Value,
+    patch: &Value,
+    now: Size,
+    max: Size,
+) -> Result<(Meter, Vec<Undo>), Refused> {
+    let ops = patch
+        .as_array()
+        .ok_or(Refused::Patch(PatchError::NotAnArray))?;
     let mut log = Vec::new();
+    let mut meter = Meter::new(now);
     for (index, raw) in ops.iter().enumerate() {
-        let step = Op::parse(raw).and_then(|op| op.run(doc, &mut log));
+        let step = Op::parse(raw).and_then(|op| op.run(doc, &mut log, &mut meter));
         if let Err(cause) = step {
             rollback(doc, log);
-            return Err(PatchError::at(index, raw, cause));
+            return Err(Refused::Patch(PatchError::at(index, raw, cause)));
+        }
+        if let Err(over) = meter.within(max, &log) {
+            rollback(doc, log);
+            return Err(Refused::Over(over));
         }
     }
-    Ok(())
+    Ok((meter, log))
+}
+
+/// The size the patch would leave `doc` at, without changing it: the patch
+/// is applied, measured and rolled back (time proportional to what it
+/// touches, plus the values it takes out).
+///
+/// # Errors
+/// As [`apply_patch_sized`].
+pub fn patch_size(doc: &mut Value, patch: &Value, now: Size, max: Size) -> Result<Size, Refused> {
+    let (meter, log) = run_sized(doc, patch, now, max)?;
+    let size = meter.settled(&log);
+    rollback(doc, log);
+    Ok(size)
+}
+
+/// The running size of the document while a patch applies.
+struct Meter {
+    /// Bytes now, not yet less the values in `log[measured..]`.
+    bytes: usize,
+    depth: usize,
+    /// How many log entries' taken-out values are already counted back.
+    measured: usize,
+}
+
+impl Meter {
+    fn new(now: Size) -> Self {
+        Meter {
+            bytes: now.bytes,
+            depth: now.depth,
+            measured: 0,
+        }
+    }
+
+    fn grow(&mut self, bytes: usize) {
+        self.bytes = self.bytes.saturating_add(bytes);
+    }
+
+    fn shrink(&mut self, bytes: usize) {
+        self.bytes = self.bytes.saturating_sub(bytes);
+    }
+
+    fn reach(&mut self, depth: usize) {
+        self.depth = self.depth.max(depth);
+    }
+
+    /// Counts back the values the log took out since the last call.
+    fn settle(&mut self, log: &[Undo]) {
+        let fresh = log.get(self.measured..).unwrap_or_default();
+        let taken: usize = fresh.iter().map(Undo::taken_bytes).sum();
+        self.shrink(taken);
+        self.measured = log.len();
+    }
+
+    fn settled(mut self, log: &[Undo]) -> Size {
+        self.settle(log);
+        Size {
+            bytes: self.bytes,
+            depth: self.depth,
+        }
+    }
+
+    /// `Ok` while the document is within `max`; the taken-out values are
+    /// measured only when the running bound alone would pass it.
+    fn within(&mut self, max: Size, log: &[Undo]) -> Result<(), Size> {
+        if self.bytes > max.bytes {
+            self.settle(log);
+        }
+        if self.bytes > max.bytes || self.depth > max.depth {
+            return Err(Size {
+                bytes: self.bytes,
+                depth: self.depth,
+            });
+        }
+        Ok(())
+    }
 }
 
 /// A parsed JSON Pointer: its unescaped reference tokens.
 type Pointer = Vec<String>;
+
+/// The operations of RFC 6902, by their `op` name: the patch vocabulary.
+/// Parsing an operation and the reducer's size bound both match it
+/// without a wildcard, so a new operation is a compile error in both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpName {
+    /// `add`: insert or set `value` at `path`.
+    Add,
+    /// `remove`: take out what `path` names.
+    Remove,
+    /// `replace`: set `value` at an existing `path`.
+    Replace,
+    /// `move`: take `from` out and add it at `path`.
+    Move,
+    /// `copy`: add a copy of `from` at `path`.
+    Copy,
+    /// `test`: `path` must equal `value`.
+    Test,
+}
+
+/// How an operation can grow the document, for a quick upper bound of a
+/// patch's size before it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Growth {
+    /// Never grows it.
+    None,
+    /// By its `value` (and a key no longer than its path) at most.
+    ByValue,
+    /// By a part of the document itself: only running it tells.
+    Measure,
+}
+
+impl OpName {
+    /// Every operation, in RFC 6902's order.
+    pub const ALL: [OpName; 6] = [
+        OpName::Add,
+        OpName::Remove,
+        OpName::Replace,
+        OpName::Move,
+        OpName::Copy,
+        OpName::Test,
+    ];
+
+    /// The `op` name on the wire.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            OpName::Add => "add",
+            OpName::Remove => "remove",
+            OpName::Replace => "replace",
+            OpName::Move => "move",
+            OpName::Copy => "copy",
+            OpName::Test => "test",
+        }
+    }
+
+    /// Looks up an `op` name; `None` for an unknown one.
+    ///
+    /// ```
+    /// use agui_alloc::patch::OpName;
+    /// assert_eq!(OpName::from_wire("copy"), Some(OpName::Copy));
+    /// assert_eq!(OpName::from_wire("Copy"), None);
+    /// ```
+    pub fn from_wire(name: &str) -> Option<OpName> {
+        OpName::ALL.into_iter().find(|op| op.as_str() == name)
+    }
+
+    /// How the operation can grow the document.
+    pub const fn growth(self) -> Growth {
+        match self {
+            OpName::Add | OpName::Replace => Growth::ByValue,
+            OpName::Remove | OpName::Test => Growth::None,
+            OpName::Move | OpName::Copy => Growth::Measure,
+        }
+    }
+}
 
 /// One validated operation. Values stay borrowed from the patch until used.
 enum Op<'p> {
@@ -280,50 +510,82 @@ impl<'p> Op<'p> {
             .ok_or(PatchCause::InvalidOp)?;
         // Reject unknown names before looking at the rest, so that a typo in
         // `op` is reported as such rather than as a missing member.
-        if !matches!(
-            name,
-            "add" | "remove" | "replace" | "move" | "copy" | "test"
-        ) {
-            return Err(PatchCause::InvalidOp);
-        }
+        let name = OpName::from_wire(name).ok_or(PatchCause::InvalidOp)?;
         let path = pointer_member(obj, "path")?;
         let value = || obj.get("value").ok_or(PatchCause::MissingField("value"));
         let from = || pointer_member(obj, "from");
         Ok(match name {
-            "add" => Op::Add(path, value()?),
-            "remove" => Op::Remove(path),
-            "replace" => Op::Replace(path, value()?),
-            "move" => Op::Move {
+            OpName::Add => Op::Add(path, value()?),
+            OpName::Remove => Op::Remove(path),
+            OpName::Replace => Op::Replace(path, value()?),
+            OpName::Move => Op::Move {
                 from: from()?,
                 path,
             },
-            "copy" => Op::Copy {
+            OpName::Copy => Op::Copy {
                 from: from()?,
                 path,
             },
-            _ => Op::Test(path, value()?),
+            OpName::Test => Op::Test(path, value()?),
         })
     }
 
-    /// Runs the operation on `doc`, appending what it changed to `log`.
-    fn run(self, doc: &mut Value, log: &mut Vec<Undo>) -> Result<(), PatchCause> {
+    /// Runs the operation on `doc`, appending what it changed to `log` and
+    /// what it added to `meter` (what it took out is in the log).
+    fn run(
+        self,
+        doc: &mut Value,
+        log: &mut Vec<Undo>,
+        meter: &mut Meter,
+    ) -> Result<(), PatchCause> {
         match self {
             Op::Add(path, value) => {
-                log.push(Undo::Added(add(doc, path, value.clone(), PastEnd::Reject)?))
+                let size = json_size(value);
+                meter.reach(path.len().saturating_add(size.depth));
+                meter.grow(size.bytes);
+                let added = add(doc, path, value.clone(), PastEnd::Reject)?;
+                meter.grow(added.overhead);
+                log.push(Undo::Added(added.undo));
             }
-            Op::Remove(path) => log.extend(remove(doc, path)?),
-            Op::Replace(path, value) => log.push(replace(doc, path, value.clone())?),
+            Op::Remove(path) => {
+                if path.is_empty() {
+                    meter.grow(4); // the `null` left behind
+                }
+                if let Some((undo, overhead)) = remove(doc, path)? {
+                    meter.shrink(overhead);
+                    log.push(undo);
+                }
+            }
+            Op::Replace(path, value) => {
+                let size = json_size(value);
+                meter.reach(path.len().saturating_add(size.depth));
+                meter.grow(size.bytes);
+                log.push(replace(doc, path, value.clone())?);
+            }
             Op::Test(path, value) => {
                 if !json_eq(get(doc, &path)?, value) {
                     return Err(PatchCause::TestFailed);
                 }
             }
             Op::Copy { from, path } => {
-                let value = get(doc, &from).map_err(from_cause)?.clone();
-                log.push(Undo::Added(add(doc, path, value, PastEnd::Append)?));
+                let source = get(doc, &from).map_err(from_cause)?;
+                let size = json_size(source);
+                let value = source.clone();
+                meter.reach(path.len().saturating_add(size.depth));
+                meter.grow(size.bytes);
+                let added = add(doc, path, value, PastEnd::Append)?;
+                meter.grow(added.overhead);
+                log.push(Undo::Added(added.undo));
             }
             Op::Move { from, path } => {
-                if let Some(undo) = move_value(doc, from, path)? {
+                // The moved value keeps its size; only its key and commas
+                // change. It was at most as deep as the document below `from`.
+                let below = meter.depth.saturating_sub(from.len());
+                let to = path.len();
+                if let Some((undo, taken, added)) = move_value(doc, from, path)? {
+                    meter.reach(to.saturating_add(below));
+                    meter.shrink(taken);
+                    meter.grow(added);
                     log.push(undo);
                 }
             }
@@ -418,9 +680,10 @@ fn existing_index(seg: &str, len: usize) -> Result<usize, PatchCause> {
 
 /// A `from` pointer that does not resolve is reported as such.
 fn from_cause(cause: PatchCause) -> PatchCause {
-    match cause {
-        PatchCause::PathNotFound => PatchCause::FromNotFound,
-        other => other,
+    if matches!(cause, PatchCause::PathNotFound) {
+        PatchCause::FromNotFound
+    } else {
+        cause
     }
 }
 
@@ -432,7 +695,9 @@ fn get<'v>(doc: &'v Value, ptr: &[String]) -> Result<&'v Value, PatchCause> {
             let i = existing_index(seg, items.len())?;
             items.get(i).ok_or(PatchCause::PathNotFound)
         }
-        _ => Err(PatchCause::PathNotFound),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
+            Err(PatchCause::PathNotFound)
+        }
     })
 }
 
@@ -444,7 +709,9 @@ fn get_mut<'v>(doc: &'v mut Value, ptr: &[String]) -> Result<&'v mut Value, Patc
             let i = existing_index(seg, items.len())?;
             items.get_mut(i).ok_or(PatchCause::PathNotFound)
         }
-        _ => Err(PatchCause::PathNotFound),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
+            Err(PatchCause::PathNotFound)
+        }
     })
 }
 
@@ -501,14 +768,22 @@ enum PastEnd {
 /// Adds `value` at `path`: replaces the root, sets an object key (creating
 /// or overwriting it) or inserts into an array (`-` appends). On failure
 /// `value` is handed back so that a move can return it to where it came from.
+/// An `add` done: how to take it back, and the bytes its key and comma
+/// added besides the value (see [`crate::size`]).
+struct Adding {
+    undo: Added,
+    overhead: usize,
+}
+
 fn add_value(
     doc: &mut Value,
     mut path: Pointer,
     value: Value,
     past_end: PastEnd,
-) -> Result<Added, (PatchCause, Value)> {
+) -> Result<Adding, (PatchCause, Value)> {
     let Some(last) = path.pop() else {
-        return Ok(Added::Root(core::mem::replace(doc, value)));
+        let undo = Added::Root(core::mem::replace(doc, value));
+        return Ok(Adding { undo, overhead: 0 });
     };
     let parent = match get_mut(doc, &path) {
         Ok(parent) => parent,
@@ -516,12 +791,18 @@ fn add_value(
     };
     match parent {
         Value::Object(map) => {
+            let others = map.len();
             let overwritten = map.insert(last.clone(), value);
-            Ok(Added::Key {
+            let overhead = match overwritten {
+                Some(_) => 0,
+                None => member_overhead(&last, others),
+            };
+            let undo = Added::Key {
                 parent: path,
                 key: last,
                 overwritten,
-            })
+            };
+            Ok(Adding { undo, overhead })
         }
         Value::Array(items) => {
             let len = items.len();
@@ -533,12 +814,18 @@ fn add_value(
                 (_, Err(cause)) => return Err((cause, value)),
             };
             items.insert(index, value);
-            Ok(Added::Index {
+            let undo = Added::Index {
                 parent: path,
                 index,
+            };
+            Ok(Adding {
+                undo,
+                overhead: item_overhead(len),
             })
         }
-        _ => Err((PatchCause::PathNotFound, value)),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
+            Err((PatchCause::PathNotFound, value))
+        }
     }
 }
 
@@ -548,53 +835,72 @@ fn add(
     path: Pointer,
     value: Value,
     past_end: PastEnd,
-) -> Result<Added, PatchCause> {
+) -> Result<Adding, PatchCause> {
     add_value(doc, path, value, past_end).map_err(|(cause, _)| cause)
 }
 
+/// A member taken out of its container: where it was, the value, and the
+/// bytes its key and comma took besides the value.
+struct Taken {
+    at: Slot,
+    value: Value,
+    overhead: usize,
+}
+
 /// Takes the existing member at the non-empty pointer `ptr` out of its container.
-fn take(doc: &mut Value, mut ptr: Pointer) -> Result<(Slot, Value), PatchCause> {
+fn take(doc: &mut Value, mut ptr: Pointer) -> Result<Taken, PatchCause> {
     let last = ptr.pop().ok_or(PatchCause::PathNotFound)?;
     match get_mut(doc, &ptr)? {
         Value::Object(map) => {
             let value = map.remove(&last).ok_or(PatchCause::PathNotFound)?;
+            let overhead = member_overhead(&last, map.len());
             let member = Member::Key(last);
-            Ok((
-                Slot {
-                    parent: ptr,
-                    member,
-                },
+            let at = Slot {
+                parent: ptr,
+                member,
+            };
+            Ok(Taken {
+                at,
                 value,
-            ))
+                overhead,
+            })
         }
         Value::Array(items) => {
             let index = existing_index(&last, items.len())?;
             let value = items.remove(index);
             let member = Member::Index(index);
-            Ok((
-                Slot {
-                    parent: ptr,
-                    member,
-                },
+            let at = Slot {
+                parent: ptr,
+                member,
+            };
+            Ok(Taken {
+                at,
                 value,
-            ))
+                overhead: item_overhead(items.len()),
+            })
         }
-        _ => Err(PatchCause::PathNotFound),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
+            Err(PatchCause::PathNotFound)
+        }
     }
 }
 
-/// The `remove` operation.
+/// The `remove` operation, with the bytes of key and comma it took out.
 /// `None` when nothing changed (see [`js_falsy_scalar`]).
-fn remove(doc: &mut Value, path: Pointer) -> Result<Option<Undo>, PatchCause> {
+fn remove(doc: &mut Value, path: Pointer) -> Result<Option<(Undo, usize)>, PatchCause> {
     if path.is_empty() {
         // SPEC section 6: removing the root leaves `null`.
-        return Ok(Some(Undo::Root(core::mem::take(doc))));
+        return Ok(Some((Undo::Root(core::mem::take(doc)), 0)));
     }
     if path.len() == 1 && js_falsy_scalar(doc) {
         return Ok(None);
     }
-    let (at, value) = take(doc, path)?;
-    Ok(Some(Undo::Removed { at, value }))
+    let taken = take(doc, path)?;
+    let undo = Undo::Removed {
+        at: taken.at,
+        value: taken.value,
+    };
+    Ok(Some((undo, taken.overhead)))
 }
 
 /// Whether the whole document is `""`, `0` or `false`.
@@ -611,7 +917,7 @@ fn js_falsy_scalar(doc: &Value) -> bool {
         Value::String(s) => s.is_empty(),
         Value::Bool(b) => !b,
         Value::Number(n) => n.as_f64() == Some(0.0),
-        _ => false,
+        Value::Null | Value::Array(_) | Value::Object(_) => false,
     }
 }
 
@@ -630,7 +936,9 @@ fn replace(doc: &mut Value, mut path: Pointer, value: Value) -> Result<Undo, Pat
             let slot = items.get_mut(index).ok_or(PatchCause::PathNotFound)?;
             (slot, Member::Index(index))
         }
-        _ => return Err(PatchCause::PathNotFound),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
+            return Err(PatchCause::PathNotFound)
+        }
     };
     let old = core::mem::replace(slot, value);
     let at = Slot {
@@ -640,8 +948,13 @@ fn replace(doc: &mut Value, mut path: Pointer, value: Value) -> Result<Undo, Pat
     Ok(Undo::Replaced { at, old })
 }
 
-/// The `move` operation; `None` when nothing changed (a move onto itself).
-fn move_value(doc: &mut Value, from: Pointer, path: Pointer) -> Result<Option<Undo>, PatchCause> {
+/// The `move` operation, with the key and comma bytes it took out at `from`
+/// and added at `path`; `None` when nothing changed (a move onto itself).
+fn move_value(
+    doc: &mut Value,
+    from: Pointer,
+    path: Pointer,
+) -> Result<Option<(Undo, usize, usize)>, PatchCause> {
     // `from` must exist in every case, a move onto itself or to the root too.
     get(doc, &from).map_err(from_cause)?;
     if from == path {
@@ -652,16 +965,44 @@ fn move_value(doc: &mut Value, from: Pointer, path: Pointer) -> Result<Option<Un
         // covers a move of the root to anywhere but itself.
         return Err(PatchCause::MoveIntoChild);
     }
-    let (from, value) = take(doc, from).map_err(from_cause)?;
-    match add_value(doc, path, value, PastEnd::Append) {
-        Ok(to) => Ok(Some(Undo::Moved {
-            from,
-            to: Box::new(to),
-        })),
+    let taken = take(doc, from).map_err(from_cause)?;
+    match add_value(doc, path, taken.value, PastEnd::Append) {
+        Ok(added) => {
+            let undo = Undo::Moved {
+                from: taken.at,
+                to: Box::new(added.undo),
+            };
+            Ok(Some((undo, taken.overhead, added.overhead)))
+        }
         Err((cause, value)) => {
-            put_back(doc, from, value);
+            put_back(doc, taken.at, value);
             Err(cause)
         }
+    }
+}
+
+impl Added {
+    /// The value this add overwrote (it left the document).
+    fn taken(&self) -> Option<&Value> {
+        match self {
+            Added::Root(old) => Some(old),
+            Added::Key { overwritten, .. } => overwritten.as_ref(),
+            Added::Index { .. } => None,
+        }
+    }
+}
+
+impl Undo {
+    /// Compact JSON bytes of the value this entry took out of the document
+    /// (removed, replaced or overwritten), 0 if none.
+    fn taken_bytes(&self) -> usize {
+        let taken = match self {
+            Undo::Added(added) => added.taken(),
+            Undo::Moved { to, .. } => to.taken(),
+            Undo::Removed { value, .. } => Some(value),
+            Undo::Replaced { old, .. } | Undo::Root(old) => Some(old),
+        };
+        taken.map_or(0, |v| json_size(v).bytes)
     }
 }
 
@@ -738,6 +1079,20 @@ fn slot_mut<'v>(doc: &'v mut Value, at: &Slot) -> Option<&'v mut Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every operation name parses back to itself, and each one is
+    /// accepted by `Op::parse` with the members it needs.
+    #[test]
+    fn the_vocabulary_is_closed() {
+        for op in OpName::ALL {
+            assert_eq!(OpName::from_wire(op.as_str()), Some(op));
+            let raw =
+                serde_json::json!({"op": op.as_str(), "path": "/a", "from": "/b", "value": 1});
+            assert!(Op::parse(&raw).is_ok(), "{}", op.as_str());
+        }
+        let unknown = serde_json::json!({"op": "merge", "path": "/a"});
+        assert!(matches!(Op::parse(&unknown), Err(PatchCause::InvalidOp)));
+    }
     use alloc::vec;
 
     #[test]

@@ -2,27 +2,41 @@
 //!
 //! # Cost per event
 //!
-//! The reducer keeps an index from message id to the position of the
-//! *first* message with that id, and from tool-call id to the first tool
-//! call with that id (message position, call position), so "find X" is a
-//! map lookup (`O(log n)` in the number of distinct ids) instead of a scan.
-//! Text deltas and tool-call argument deltas are appended in place, and the
-//! partial arguments are advanced by the delta only, so their cost does not
-//! grow with the history.
+//! Every event costs time proportional to its own size (amortised), whatever
+//! the messages, the state and the limits hold; the index (module `index`)
+//! and the sizes kept up to date are what make that so:
 //!
-//! Events that restructure the list cost more, by nature:
-//! - `TOOL_CALL_RESULT` inserting in the middle of the list shifts the
-//!   messages after the insertion point (`Vec::insert` is `O(n)` anyway), and
-//!   the index entries of exactly those messages are moved with them.
-//! - `MESSAGES_SNAPSHOT`, a hook replacing the messages, and an
-//!   `ACTIVITY_SNAPSHOT` overwriting an assistant message that held tool
-//!   calls rebuild the index (`O(n)`), and rewind the partial arguments,
-//!   which re-read their tool call's whole text at its next delta (once).
+//! - Ids are found through an index (`O(log n)` map lookups) that keeps,
+//!   per message id and per tool-call id, every occurrence in list order, so
+//!   the first one is at hand and a removed one is replaced by the next.
+//! - Text and argument deltas are appended in place; the partial arguments
+//!   are advanced by the delta only.
+//! - `TOOL_CALL_RESULT` goes after its owner and the results already there;
+//!   the index remembers where the last result after each owner went, so
+//!   each result is looked past once. Inserting in the middle moves the
+//!   later messages (`Vec::insert`, one `memmove`) and renumbers their
+//!   handles in one tight loop: no map entry is touched for them.
+//! - `MESSAGES_SNAPSHOT` looks only at the snapshot and at the local
+//!   messages it replaces or removes (activity and reasoning messages it
+//!   keeps as client-only are not visited); replaced messages are
+//!   overwritten in place, removed ones taken out in one pass from the first
+//!   of them, and only their index entries change.
+//! - Limits are checked against sizes kept up to date by each change:
+//!   the bytes the messages hold, the state's compact JSON size (a JSON
+//!   Patch measures what it adds, and counts back what it takes out when it
+//!   drops it, see [`crate::patch::apply_patch_sized`]), and each patched
+//!   activity's content size. Nothing is re-measured as a whole.
+//!
+//! What remains proportional to something else is proportional to work the
+//! event really does: a `copy` clones the value it copies (and adds that
+//! much state), a removed or replaced value is measured as it is dropped,
+//! an array insert in the state moves the items after it, and a snapshot
+//! entry replaces every local message with its id (a list holding many
+//! messages with one id gets each of them replaced).
 //!
 //! Memory: besides the messages, the reducer keeps per tool-call id the
 //! partial-arguments state and the arguments at END (the last good value
-//! must survive END, see `ArgsSlot`), so this grows with the number of
-//! tool calls seen, like the messages themselves.
+//! must survive END, see `ArgsSlot`), as long as some tool call has that id.
 //!
 //! ```
 //! use agui_alloc::event::Event;
@@ -48,7 +62,7 @@
 //! ```
 
 use alloc::borrow::ToOwned;
-use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::mem;
@@ -62,12 +76,17 @@ use crate::event::{
     ReasoningEncryptedValue, RunStarted, ToolCallArgs, ToolCallResult, ToolCallStart,
 };
 use crate::hooks::{self, Flow, HookContext, HookView, Subscriber, ToolCallProgress};
+use crate::index::{CallPos, Class, Index};
 use crate::model::{
     ActivityMessage, AssistantMessage, Interrupt, Message, MessageRole, Object, ToolCall,
     ToolMessage,
 };
 use crate::partial::PartialArgs;
-use crate::patch::{apply_patch, PatchError};
+use crate::patch::{apply_patch_sized, patch_size, Growth, OpName, PatchError, Refused};
+use crate::size::{
+    content_bytes, json_size, member_overhead, message_bytes, object_size, string_bytes,
+    tool_call_bytes, Size,
+};
 
 /// What one event changed.
 ///
@@ -154,107 +173,6 @@ pub struct Warning {
     pub error: PatchError,
 }
 
-/// Position of a tool call: its message, and its place in that message's `toolCalls`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct CallPos {
-    message: usize,
-    call: usize,
-}
-
-/// First positions by id, kept in step with the message list.
-#[derive(Debug, Default)]
-struct Index {
-    messages: BTreeMap<String, usize>,
-    tool_calls: BTreeMap<String, CallPos>,
-}
-
-impl Index {
-    fn message(&self, id: &str) -> Option<usize> {
-        self.messages.get(id).copied()
-    }
-
-    fn tool_call(&self, id: &str) -> Option<CallPos> {
-        self.tool_calls.get(id).copied()
-    }
-
-    fn rebuild(&mut self, messages: &[Message]) {
-        self.messages.clear();
-        self.tool_calls.clear();
-        for (pos, message) in messages.iter().enumerate() {
-            self.pushed(pos, message);
-        }
-    }
-
-    /// Records a message appended at `pos` (the last position): its id and
-    /// its tool calls count only where they are new, since the index keeps
-    /// first occurrences.
-    fn pushed(&mut self, pos: usize, message: &Message) {
-        if !self.messages.contains_key(message.id()) {
-            self.messages.insert(message.id().to_owned(), pos);
-        }
-        for (call, tool_call) in message.tool_calls().iter().enumerate() {
-            self.call_pushed(&tool_call.id, CallPos { message: pos, call });
-        }
-    }
-
-    /// Records a tool call appended at `at` (after every position indexed
-    /// for that message, so only a new id changes the index).
-    fn call_pushed(&mut self, id: &str, at: CallPos) {
-        if !self.tool_calls.contains_key(id) {
-            self.tool_calls.insert(id.to_owned(), at);
-        }
-    }
-
-    /// Records a message inserted at `pos`, after the insertion moved every
-    /// later message one place on. Only the entries of the moved messages
-    /// change: walking them from the end, an entry that pointed at a moved
-    /// message's old place follows it (from the end, so that a duplicate id
-    /// further on cannot be mistaken for the first one). Then the new message
-    /// is recorded where it comes first.
-    fn inserted(&mut self, pos: usize, messages: &[Message]) {
-        let moved = messages
-            .iter()
-            .enumerate()
-            .skip(pos.saturating_add(1))
-            .rev();
-        for (new, message) in moved {
-            let old = new.saturating_sub(1);
-            if let Some(first) = self.messages.get_mut(message.id()) {
-                if *first == old {
-                    *first = new;
-                }
-            }
-            for (call, tool_call) in message.tool_calls().iter().enumerate() {
-                if let Some(first) = self.tool_calls.get_mut(tool_call.id.as_str()) {
-                    if *first == (CallPos { message: old, call }) {
-                        first.message = new;
-                    }
-                }
-            }
-        }
-        let Some(message) = messages.get(pos) else {
-            return;
-        };
-        match self.messages.get_mut(message.id()) {
-            Some(first) if *first < pos => {}
-            Some(first) => *first = pos,
-            None => {
-                self.messages.insert(message.id().to_owned(), pos);
-            }
-        }
-        for (call, tool_call) in message.tool_calls().iter().enumerate() {
-            let here = CallPos { message: pos, call };
-            match self.tool_calls.get_mut(tool_call.id.as_str()) {
-                Some(first) if *first < here => {}
-                Some(first) => *first = here,
-                None => {
-                    self.tool_calls.insert(tool_call.id.clone(), here);
-                }
-            }
-        }
-    }
-}
-
 /// The arguments of one tool call as a value.
 ///
 /// Kept per tool-call id for the reducer's lifetime, because the value shown
@@ -333,12 +251,16 @@ pub struct Reducer {
     /// `{}`: what the tool-call hooks get for a call not in the messages.
     no_args: Value,
     limits: ReducerLimits,
-    /// Text bytes of the messages (see [`ReducerLimits::max_message_bytes`]):
-    /// exact after a rebuild, an upper bound in between.
+    /// Bytes the messages hold (see [`ReducerLimits::max_message_bytes`]),
+    /// kept up to date by every change.
     text_bytes: usize,
-    /// Upper bounds of the state's compact JSON size and nesting depth.
-    state_bytes: usize,
-    state_depth: usize,
+    /// The state's compact JSON size (exact) and nesting depth (an upper
+    /// bound), kept up to date by every change.
+    state_size: Size,
+    /// The same for the content of activity messages that deltas patched,
+    /// by id (the first message with the id is the one patched), so that a
+    /// delta costs what it touches, not the size of the content.
+    activity_sizes: BTreeMap<String, Size>,
     /// Why the last `apply` refused its event, if it did.
     refused: Option<LimitError>,
 }
@@ -359,8 +281,8 @@ impl Reducer {
     pub fn with_initial(messages: Vec<Message>, state: Value) -> Self {
         let mut index = Index::default();
         index.rebuild(&messages);
-        let text_bytes = messages.iter().map(text_len).sum();
-        let (state_bytes, state_depth) = json_size(&state);
+        let text_bytes = messages.iter().map(message_bytes).sum();
+        let state_size = json_size(&state);
         Reducer {
             messages,
             state,
@@ -371,8 +293,8 @@ impl Reducer {
             no_args: Value::Object(Object::new()),
             limits: ReducerLimits::default(),
             text_bytes,
-            state_bytes,
-            state_depth,
+            state_size,
+            activity_sizes: BTreeMap::new(),
             refused: None,
         }
     }
@@ -388,11 +310,17 @@ impl Reducer {
         &self.limits
     }
 
-    /// The text bytes counted against [`ReducerLimits::max_message_bytes`]
-    /// (an upper bound: exact after a snapshot or a replacement of the
-    /// messages).
+    /// The bytes the messages hold, as counted against
+    /// [`ReducerLimits::max_message_bytes`] (see [`message_bytes`]).
     pub fn message_bytes(&self) -> usize {
         self.text_bytes
+    }
+
+    /// The state's size as counted against
+    /// [`ReducerLimits::max_state_bytes`]: the length of its compact JSON
+    /// text, kept up to date by every change (see [`crate::size`]).
+    pub fn state_bytes(&self) -> usize {
+        self.state_size.bytes
     }
 
     /// Why the last [`apply`](Self::apply) refused its event, if it did.
@@ -450,7 +378,34 @@ impl Reducer {
                 self.partial_args(&e.tool_call_id),
             ),
             Event::ToolCallEnd(e) => ("args", &e.tool_call_id, self.final_args(&e.tool_call_id)),
-            _ => return None,
+            Event::RunStarted(_)
+            | Event::RunFinished(_)
+            | Event::RunError(_)
+            | Event::StepStarted(_)
+            | Event::StepFinished(_)
+            | Event::TextMessageStart(_)
+            | Event::TextMessageContent(_)
+            | Event::TextMessageEnd(_)
+            | Event::ToolCallStart(_)
+            | Event::ToolCallResult(_)
+            | Event::ThinkingStart(_)
+            | Event::ThinkingEnd
+            | Event::ThinkingTextMessageStart
+            | Event::ThinkingTextMessageContent(_)
+            | Event::ThinkingTextMessageEnd
+            | Event::ReasoningStart(_)
+            | Event::ReasoningEnd(_)
+            | Event::ReasoningMessageStart(_)
+            | Event::ReasoningMessageContent(_)
+            | Event::ReasoningMessageEnd(_)
+            | Event::ReasoningEncryptedValue(_)
+            | Event::StateSnapshot(_)
+            | Event::StateDelta(_)
+            | Event::MessagesSnapshot(_)
+            | Event::ActivitySnapshot(_)
+            | Event::ActivityDelta(_)
+            | Event::Raw(_)
+            | Event::Custom(_) => return None,
         };
         self.tool_call(id)?;
         Some((key, value?))
@@ -470,7 +425,7 @@ impl Reducer {
 
     /// Replaces the state.
     pub fn set_state(&mut self, state: Value) {
-        (self.state_bytes, self.state_depth) = json_size(&state);
+        self.state_size = json_size(&state);
         self.state = state;
     }
 
@@ -528,15 +483,8 @@ impl Reducer {
         subscriber: &mut dyn Subscriber,
     ) -> Result<Changed, LimitError> {
         self.refused = None;
-        let after = self.check(event)?;
-        let changed = self.apply_checked(event, subscriber);
-        // A patch that failed (or a hook that stopped it) left the state as
-        // it was: only an applied change moves the estimate.
-        if let (Some((bytes, depth)), true, None) = (after.state, changed.state, &self.warning) {
-            self.state_bytes = bytes;
-            self.state_depth = depth;
-        }
-        Ok(changed)
+        self.check(event)?;
+        Ok(self.apply_checked(event, subscriber))
     }
 
     /// Checks that the events of one frame, applied in order, stay within
@@ -575,24 +523,93 @@ impl Reducer {
         Ok(())
     }
 
-    /// Messages and text bytes an event adds (upper bounds, except for
-    /// `MESSAGES_SNAPSHOT`, whose exact result is checked by `check`).
+    /// Messages and bytes an event adds (upper bounds, in time proportional
+    /// to the event; `MESSAGES_SNAPSHOT` and the content an `ACTIVITY_DELTA`
+    /// patch adds are checked exactly by `check`).
     fn growth(&self, event: &Event) -> (usize, usize) {
         let absent = |id: &str| usize::from(self.index.message(id).is_none());
+        let meta = |m: &Option<Object>| m.as_ref().map_or(0, |m| object_size(m).bytes);
+        let sum = |parts: &[usize]| parts.iter().fold(0usize, |a, b| a.saturating_add(*b));
+        // A new message's id and name; an existing one only merges metadata.
+        let start = |id: &str, name: Option<&String>, metadata| {
+            let new = absent(id);
+            let own = if new == 1 {
+                sum(&[id.len(), name.map_or(0, String::len)])
+            } else {
+                0
+            };
+            (new, own.saturating_add(meta(metadata)))
+        };
         match event {
-            Event::TextMessageStart(e) => (absent(&e.message_id), 0),
-            Event::ReasoningMessageStart(e) => (absent(&e.message_id), 0),
-            Event::TextMessageContent(e) | Event::ReasoningMessageContent(e) => (0, e.delta.len()),
-            Event::ToolCallArgs(e) => (0, e.delta.len()),
-            Event::ToolCallStart(e) => (usize::from(self.tool_call_adds_message(e)), 0),
-            Event::ToolCallResult(e) => (1, e.content.len()),
-            Event::ActivitySnapshot(e) => (absent(&e.message_id), 0),
+            Event::TextMessageStart(e) => start(&e.message_id, e.name.as_ref(), &e.metadata),
+            Event::ReasoningMessageStart(e) => start(&e.message_id, None, &e.metadata),
+            Event::TextMessageContent(e) | Event::ReasoningMessageContent(e) => {
+                (0, sum(&[e.delta.len(), meta(&e.metadata)]))
+            }
+            Event::TextMessageEnd(e) | Event::ReasoningMessageEnd(e) => (0, meta(&e.metadata)),
+            Event::ToolCallArgs(e) => (0, sum(&[e.delta.len(), meta(&e.metadata)])),
+            Event::ToolCallStart(e) => {
+                let owner = e.parent_message_id.as_ref().map_or(0, String::len);
+                let bytes = sum(&[
+                    e.tool_call_id.len().saturating_mul(2),
+                    owner,
+                    e.tool_call_name.len(),
+                    meta(&e.metadata),
+                ]);
+                (usize::from(self.tool_call_adds_message(e)), bytes)
+            }
+            Event::ToolCallEnd(e) => (0, meta(&e.metadata)),
+            Event::ToolCallResult(e) => (
+                1,
+                sum(&[
+                    e.message_id.len(),
+                    e.tool_call_id.len(),
+                    e.content.len(),
+                    meta(&e.metadata),
+                ]),
+            ),
+            Event::ReasoningEncryptedValue(e) => (0, e.encrypted_value.len()),
+            Event::ActivitySnapshot(e) => (
+                absent(&e.message_id),
+                sum(&[
+                    e.message_id.len(),
+                    e.activity_type.len(),
+                    object_size(&e.content).bytes,
+                    meta(&e.metadata),
+                ]),
+            ),
+            Event::ActivityDelta(e) => (0, sum(&[e.activity_type.len(), meta(&e.metadata)])),
             Event::RunStarted(e) => e.input.as_ref().map_or((0, 0), |input| {
                 let new = input.messages.iter().filter(|m| absent(m.id()) == 1);
-                new.fold((0, 0), |(n, t), m| (n + 1, t + text_len(m)))
+                new.fold((0, 0), |(n, t), m| {
+                    (n + 1, t.saturating_add(message_bytes(m)))
+                })
             }),
-            _ => (0, 0),
+            Event::RunFinished(_)
+            | Event::RunError(_)
+            | Event::StepStarted(_)
+            | Event::StepFinished(_)
+            | Event::StateSnapshot(_)
+            | Event::StateDelta(_)
+            | Event::MessagesSnapshot(_)
+            | Event::ThinkingStart(_)
+            | Event::ThinkingEnd
+            | Event::ThinkingTextMessageStart
+            | Event::ThinkingTextMessageContent(_)
+            | Event::ThinkingTextMessageEnd
+            | Event::ReasoningStart(_)
+            | Event::ReasoningEnd(_)
+            | Event::Raw(_)
+            | Event::Custom(_) => (0, 0),
         }
+    }
+
+    /// Adds to or takes from the bytes the messages hold.
+    fn held(&mut self, delta: Delta) {
+        self.text_bytes = self
+            .text_bytes
+            .saturating_add(delta.plus)
+            .saturating_sub(delta.minus);
     }
 
     fn tool_call_adds_message(&self, e: &ToolCallStart) -> bool {
@@ -604,9 +621,10 @@ impl Reducer {
         !matches!(owner, Some(Message::Assistant(_)))
     }
 
-    /// Whether `event` stays within the limits, and the state's size after
-    /// it when it changes the state.
-    fn check(&self, event: &Event) -> Result<After, LimitError> {
+    /// Whether `event` stays within the limits. A patch is sized from its
+    /// own values when that is enough to know it fits, else by a dry run on
+    /// the document (applied, measured, rolled back: the cost of applying it).
+    fn check(&mut self, event: &Event) -> Result<(), LimitError> {
         let (added, text) = self.growth(event);
         self.within_messages(added, text)?;
         let limits = &self.limits;
@@ -620,68 +638,145 @@ impl Reducer {
                     let max = limits.max_message_bytes;
                     return Err(LimitError::new(Limit::MessageBytes, max, bytes));
                 }
-                Ok(After::default())
+                Ok(())
             }
             Event::StateSnapshot(e) => {
-                let size = e.snapshot.as_ref().map_or((4, 0), json_size);
-                limits
-                    .within_state(size)
-                    .map(|()| After { state: Some(size) })
+                let size = e.snapshot.as_ref().map_or(NULL_SIZE, json_size);
+                limits.within_state(size)
             }
             Event::StateDelta(e) => {
-                let size = patch_size(
-                    &self.state,
-                    (self.state_bytes, self.state_depth),
-                    &e.delta,
-                    limits,
-                )?;
-                Ok(After { state: size })
+                let limits = self.limits;
+                fits(&mut self.state, self.state_size, &e.delta, &limits).map(drop)
             }
-            Event::ActivitySnapshot(e) => {
-                limits.within_state(json_size_object(&e.content))?;
-                Ok(After::default())
-            }
+            Event::ActivitySnapshot(e) => limits.within_state(object_size(&e.content)),
             Event::ActivityDelta(e) => {
-                if let Some(Message::Activity(activity)) = self.message(&e.message_id) {
-                    let size = json_size(&activity.content);
-                    patch_size(&activity.content, size, &e.patch, limits)?;
-                }
-                Ok(After::default())
+                let limits = self.limits;
+                let (now, after) = match self.activity_content(&e.message_id) {
+                    // A `null` content is patched as `{}`, left as it is here.
+                    Some((content, size)) if content.is_null() => {
+                        let mut empty = Value::Object(Object::new());
+                        let start = json_size(&empty);
+                        (size, fits(&mut empty, start, &e.patch, &limits)?)
+                    }
+                    Some((content, size)) => (size, fits(content, size, &e.patch, &limits)?),
+                    None => return Ok(()),
+                };
+                // The content is part of the bytes the messages hold.
+                let grown = after.bytes.saturating_sub(now.bytes);
+                self.within_messages(0, text.saturating_add(grown))
             }
-            _ => Ok(After::default()),
+            // Their growth is the message growth checked above.
+            Event::RunStarted(_)
+            | Event::RunFinished(_)
+            | Event::RunError(_)
+            | Event::StepStarted(_)
+            | Event::StepFinished(_)
+            | Event::TextMessageStart(_)
+            | Event::TextMessageContent(_)
+            | Event::TextMessageEnd(_)
+            | Event::ToolCallStart(_)
+            | Event::ToolCallArgs(_)
+            | Event::ToolCallEnd(_)
+            | Event::ToolCallResult(_)
+            | Event::ThinkingStart(_)
+            | Event::ThinkingEnd
+            | Event::ThinkingTextMessageStart
+            | Event::ThinkingTextMessageContent(_)
+            | Event::ThinkingTextMessageEnd
+            | Event::ReasoningStart(_)
+            | Event::ReasoningEnd(_)
+            | Event::ReasoningMessageStart(_)
+            | Event::ReasoningMessageContent(_)
+            | Event::ReasoningMessageEnd(_)
+            | Event::ReasoningEncryptedValue(_)
+            | Event::Raw(_)
+            | Event::Custom(_) => Ok(()),
         }
     }
 
-    /// Count and text bytes of the messages after a `MESSAGES_SNAPSHOT`
-    /// (the merge of `messages_snapshot`, counted without building it).
-    fn snapshot_size(&self, snapshot: &[Message]) -> (usize, usize) {
+    /// The content of the activity message `id` (a `null` content is
+    /// patched as `{}`) and its size, measured once and then kept.
+    fn activity_content(&mut self, id: &str) -> Option<(&mut Value, Size)> {
+        let pos = self.index.message(id)?;
+        let Some(Message::Activity(activity)) = self.messages.get_mut(pos) else {
+            return None;
+        };
+        let size = match self.activity_sizes.get(id) {
+            Some(size) => *size,
+            None => {
+                let size = json_size(&activity.content);
+                self.activity_sizes.insert(id.to_owned(), size);
+                size
+            }
+        };
+        Some((&mut activity.content, size))
+    }
+
+    /// What a `MESSAGES_SNAPSHOT` does to the list (the edit-merge of SPEC
+    /// section 5), found in time proportional to the snapshot and to the
+    /// local messages it may touch: those of the roles it carries
+    /// (activity and reasoning messages are kept untouched when it has none
+    /// of their role, and are not even looked at then), each of which it
+    /// replaces or removes.
+    fn plan_snapshot(&self, snapshot: &[Message]) -> Merge {
         let has = |role| snapshot.iter().any(|m| m.role() == role);
-        let (has_activity, has_reasoning) =
-            (has(MessageRole::Activity), has(MessageRole::Reasoning));
-        let last: BTreeMap<&str, &Message> = snapshot.iter().map(|m| (m.id(), m)).collect();
-        let (mut count, mut bytes) = (0usize, 0usize);
-        let mut kept: BTreeSet<&str> = BTreeSet::new();
-        for local in &self.messages {
-            let client_only = match local.role() {
-                MessageRole::Activity => !has_activity,
-                MessageRole::Reasoning => !has_reasoning,
-                _ => false,
-            };
-            let taken = if client_only {
-                Some(local)
-            } else {
-                last.get(local.id()).copied()
-            };
-            if let Some(m) = taken {
-                count = count.saturating_add(1);
-                bytes = bytes.saturating_add(text_len(m));
-                kept.insert(m.id());
+        let mut classes = alloc::vec![Class::Other];
+        if has(MessageRole::Activity) {
+            classes.push(Class::Activity);
+        }
+        if has(MessageRole::Reasoning) {
+            classes.push(Class::Reasoning);
+        }
+        // Later entries overwrite earlier ones: the last entry per id wins.
+        let last: BTreeMap<&str, usize> = snapshot
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.id(), i))
+            .collect();
+        let mut merge = Merge::default();
+        for class in classes {
+            for pos in self.index.positions_of(class) {
+                let id = self.messages.get(pos).map_or("", Message::id);
+                match last.get(id) {
+                    Some(&entry) => merge.replace.push((pos, entry)),
+                    None => merge.remove.push(pos),
+                }
             }
         }
-        for m in snapshot.iter().filter(|m| !kept.contains(m.id())) {
-            count = count.saturating_add(1);
-            bytes = bytes.saturating_add(text_len(m));
-        }
+        merge.remove.sort_unstable();
+        // A snapshot entry is added unless a local message with its id stays
+        // (replaced by it, or kept as client-only).
+        merge.append = (0..snapshot.len())
+            .filter(|&i| {
+                snapshot
+                    .get(i)
+                    .is_some_and(|m| !self.index.has_message(m.id()))
+            })
+            .collect();
+        merge
+    }
+
+    /// Count and bytes of the messages after a `MESSAGES_SNAPSHOT`. What it
+    /// takes out is measured only here and when it is dropped; when the
+    /// snapshot is refused, that is less than what the snapshot brings.
+    fn snapshot_size(&self, snapshot: &[Message]) -> (usize, usize) {
+        let merge = self.plan_snapshot(snapshot);
+        let local = |pos: &usize| self.messages.get(*pos).map_or(0, message_bytes);
+        let entry = |i: &usize| snapshot.get(*i).map_or(0, message_bytes);
+        let sum = |it: &mut dyn Iterator<Item = usize>| it.fold(0usize, usize::saturating_add);
+        let taken = sum(&mut merge.remove.iter().map(local))
+            .saturating_add(sum(&mut merge.replace.iter().map(|(p, _)| local(p))));
+        let brought = sum(&mut merge.replace.iter().map(|(_, i)| entry(i)))
+            .saturating_add(sum(&mut merge.append.iter().map(entry)));
+        let count = self
+            .messages
+            .len()
+            .saturating_sub(merge.remove.len())
+            .saturating_add(merge.append.len());
+        let bytes = self
+            .text_bytes
+            .saturating_sub(taken)
+            .saturating_add(brought);
         (count, bytes)
     }
 
@@ -762,7 +857,30 @@ impl Reducer {
             Event::ToolCallEnd(e) => {
                 ctx.tool_call = self.progress(&e.tool_call_id, self.final_args(&e.tool_call_id));
             }
-            _ => {}
+            Event::RunStarted(_)
+            | Event::RunFinished(_)
+            | Event::RunError(_)
+            | Event::StepStarted(_)
+            | Event::StepFinished(_)
+            | Event::TextMessageStart(_)
+            | Event::ToolCallStart(_)
+            | Event::ToolCallResult(_)
+            | Event::ThinkingStart(_)
+            | Event::ThinkingEnd
+            | Event::ThinkingTextMessageStart
+            | Event::ThinkingTextMessageContent(_)
+            | Event::ThinkingTextMessageEnd
+            | Event::ReasoningStart(_)
+            | Event::ReasoningEnd(_)
+            | Event::ReasoningMessageStart(_)
+            | Event::ReasoningEncryptedValue(_)
+            | Event::StateSnapshot(_)
+            | Event::StateDelta(_)
+            | Event::MessagesSnapshot(_)
+            | Event::ActivitySnapshot(_)
+            | Event::ActivityDelta(_)
+            | Event::Raw(_)
+            | Event::Custom(_) => {}
         }
         ctx
     }
@@ -810,7 +928,33 @@ impl Reducer {
                     subscriber.on_new_tool_call(call);
                 }
             }
-            _ => {}
+            Event::RunStarted(_)
+            | Event::RunFinished(_)
+            | Event::RunError(_)
+            | Event::StepStarted(_)
+            | Event::StepFinished(_)
+            | Event::TextMessageStart(_)
+            | Event::TextMessageContent(_)
+            | Event::ToolCallStart(_)
+            | Event::ToolCallArgs(_)
+            | Event::ToolCallResult(_)
+            | Event::ThinkingStart(_)
+            | Event::ThinkingEnd
+            | Event::ThinkingTextMessageStart
+            | Event::ThinkingTextMessageContent(_)
+            | Event::ThinkingTextMessageEnd
+            | Event::ReasoningStart(_)
+            | Event::ReasoningEnd(_)
+            | Event::ReasoningMessageStart(_)
+            | Event::ReasoningMessageContent(_)
+            | Event::ReasoningEncryptedValue(_)
+            | Event::StateSnapshot(_)
+            | Event::StateDelta(_)
+            | Event::MessagesSnapshot(_)
+            | Event::ActivitySnapshot(_)
+            | Event::ActivityDelta(_)
+            | Event::Raw(_)
+            | Event::Custom(_) => {}
         }
     }
 
@@ -843,7 +987,8 @@ impl Reducer {
             Event::ToolCallArgs(e) => self.tool_call_args(e),
             Event::ToolCallEnd(e) => match (self.tool_call_mut(&e.tool_call_id), &e.metadata) {
                 (Some(call), Some(metadata)) => {
-                    merge_metadata(&mut call.metadata, metadata);
+                    let delta = merge_metadata(&mut call.metadata, metadata);
+                    self.held(delta);
                     Changed::MESSAGES
                 }
                 _ => Changed::NONE,
@@ -851,16 +996,21 @@ impl Reducer {
             Event::ToolCallResult(e) => self.tool_call_result(e, subscriber),
             Event::ReasoningEncryptedValue(e) => self.encrypted_value(e),
             Event::StateSnapshot(e) => {
-                self.state = e.snapshot.clone().unwrap_or(Value::Null);
+                self.set_state(e.snapshot.clone().unwrap_or(Value::Null));
                 Changed::STATE
             }
-            Event::StateDelta(e) => match apply_patch(&mut self.state, &e.delta) {
-                Ok(()) => Changed::STATE,
-                Err(error) => {
-                    self.warn(EventType::StateDelta, error);
-                    Changed::NONE
+            Event::StateDelta(e) => {
+                match apply_patch_sized(&mut self.state, &e.delta, self.state_size, UNBOUNDED) {
+                    Ok(size) => {
+                        self.state_size = size;
+                        Changed::STATE
+                    }
+                    Err(refused) => {
+                        self.warn(EventType::StateDelta, refused);
+                        Changed::NONE
+                    }
                 }
-            },
+            }
             Event::MessagesSnapshot(e) => {
                 self.messages_snapshot(&e.messages);
                 Changed::MESSAGES
@@ -882,14 +1032,24 @@ impl Reducer {
         }
     }
 
-    fn warn(&mut self, event: EventType, error: PatchError) {
-        self.warning = Some(Warning { event, error });
+    fn warn(&mut self, event: EventType, refused: Refused) {
+        match refused {
+            Refused::Patch(error) => self.warning = Some(Warning { event, error }),
+            // Checked before: only a hook's replacement can get here, and
+            // hooks are trusted.
+            Refused::Over(_) => {}
+        }
     }
 
+    /// Recounts everything after the messages were replaced as a whole.
     fn reindex(&mut self) {
         self.index.rebuild(&self.messages);
-        self.text_bytes = self.messages.iter().map(text_len).sum();
-        // The tool calls' texts may have been replaced.
+        self.activity_sizes.clear();
+        self.text_bytes = self.messages.iter().map(message_bytes).sum();
+        // The tool calls' texts may have been replaced; ids no call has any
+        // more lose their slot.
+        let index = &self.index;
+        self.args.retain(|id, _| index.tool_call(id).is_some());
         self.args.values_mut().for_each(ArgsSlot::rewind);
     }
 
@@ -908,9 +1068,11 @@ impl Reducer {
 
     /// Appends a message; returns its position.
     fn push_message(&mut self, message: Message) -> usize {
-        self.text_bytes = self.text_bytes.saturating_add(text_len(&message));
+        // A cached activity size belongs to the first message with its id.
+        self.activity_sizes.remove(message.id());
+        self.text_bytes = self.text_bytes.saturating_add(message_bytes(&message));
         let pos = self.messages.len();
-        self.index.pushed(pos, &message);
+        self.index.pushed(&message);
         self.messages.push(message);
         pos
     }
@@ -928,12 +1090,14 @@ impl Reducer {
         };
         let merged = match (self.messages.get_mut(pos), metadata) {
             (Some(message), Some(metadata)) => {
-                merge_metadata(message.metadata_mut(), metadata);
-                true
+                Some(merge_metadata(message.metadata_mut(), metadata))
             }
-            _ => false,
+            _ => None,
         };
-        Changed::messages_if(created || merged)
+        if let Some(delta) = merged {
+            self.held(delta);
+        }
+        Changed::messages_if(created || merged.is_some())
     }
 
     /// TEXT_MESSAGE_CONTENT / REASONING_MESSAGE_CONTENT: append in place;
@@ -942,11 +1106,47 @@ impl Reducer {
         let Some(message) = self.message_mut(&e.message_id) else {
             return Changed::NONE;
         };
+        // Content that is not text is replaced by the delta; it is dropped,
+        // so measuring it costs no more than dropping it.
+        let replaced = message.text().is_none();
+        let before = if replaced { content_bytes(message) } else { 0 };
         message.append_text(&e.delta);
+        let is_activity = matches!(message, Message::Activity(_));
+        let mut delta = if replaced {
+            Delta {
+                plus: content_bytes(message),
+                minus: before,
+            }
+        } else if is_activity {
+            // Activity content is JSON: the delta counts with its escapes.
+            Delta::plus(string_bytes(&e.delta).saturating_sub(2))
+        } else {
+            Delta::plus(e.delta.len())
+        };
         if let Some(metadata) = &e.metadata {
-            merge_metadata(message.metadata_mut(), metadata);
+            delta += merge_metadata(message.metadata_mut(), metadata);
         }
-        self.text_bytes = self.text_bytes.saturating_add(e.delta.len());
+        self.held(delta);
+        if is_activity {
+            // The kept size follows the text (now a JSON string, depth 0).
+            let grown = if replaced {
+                0
+            } else {
+                string_bytes(&e.delta).saturating_sub(2)
+            };
+            match self.activity_sizes.get_mut(e.message_id.as_str()) {
+                Some(size) if !replaced => size.bytes = size.bytes.saturating_add(grown),
+                _ => {
+                    let now = Size {
+                        bytes: string_bytes(&e.delta),
+                        depth: 0,
+                    };
+                    if replaced {
+                        self.activity_sizes.insert(e.message_id.clone(), now);
+                    }
+                }
+            }
+        }
         Changed::MESSAGES
     }
 
@@ -954,7 +1154,8 @@ impl Reducer {
     fn message_end(&mut self, e: &MessageEnd) -> Changed {
         match (self.message_mut(&e.message_id), &e.metadata) {
             (Some(message), Some(metadata)) => {
-                merge_metadata(message.metadata_mut(), metadata);
+                let delta = merge_metadata(message.metadata_mut(), metadata);
+                self.held(delta);
                 Changed::MESSAGES
             }
             _ => Changed::NONE,
@@ -965,12 +1166,18 @@ impl Reducer {
         if let Some(call) = self.tool_call_mut(&e.tool_call_id) {
             // A replayed start: no new entry.
             let renamed = call.function.name != e.tool_call_name;
+            let mut delta = Delta::default();
             if renamed {
+                delta = Delta {
+                    plus: e.tool_call_name.len(),
+                    minus: call.function.name.len(),
+                };
                 call.function.name.clone_from(&e.tool_call_name);
             }
             if let Some(metadata) = &e.metadata {
-                merge_metadata(&mut call.metadata, metadata);
+                delta += merge_metadata(&mut call.metadata, metadata);
             }
+            self.held(delta);
             return Changed::messages_if(renamed || e.metadata.is_some());
         }
         let owner = self.tool_call_owner(e);
@@ -978,7 +1185,12 @@ impl Reducer {
         call.metadata.clone_from(&e.metadata);
         let Some(calls) = self.messages.get_mut(owner).and_then(|m| match m {
             Message::Assistant(a) => Some(a.tool_calls.get_or_insert_with(Vec::new)),
-            _ => None,
+            Message::Developer(_)
+            | Message::System(_)
+            | Message::User(_)
+            | Message::Tool(_)
+            | Message::Activity(_)
+            | Message::Reasoning(_) => None,
         }) else {
             return Changed::NONE;
         };
@@ -986,7 +1198,9 @@ impl Reducer {
             message: owner,
             call: calls.len(),
         };
+        let bytes = tool_call_bytes(&call);
         calls.push(call);
+        self.held(Delta::plus(bytes));
         self.index.call_pushed(&e.tool_call_id, at);
         // A new call under an id seen before: its text starts over.
         if let Some(slot) = self.args.get_mut(e.tool_call_id.as_str()) {
@@ -1044,10 +1258,14 @@ impl Reducer {
             return Changed::NONE;
         };
         call.function.arguments.push_str(&e.delta);
-        self.text_bytes = self.text_bytes.saturating_add(e.delta.len());
+        let mut delta = Delta::plus(e.delta.len());
         if let Some(metadata) = &e.metadata {
-            merge_metadata(&mut call.metadata, metadata);
+            delta += merge_metadata(&mut call.metadata, metadata);
         }
+        self.text_bytes = self
+            .text_bytes
+            .saturating_add(delta.plus)
+            .saturating_sub(delta.minus);
         if let Some(slot) = args_slot(&mut self.args, &e.tool_call_id) {
             // Normally nothing to read: the hook stage pushed this delta.
             slot.sync(&call.function.arguments);
@@ -1086,12 +1304,17 @@ impl Reducer {
             None => self.push_message(message),
             Some(owner) => {
                 // Right after the owner, past the results already there, so
-                // parallel results keep their arrival order.
-                let mut pos = owner.message.saturating_add(1);
+                // parallel results keep their arrival order. The index
+                // remembers where the last result after this owner went, so
+                // each result is looked past once, not at every new one.
+                let last = self.index.last_result(owner.message);
+                let mut pos = last.unwrap_or(owner.message).saturating_add(1);
                 while self.messages.get(pos).map(Message::role) == Some(MessageRole::Tool) {
                     pos = pos.saturating_add(1);
                 }
-                self.insert_message(pos, message)
+                let pos = self.insert_message(pos, message);
+                self.index.result_inserted(owner.message, pos);
+                pos
             }
         };
         if let Some(message) = self.messages.get(pos) {
@@ -1105,9 +1328,12 @@ impl Reducer {
         if pos >= self.messages.len() {
             return self.push_message(message);
         }
-        self.text_bytes = self.text_bytes.saturating_add(text_len(&message));
+        self.text_bytes = self.text_bytes.saturating_add(message_bytes(&message));
+        self.activity_sizes.remove(message.id());
         self.messages.insert(pos, message);
-        self.index.inserted(pos, &self.messages);
+        if let Some(message) = self.messages.get(pos) {
+            self.index.inserted(pos, message);
+        }
         pos
     }
 
@@ -1122,7 +1348,11 @@ impl Reducer {
         };
         match slot {
             Some(slot) => {
-                *slot = Some(e.encrypted_value.clone());
+                let old = slot.replace(e.encrypted_value.clone());
+                self.held(Delta {
+                    plus: e.encrypted_value.len(),
+                    minus: old.map_or(0, |v| v.len()),
+                });
                 Changed::MESSAGES
             }
             None => Changed::NONE,
@@ -1143,34 +1373,61 @@ impl Reducer {
         Changed::MESSAGES
     }
 
-    /// MESSAGES_SNAPSHOT: the edit-merge of SPEC section 5.
+    /// MESSAGES_SNAPSHOT: the edit-merge of SPEC section 5, done in place
+    /// (see `plan_snapshot`): replaced messages are overwritten where they
+    /// are, removed ones taken out in one pass from the first of them, new
+    /// ones appended.
     fn messages_snapshot(&mut self, snapshot: &[Message]) {
-        let has = |role| snapshot.iter().any(|m| m.role() == role);
-        let (has_activity, has_reasoning) =
-            (has(MessageRole::Activity), has(MessageRole::Reasoning));
-        // Later entries overwrite earlier ones: the last entry per id wins.
-        let last: BTreeMap<&str, &Message> = snapshot.iter().map(|m| (m.id(), m)).collect();
-        let mut merged = Vec::with_capacity(self.messages.len().max(snapshot.len()));
-        for local in mem::take(&mut self.messages) {
-            let client_only = match local.role() {
-                MessageRole::Activity => !has_activity,
-                MessageRole::Reasoning => !has_reasoning,
-                _ => false,
+        let merge = self.plan_snapshot(snapshot);
+        let mut delta = Delta::default();
+        for &(pos, entry) in &merge.replace {
+            let (Some(new), Some(slot)) = (snapshot.get(entry), self.messages.get_mut(pos)) else {
+                continue;
             };
-            if client_only {
-                merged.push(local);
-            } else if let Some(&server) = last.get(local.id()) {
-                merged.push(server.clone());
+            let old = mem::replace(slot, new.clone());
+            delta += Delta {
+                plus: message_bytes(new),
+                minus: message_bytes(&old),
+            };
+            self.index.replaced(pos, &old, new);
+            self.forget(&old);
+            self.forget(new);
+        }
+        for &pos in &merge.remove {
+            if let Some(old) = self.messages.get(pos) {
+                delta.minus = delta.minus.saturating_add(message_bytes(old));
             }
         }
-        let kept: BTreeSet<&str> = merged.iter().map(Message::id).collect();
-        let added: Vec<Message> = snapshot
-            .iter()
-            .filter(|m| !kept.contains(m.id()))
-            .cloned()
-            .collect();
-        merged.extend(added);
-        self.set_messages(merged);
+        self.index.remove(&merge.remove, &self.messages);
+        for old in remove_sorted(&mut self.messages, &merge.remove) {
+            self.forget(&old);
+        }
+        self.held(delta);
+        for entry in merge.append {
+            if let Some(new) = snapshot.get(entry) {
+                self.push_message(new.clone());
+                self.forget(new);
+            }
+        }
+    }
+
+    /// A message left or entered the list: what is kept per id for it
+    /// (an activity's size, the partial arguments of its tool calls) must
+    /// be found again, since the first message or call with that id may now
+    /// be another.
+    ///
+    /// The partial arguments of an id that no tool call has any more are
+    /// dropped, so that what the reducer keeps stays bounded by the list.
+    fn forget(&mut self, message: &Message) {
+        self.activity_sizes.remove(message.id());
+        for call in message.tool_calls() {
+            let id = call.id.as_str();
+            if self.index.tool_call(id).is_none() {
+                self.args.remove(id);
+            } else if let Some(slot) = self.args.get_mut(id) {
+                slot.rewind();
+            }
+        }
     }
 
     fn activity_snapshot(
@@ -1186,31 +1443,52 @@ impl Reducer {
                 metadata: e.metadata.clone(),
             })
         };
-        let pos = match self.index.message(&e.message_id) {
+        let id = e.message_id.as_str();
+        let content = object_size(&e.content);
+        let cached = self.activity_sizes.get(id).copied();
+        let mut delta = Delta::default();
+        let mut calls_gone = None;
+        let pos = match self.index.message(id) {
             None => Some(self.push_message(fresh())),
             Some(pos) => match self.messages.get_mut(pos) {
                 Some(Message::Activity(activity)) => {
                     if e.replace {
+                        // The old content is dropped, so measuring it (when
+                        // its size is not kept) costs no more than dropping it.
+                        let old = cached.unwrap_or_else(|| json_size(&activity.content));
+                        delta.minus = old.bytes.saturating_add(activity.activity_type.len());
+                        delta.plus = content.bytes.saturating_add(e.activity_type.len());
                         activity.activity_type.clone_from(&e.activity_type);
                         activity.content = Value::Object(e.content.clone());
                     }
                     if let Some(metadata) = &e.metadata {
-                        merge_metadata(&mut activity.metadata, metadata);
+                        delta += merge_metadata(&mut activity.metadata, metadata);
                     }
                     None
                 }
                 Some(other) if e.replace => {
-                    let had_calls = !other.tool_calls().is_empty();
-                    *other = fresh();
-                    if had_calls {
-                        // Its tool calls are gone; later ones may now come first.
-                        self.reindex();
-                    }
+                    let fresh = fresh();
+                    delta = Delta {
+                        plus: message_bytes(&fresh),
+                        minus: message_bytes(other),
+                    };
+                    let old = core::mem::replace(other, fresh);
+                    calls_gone = Some(old);
                     Some(pos)
                 }
                 _ => None,
             },
         };
+        self.held(delta);
+        if let (Some(old), Some(pos)) = (calls_gone, pos) {
+            if let Some(new) = self.messages.get(pos) {
+                self.index.replaced(pos, &old, new);
+            }
+            self.forget(&old);
+        }
+        if e.replace || pos.is_some() {
+            self.activity_sizes.insert(id.to_owned(), content);
+        }
         if let Some(message) = pos.and_then(|pos| self.messages.get(pos)) {
             subscriber.on_new_message(message);
         }
@@ -1218,32 +1496,85 @@ impl Reducer {
     }
 
     fn activity_delta(&mut self, e: &ActivityDelta) -> Changed {
+        // The patch is atomic, so it can run in place; a `null` content is
+        // patched as `{}` and stays `null` if the patch fails.
+        let Some((content, size)) = self.activity_content(&e.message_id) else {
+            return Changed::NONE;
+        };
+        let was_null = content.is_null();
+        let start = if was_null {
+            *content = Value::Object(Object::new());
+            json_size(content)
+        } else {
+            size
+        };
+        let result = apply_patch_sized(content, &e.patch, start, UNBOUNDED);
+        let mut delta = Delta::default();
+        match &result {
+            Ok(after) => {
+                delta = Delta {
+                    plus: after.bytes,
+                    minus: size.bytes,
+                };
+                self.activity_sizes.insert(e.message_id.clone(), *after);
+            }
+            Err(_) if was_null => *content = Value::Null,
+            Err(_) => {}
+        }
         let Some(Message::Activity(activity)) = self.message_mut(&e.message_id) else {
             return Changed::NONE;
         };
         if let Some(metadata) = &e.metadata {
-            merge_metadata(&mut activity.metadata, metadata);
+            delta += merge_metadata(&mut activity.metadata, metadata);
         }
-        // The patch is atomic, so it can run in place; a `null` content is
-        // patched as `{}` and stays `null` if the patch fails.
-        let result = if activity.content.is_null() {
-            let mut doc = Value::Object(Object::new());
-            apply_patch(&mut doc, &e.patch).map(|()| activity.content = doc)
-        } else {
-            apply_patch(&mut activity.content, &e.patch)
-        };
+        let patched = result.is_ok();
+        if patched {
+            delta += Delta {
+                plus: e.activity_type.len(),
+                minus: activity.activity_type.len(),
+            };
+            activity.activity_type.clone_from(&e.activity_type);
+        }
+        self.held(delta);
         match result {
-            Ok(()) => {
-                activity.activity_type.clone_from(&e.activity_type);
-                Changed::MESSAGES
-            }
-            Err(error) => {
-                let merged = e.metadata.is_some();
-                self.warn(EventType::ActivityDelta, error);
-                Changed::messages_if(merged)
+            Ok(_) => Changed::MESSAGES,
+            Err(refused) => {
+                self.warn(EventType::ActivityDelta, refused);
+                Changed::messages_if(e.metadata.is_some())
             }
         }
     }
+}
+
+/// Removes the items at the sorted positions `doomed` and hands them back,
+/// moving only the items after the first of them.
+pub(crate) fn remove_sorted<T>(list: &mut Vec<T>, doomed: &[usize]) -> Vec<T> {
+    let Some(&first) = doomed.first() else {
+        return Vec::new();
+    };
+    let tail = list.split_off(first.min(list.len()));
+    let mut gone = Vec::with_capacity(doomed.len());
+    let mut next = doomed.iter().peekable();
+    for (offset, item) in tail.into_iter().enumerate() {
+        if next.peek() == Some(&&first.saturating_add(offset)) {
+            next.next();
+            gone.push(item);
+        } else {
+            list.push(item);
+        }
+    }
+    gone
+}
+
+/// The edit-merge of one `MESSAGES_SNAPSHOT` (see `Reducer::plan_snapshot`).
+#[derive(Debug, Default)]
+struct Merge {
+    /// Local positions overwritten, with the snapshot entry that overwrites them.
+    replace: Vec<(usize, usize)>,
+    /// Local positions removed, sorted.
+    remove: Vec<usize>,
+    /// Snapshot entries appended, in order.
+    append: Vec<usize>,
 }
 
 /// "Merge metadata into T": the event's keys overwrite T's (shallow);
@@ -1260,13 +1591,15 @@ impl Reducer {
 pub struct ReducerLimits {
     /// Most messages in the list (default 10 000).
     pub max_messages: usize,
-    /// Most text bytes in the messages, counting text content (string
-    /// `content` of every role, reasoning, tool results) and tool-call
-    /// arguments (default 64 MiB). Deltas are counted as they arrive, so
-    /// this is an upper bound, made exact at every snapshot.
+    /// Most bytes the messages hold (default 64 MiB), as
+    /// [`crate::size::message_bytes`] counts them: every string they keep
+    /// (ids, names, text, tool-call ids, names and arguments, encrypted
+    /// values, `activityType`, ...) and `metadata` and activity `content` as
+    /// compact JSON. Kept exact as events apply.
     pub max_message_bytes: usize,
-    /// Largest state, as the length of its compact JSON (default 16 MiB).
-    /// Also the limit of each activity message's `content`.
+    /// Largest state, as the length of its compact JSON text as serialized
+    /// (default 16 MiB; see [`crate::size`]). Also the limit of each
+    /// activity message's `content`.
     pub max_state_bytes: usize,
     /// Deepest nesting of arrays and objects in the state or in an
     /// activity's content (default 128). JSON Patch can nest a value deeper
@@ -1286,7 +1619,7 @@ impl Default for ReducerLimits {
 }
 
 impl ReducerLimits {
-    fn within_state(&self, (bytes, depth): (usize, usize)) -> Result<(), LimitError> {
+    fn within_state(&self, Size { bytes, depth }: Size) -> Result<(), LimitError> {
         if bytes > self.max_state_bytes {
             return Err(LimitError::new(
                 Limit::StateBytes,
@@ -1370,145 +1703,117 @@ impl core::fmt::Display for LimitError {
 
 impl core::error::Error for LimitError {}
 
-/// What a checked event will leave behind: the state's size, if it changes.
-#[derive(Debug, Default)]
-struct After {
-    state: Option<(usize, usize)>,
-}
+/// The size of `null`.
+const NULL_SIZE: Size = Size { bytes: 4, depth: 0 };
 
-/// Text bytes of one message (see [`ReducerLimits::max_message_bytes`]).
-fn text_len(message: &Message) -> usize {
-    let text = message.text().map_or(0, str::len);
-    let args: usize = message
-        .tool_calls()
-        .iter()
-        .map(|c| c.function.arguments.len())
-        .sum();
-    text.saturating_add(args)
-}
+/// No limit: for patches already checked.
+const UNBOUNDED: Size = Size {
+    bytes: usize::MAX,
+    depth: usize::MAX,
+};
 
-/// Length of the compact JSON of `value` (strings counted without their
-/// escapes, numbers by a cheap estimate) and its nesting depth. Walks
-/// with an explicit stack, so any depth is safe.
-pub(crate) fn json_size(value: &Value) -> (usize, usize) {
-    let mut stack: Vec<(&Value, usize)> = alloc::vec![(value, 1)];
-    let (mut bytes, mut depth) = (0usize, 0usize);
-    while let Some((v, level)) = stack.pop() {
-        let here = match v {
-            Value::Null => 4,
-            Value::Bool(b) => 5 - usize::from(*b),
-            // At most 24 bytes: a u64/i64 has 20 digits and a sign, and
-            // serde_json writes floats in their shortest form.
-            Value::Number(_) => 24,
-            Value::String(s) => s.len().saturating_add(2),
-            Value::Array(items) => {
-                depth = depth.max(level);
-                stack.extend(items.iter().map(|i| (i, level.saturating_add(1))));
-                items.len().saturating_add(1)
-            }
-            Value::Object(map) => {
-                depth = depth.max(level);
-                for (k, v) in map {
-                    bytes = bytes.saturating_add(k.len().saturating_add(3));
-                    stack.push((v, level.saturating_add(1)));
-                }
-                2
-            }
-        };
-        bytes = bytes.saturating_add(here);
-    }
-    (bytes, depth)
-}
-
-fn json_size_object(object: &Object) -> (usize, usize) {
-    let (mut bytes, mut depth) = (2usize, 1usize);
-    for (k, v) in object {
-        let (b, d) = json_size(v);
-        bytes = bytes
-            .saturating_add(k.len().saturating_add(3))
-            .saturating_add(b);
-        depth = depth.max(d.saturating_add(1));
-    }
-    (bytes, depth)
-}
-
-/// The size a JSON Patch may leave `doc` at, given `size` = (bytes, depth)
-/// of `doc` now, or the limit it would pass.
+/// Whether `patch` keeps `doc` (of size `now`) within the state limits.
 ///
-/// Only `copy` can make a document grow faster than the patch's own text
-/// (each one may double it), so a patch without `copy` is bounded by adding
-/// the sizes of its values, in time proportional to the patch. A patch with
-/// `copy` is run on a copy of the document, one operation at a time,
-/// measuring each copied value before it is copied: its cost is that of
-/// applying it, plus one copy of the document.
-///
-/// `Ok(None)`: the patch will fail anyway (it is not checked further; the
-/// reducer reports the patch failure as usual).
-fn patch_size(
-    doc: &Value,
-    size: (usize, usize),
+/// Without `copy`, a patch can add at most its own values plus a key and a
+/// comma per operation, so when that bound fits, nothing more is needed
+/// (time proportional to the patch). Otherwise the patch is run on `doc`,
+/// measured operation by operation (a `copy` is measured before it is
+/// made, so doubling copies stop at the limit), and rolled back. A patch
+/// that fails is not refused here: the reducer reports its failure.
+fn fits(
+    doc: &mut Value,
+    now: Size,
     patch: &Value,
     limits: &ReducerLimits,
-) -> Result<Option<(usize, usize)>, LimitError> {
+) -> Result<Size, LimitError> {
     let Some(ops) = patch.as_array() else {
-        return Ok(None);
+        return Ok(now);
     };
-    fn op_name(op: &Value) -> &str {
-        op.get("op").and_then(Value::as_str).unwrap_or("")
+    fn field<'v>(op: &'v Value, name: &str) -> &'v str {
+        op.get(name).and_then(Value::as_str).unwrap_or("")
     }
-    let grow = |(bytes, depth): (usize, usize), op: &Value, copied: Option<(usize, usize)>| {
-        let path = op.get("path").and_then(Value::as_str).unwrap_or("");
-        let levels = path.matches('/').count();
-        let value = match op_name(op) {
-            "add" | "replace" => op.get("value").map(json_size),
-            "copy" => copied,
-            // The moved value was at most as deep as the state below
-            // `from`; at `path` it sits `levels` down.
-            "move" => {
-                let from = op.get("from").and_then(Value::as_str).unwrap_or("");
-                Some((0, depth.saturating_sub(from.matches('/').count())))
-            }
-            _ => None,
-        };
-        value.map_or((bytes, depth), |(b, d)| {
-            (bytes.saturating_add(b), depth.max(levels.saturating_add(d)))
-        })
-    };
-    let mut now = size;
-    if !ops.iter().any(|op| op_name(op) == "copy") {
-        for op in ops {
-            now = grow(now, op, None);
-        }
-        return limits.within_state(now).map(|()| Some(now));
-    }
-    let mut work = doc.clone();
+    let mut bound = now;
+    let mut simple = true;
     for op in ops {
-        let copied = match (op_name(op), op.get("from").and_then(Value::as_str)) {
-            ("copy", Some(from)) => match work.pointer(from) {
-                Some(value) => Some(json_size(value)),
-                None => return Ok(None),
-            },
-            _ => None,
+        let levels = field(op, "path").matches('/').count();
+        let value = match OpName::from_wire(field(op, "op")).map(OpName::growth) {
+            Some(Growth::ByValue) => op.get("value").map(json_size),
+            Some(Growth::None) => None,
+            // Unknown ops fail when the patch runs: measure it running.
+            Some(Growth::Measure) | None => {
+                simple = false;
+                None
+            }
         };
-        now = grow(now, op, copied);
-        limits.within_state(now)?;
-        if apply_patch(&mut work, &Value::Array(alloc::vec![op.clone()])).is_err() {
-            return Ok(None);
+        if let Some(size) = value {
+            // The value, and at most its key (no longer than the path) with
+            // quotes, colon and comma.
+            let key = field(op, "path").len().saturating_mul(6).saturating_add(4);
+            bound.bytes = bound.bytes.saturating_add(size.bytes).saturating_add(key);
+            bound.depth = bound.depth.max(levels.saturating_add(size.depth));
         }
     }
-    Ok(Some(now))
+    if simple && limits.within_state(bound).is_ok() {
+        return Ok(bound);
+    }
+    let max = Size {
+        bytes: limits.max_state_bytes,
+        depth: limits.max_state_depth,
+    };
+    match patch_size(doc, patch, now, max) {
+        Ok(size) => Ok(size),
+        Err(Refused::Patch(_)) => Ok(now),
+        Err(Refused::Over(size)) => limits.within_state(size).map(|()| size),
+    }
 }
 
-fn merge_metadata(target: &mut Option<Object>, event: &Object) {
-    let target = target.get_or_insert_with(Object::new);
-    for (key, value) in event {
-        target.insert(key.clone(), value.clone());
+/// Bytes added to and taken from what the messages hold by one change.
+#[derive(Debug, Clone, Copy, Default)]
+struct Delta {
+    plus: usize,
+    minus: usize,
+}
+
+impl Delta {
+    const fn plus(bytes: usize) -> Self {
+        Delta {
+            plus: bytes,
+            minus: 0,
+        }
     }
+}
+
+impl core::ops::AddAssign for Delta {
+    fn add_assign(&mut self, rhs: Delta) {
+        self.plus = self.plus.saturating_add(rhs.plus);
+        self.minus = self.minus.saturating_add(rhs.minus);
+    }
+}
+
+/// Merges and returns the change in the target's compact JSON size, in
+/// time proportional to the event's metadata (an overwritten value is
+/// measured as it is dropped).
+fn merge_metadata(target: &mut Option<Object>, event: &Object) -> Delta {
+    let mut delta = Delta::default();
+    let target = target.get_or_insert_with(|| {
+        delta.plus = 2; // `{}`
+        Object::new()
+    });
+    for (key, value) in event {
+        let others = target.len();
+        delta.plus = delta.plus.saturating_add(json_size(value).bytes);
+        match target.insert(key.clone(), value.clone()) {
+            Some(old) => delta.minus = delta.minus.saturating_add(json_size(&old).bytes),
+            None => delta.plus = delta.plus.saturating_add(member_overhead(key, others)),
+        }
+    }
+    delta
 }
 
 /// A tool call's arguments text parsed, or `{}` if it does not parse.
+/// Read as the reference's `JSON.parse` reads it (see [`crate::value`]).
 fn parse_args(text: &str) -> Value {
-    serde_json::from_str(text).unwrap_or_else(|_| Value::Object(Object::new()))
+    crate::value::parse(text.as_bytes()).unwrap_or_else(|_| Value::Object(Object::new()))
 }
 
 #[cfg(test)]
@@ -1517,6 +1822,7 @@ mod tests {
     use super::*;
     use crate::event::{MessagesSnapshot, StateDelta, TextMessageStart, ToolCallEnd};
     use agui_core::event::Role;
+    use alloc::collections::BTreeSet;
     use alloc::vec;
     use proptest::prelude::*;
     use serde_json::json;
@@ -1595,21 +1901,28 @@ mod tests {
                 );
             }
         }
-        assert!(r.index.messages.values().all(|&p| p < r.messages.len()));
-        assert_eq!(
-            r.index.messages.len(),
-            r.messages
-                .iter()
-                .map(Message::id)
-                .collect::<BTreeSet<_>>()
-                .len()
-        );
+        let ids = r.messages.iter().map(Message::id).collect::<BTreeSet<_>>();
         let calls: BTreeSet<&str> = r
             .messages
             .iter()
             .flat_map(|m| m.tool_calls().iter().map(|c| c.id.as_str()))
             .collect();
-        assert_eq!(r.index.tool_calls.len(), calls.len());
+        assert_eq!(r.index.id_counts(), (ids.len(), calls.len()));
+        for class in [Class::Activity, Class::Reasoning, Class::Other] {
+            let mut held: Vec<usize> = r.index.positions_of(class).collect();
+            held.sort_unstable();
+            let scan: Vec<usize> = (0..r.messages.len())
+                .filter(|&i| Class::of(&r.messages[i]) == class)
+                .collect();
+            assert_eq!(held, scan, "{class:?}");
+        }
+        // Slots are kept only for ids that some tool call has.
+        for id in r.args.keys() {
+            assert!(
+                calls.contains(id.as_str()),
+                "slot of {id:?} outlived its calls"
+            );
+        }
         // Without hooks, a slot has read all of its call's text, or none of
         // it (rewound: the text was replaced).
         for (id, slot) in &r.args {
@@ -1751,6 +2064,37 @@ mod tests {
                     metadata: None,
                 }
             )),
+            (id(), prop::option::of(id())).prop_map(|(id, key)| {
+                Event::TextMessageContent(MessageContent {
+                    message_id: id.into(),
+                    delta: "x\n".into(),
+                    metadata: key.map(|k| {
+                        let mut m = Object::new();
+                        m.insert(k.into(), json!([k, 1.5]));
+                        m
+                    }),
+                })
+            }),
+            (id(), 0..PATCHES.len()).prop_map(|(id, p)| Event::ActivityDelta(ActivityDelta {
+                message_id: id.into(),
+                activity_type: "B".into(),
+                patch: serde_json::from_str(PATCHES[p]).unwrap(),
+                metadata: None,
+            })),
+            (0..PATCHES.len()).prop_map(|p| Event::StateDelta(StateDelta {
+                delta: serde_json::from_str(PATCHES[p]).unwrap(),
+            })),
+            (id(), any::<bool>()).prop_map(|(id, call)| {
+                Event::ReasoningEncryptedValue(ReasoningEncryptedValue {
+                    subtype: if call {
+                        EncryptedSubtype::ToolCall
+                    } else {
+                        EncryptedSubtype::Message
+                    },
+                    entity_id: id.into(),
+                    encrypted_value: "secret".into(),
+                })
+            }),
             prop::collection::vec(snapshot_msg, 0..3).prop_map(|messages| {
                 Event::RunStarted(RunStarted {
                     thread_id: "t".into(),
@@ -1772,13 +2116,141 @@ mod tests {
         ]
     }
 
+    /// Patches for the generated deltas: every op, nested values, escapes,
+    /// failures.
+    const PATCHES: &[&str] = &[
+        r#"[{"op":"add","path":"/x","value":[1,"\n",{"k":null}]}]"#,
+        r#"[{"op":"add","path":"/x/-","value":-2.5e-7}]"#,
+        r#"[{"op":"copy","from":"/x","path":"/y"}]"#,
+        r#"[{"op":"copy","from":"","path":"/whole"}]"#,
+        r#"[{"op":"remove","path":"/x"}]"#,
+        r#"[{"op":"remove","path":"/x/0"}]"#,
+        r#"[{"op":"move","from":"/x","path":"/z"}]"#,
+        r#"[{"op":"move","from":"/y","path":"/x/0"}]"#,
+        r#"[{"op":"replace","path":"","value":{"q":1e300}}]"#,
+        r#"[{"op":"replace","path":"/q","value":"\u0001"}]"#,
+        r#"[{"op":"remove","path":""}]"#,
+        r#"[{"op":"add","path":"/n","value":1},{"op":"test","path":"/n","value":2}]"#,
+    ];
+
+    /// The counts the reducer keeps equal what a walk of everything finds.
+    fn assert_sizes_match_a_walk(r: &Reducer) {
+        let held: usize = r.messages.iter().map(message_bytes).sum();
+        assert_eq!(r.message_bytes(), held, "{:?}", r.messages);
+        let state = serde_json::to_string(&r.state).unwrap();
+        assert_eq!(r.state_size.bytes, state.len(), "{state}");
+        assert!(r.state_size.depth >= json_size(&r.state).depth);
+        for (id, size) in &r.activity_sizes {
+            if let Some(Message::Activity(a)) = r.message(id) {
+                assert_eq!(size.bytes, json_size(&a.content).bytes, "{id}");
+            }
+        }
+    }
+
+    /// The list after `event` as the plain algorithms of SPEC section 5 make
+    /// it (a scan for the owner and past its results; the merge by maps),
+    /// for the events whose fast paths are tested here.
+    fn expected_after(messages: &[Message], event: &Event) -> Option<Vec<Message>> {
+        match event {
+            Event::MessagesSnapshot(e) => {
+                let has = |role| e.messages.iter().any(|m: &Message| m.role() == role);
+                let (act, rea) = (has(MessageRole::Activity), has(MessageRole::Reasoning));
+                let last: BTreeMap<&str, &Message> =
+                    e.messages.iter().map(|m| (m.id(), m)).collect();
+                let mut merged = Vec::new();
+                for local in messages {
+                    let client_only = match local.role() {
+                        MessageRole::Activity => !act,
+                        MessageRole::Reasoning => !rea,
+                        MessageRole::Developer
+                        | MessageRole::System
+                        | MessageRole::Assistant
+                        | MessageRole::User
+                        | MessageRole::Tool => false,
+                    };
+                    if client_only {
+                        merged.push(local.clone());
+                    } else if let Some(server) = last.get(local.id()) {
+                        merged.push((*server).clone());
+                    }
+                }
+                let kept: BTreeSet<&str> = merged.iter().map(Message::id).collect();
+                let added: Vec<Message> = e
+                    .messages
+                    .iter()
+                    .filter(|m| !kept.contains(m.id()))
+                    .cloned()
+                    .collect();
+                merged.extend(added);
+                Some(merged)
+            }
+            Event::ToolCallResult(e) => {
+                let mut list = messages.to_vec();
+                let message = Message::Tool(ToolMessage {
+                    id: e.message_id.clone(),
+                    content: e.content.clone(),
+                    tool_call_id: e.tool_call_id.clone(),
+                    metadata: e.metadata.clone(),
+                    ..Default::default()
+                });
+                let owner = list
+                    .iter()
+                    .position(|m| m.tool_calls().iter().any(|c| c.id == e.tool_call_id));
+                match owner {
+                    None => list.push(message),
+                    Some(owner) => {
+                        let mut pos = owner + 1;
+                        while list.get(pos).map(Message::role) == Some(MessageRole::Tool) {
+                            pos += 1;
+                        }
+                        list.insert(pos, message);
+                    }
+                }
+                Some(list)
+            }
+            Event::RunStarted(_)
+            | Event::RunFinished(_)
+            | Event::RunError(_)
+            | Event::StepStarted(_)
+            | Event::StepFinished(_)
+            | Event::TextMessageStart(_)
+            | Event::TextMessageContent(_)
+            | Event::TextMessageEnd(_)
+            | Event::ToolCallStart(_)
+            | Event::ToolCallArgs(_)
+            | Event::ToolCallEnd(_)
+            | Event::ThinkingStart(_)
+            | Event::ThinkingEnd
+            | Event::ThinkingTextMessageStart
+            | Event::ThinkingTextMessageContent(_)
+            | Event::ThinkingTextMessageEnd
+            | Event::ReasoningStart(_)
+            | Event::ReasoningEnd(_)
+            | Event::ReasoningMessageStart(_)
+            | Event::ReasoningMessageContent(_)
+            | Event::ReasoningMessageEnd(_)
+            | Event::ReasoningEncryptedValue(_)
+            | Event::StateSnapshot(_)
+            | Event::StateDelta(_)
+            | Event::ActivitySnapshot(_)
+            | Event::ActivityDelta(_)
+            | Event::Raw(_)
+            | Event::Custom(_) => None,
+        }
+    }
+
     proptest! {
         #[test]
         fn index_always_matches_a_scan(events in prop::collection::vec(any_event(), 0..40)) {
             let mut r = Reducer::new();
             for event in &events {
+                let expected = expected_after(&r.messages, event);
                 r.apply(event);
+                if let Some(expected) = expected {
+                    assert_eq!(r.messages, expected, "{event:?}");
+                }
                 assert_index_matches_scan(&r);
+                assert_sizes_match_a_walk(&r);
             }
         }
     }

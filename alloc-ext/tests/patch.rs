@@ -1026,7 +1026,9 @@ fn pointers(doc: &Value, at: &str, out: &mut Vec<String>) {
             out.push(format!("{at}/{}", items.len() + 2));
             out.push(format!("{at}/01"));
         }
-        _ => out.push(format!("{at}/x")),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
+            out.push(format!("{at}/x"))
+        }
     }
 }
 
@@ -1117,7 +1119,7 @@ proptest! {
         let at = pick.get(&containers);
         let path = match doc.pointer(at).unwrap() {
             Value::Array(items) => format!("{at}/{}", slot.index(items.len() + 1)),
-            _ => format!("{at}/fresh~1key"),
+            Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) | Value::Object(_) => format!("{at}/fresh~1key"),
         };
         let patch = json!([
             {"op": "add", "path": path, "value": value},

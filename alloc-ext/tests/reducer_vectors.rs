@@ -38,7 +38,28 @@ fn core_id(kind: EventType, frame: &Value) -> String {
         | T::ReasoningMessageEnd => "messageId",
         T::ToolCallStart | T::ToolCallArgs | T::ToolCallEnd => "toolCallId",
         T::StepStarted | T::StepFinished => "stepName",
-        _ => return String::new(),
+        T::RunStarted
+        | T::RunFinished
+        | T::RunError
+        | T::TextMessageChunk
+        | T::ToolCallChunk
+        | T::ToolCallResult
+        | T::ThinkingStart
+        | T::ThinkingEnd
+        | T::ThinkingTextMessageStart
+        | T::ThinkingTextMessageContent
+        | T::ThinkingTextMessageEnd
+        | T::ReasoningStart
+        | T::ReasoningEnd
+        | T::ReasoningMessageChunk
+        | T::ReasoningEncryptedValue
+        | T::StateSnapshot
+        | T::StateDelta
+        | T::MessagesSnapshot
+        | T::ActivitySnapshot
+        | T::ActivityDelta
+        | T::Raw
+        | T::Custom => return String::new(),
     };
     frame[key].as_str().unwrap_or_default().to_owned()
 }

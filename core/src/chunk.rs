@@ -31,24 +31,76 @@ pub enum Item {
     Reasoning,
 }
 
+/// Which event of a chunked item a chunk makes (besides the END of a close).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChunkPart {
+    /// The START (a first chunk).
+    Start,
+    /// The CONTENT or ARGS, with the chunk's `delta`.
+    Content,
+}
+
+/// What an event does to the open chunked item: its column of the event
+/// table ([`EventType::chunking`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Chunking {
+    /// Closes the open item first (most events).
+    Ends,
+    /// Passes through and keeps the item open (`RAW`, `ACTIVITY_*`,
+    /// `REASONING_ENCRYPTED_VALUE`).
+    Keeps,
+    /// A `*_CHUNK` shorthand for an item of this kind.
+    Expands(Item),
+}
+
 impl Item {
-    const fn of_chunk(kind: EventType) -> Option<Item> {
-        match kind {
-            EventType::TextMessageChunk => Some(Item::Text),
-            EventType::ToolCallChunk => Some(Item::ToolCall),
-            EventType::ReasoningMessageChunk => Some(Item::Reasoning),
-            _ => None,
+    /// The item a `*_CHUNK` event expands to, if `kind` is one.
+    pub const fn of_chunk(kind: EventType) -> Option<Item> {
+        match kind.chunking() {
+            Chunking::Expands(item) => Some(item),
+            Chunking::Ends | Chunking::Keeps => None,
         }
     }
 
-    const fn id_field(self) -> Field {
+    /// The three kinds of chunked item.
+    pub const ALL: [Item; 3] = [Item::Text, Item::ToolCall, Item::Reasoning];
+
+    /// The field naming the item: its START's id field.
+    const fn id_field(self) -> Option<Field> {
+        self.start().id_field()
+    }
+
+    /// The `*_CHUNK` event type of the item.
+    pub const fn chunk(self) -> EventType {
         match self {
-            Item::ToolCall => Field::ToolCallId,
-            _ => Field::MessageId,
+            Item::Text => EventType::TextMessageChunk,
+            Item::ToolCall => EventType::ToolCallChunk,
+            Item::Reasoning => EventType::ReasoningMessageChunk,
         }
     }
 
-    const fn start(self) -> EventType {
+    /// The item and its part (START or CONTENT / ARGS) that chunk
+    /// expansion makes as `kind`, if it makes `kind` at all.
+    pub fn part_of(kind: EventType) -> Option<(Item, ChunkPart)> {
+        Item::ALL.into_iter().find_map(|item| {
+            if item.start() == kind {
+                Some((item, ChunkPart::Start))
+            } else if item.content() == kind {
+                Some((item, ChunkPart::Content))
+            } else {
+                None
+            }
+        })
+    }
+
+    /// The item whose END `kind` is, if any.
+    pub fn ended_by(kind: EventType) -> Option<Item> {
+        Item::ALL.into_iter().find(|item| item.end() == kind)
+    }
+
+    /// The item's START event type.
+    pub const fn start(self) -> EventType {
         match self {
             Item::Text => EventType::TextMessageStart,
             Item::ToolCall => EventType::ToolCallStart,
@@ -56,7 +108,8 @@ impl Item {
         }
     }
 
-    const fn content(self) -> EventType {
+    /// The item's CONTENT (ARGS) event type.
+    pub const fn content(self) -> EventType {
         match self {
             Item::Text => EventType::TextMessageContent,
             Item::ToolCall => EventType::ToolCallArgs,
@@ -64,7 +117,8 @@ impl Item {
         }
     }
 
-    const fn end(self) -> EventType {
+    /// The item's END event type.
+    pub const fn end(self) -> EventType {
         match self {
             Item::Text => EventType::TextMessageEnd,
             Item::ToolCall => EventType::ToolCallEnd,
@@ -84,7 +138,7 @@ pub enum IdFrom {
 
 /// One event of a frame's expansion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Step {
+pub struct Planned {
     /// The event type.
     pub kind: EventType,
     /// Frame, chunk or close.
@@ -94,24 +148,13 @@ pub struct Step {
 }
 
 /// The events one frame expands to, in order (at most three).
-pub type Plan = heapless::Vec<Step, 3>;
+pub type Plan = heapless::Vec<Planned, 3>;
 
 /// The chunk expander; `ID` is the id capacity in bytes.
 #[derive(Debug, Clone, Default)]
 pub struct Chunker<const ID: usize = 64> {
     open: Option<Item>,
     id: heapless::String<ID>,
-}
-
-/// Events that pass through without closing the open item.
-const fn keeps_open(kind: EventType) -> bool {
-    matches!(
-        kind,
-        EventType::Raw
-            | EventType::ActivitySnapshot
-            | EventType::ActivityDelta
-            | EventType::ReasoningEncryptedValue
-    )
 }
 
 impl<const ID: usize> Chunker<ID> {
@@ -145,15 +188,20 @@ impl<const ID: usize> Chunker<ID> {
         dec: &Decoder<ID, DEPTH>,
     ) -> Result<Plan, Error> {
         let mut plan = Plan::new();
-        let Some(item) = Item::of_chunk(head.kind) else {
-            if !keeps_open(head.kind) {
-                self.push_close(&mut plan);
+        let item = match head.kind.chunking() {
+            Chunking::Expands(item) => item,
+            Chunking::Keeps => {
+                push(&mut plan, head.kind, Origin::Frame, IdFrom::Frame);
+                return Ok(plan);
             }
-            push(&mut plan, head.kind, Origin::Frame, IdFrom::Frame);
-            return Ok(plan);
+            Chunking::Ends => {
+                self.push_close(&mut plan);
+                push(&mut plan, head.kind, Origin::Frame, IdFrom::Frame);
+                return Ok(plan);
+            }
         };
         let frame_id = dec.id();
-        let names_id = dec.has_text(item.id_field());
+        let names_id = item.id_field().is_some_and(|f| dec.has_text(f));
         let differs =
             names_id && frame_id != self.id && !(item == Item::Reasoning && frame_id.is_empty());
         let continues = self.open == Some(item) && !differs;
@@ -183,27 +231,25 @@ impl<const ID: usize> Chunker<ID> {
 
     /// Applies the state change of one planned step, before its event is
     /// built: a close forgets the open item, a chunk START opens the frame's.
-    pub fn advance<const DEPTH: usize>(&mut self, step: &Step, dec: &Decoder<ID, DEPTH>) {
+    #[inline]
+    pub fn advance<const DEPTH: usize>(&mut self, step: &Planned, dec: &Decoder<ID, DEPTH>) {
         match step.origin {
             Origin::Close => self.open = None,
             Origin::Chunk if step.id == IdFrom::Frame => {
-                self.open = match step.kind {
-                    EventType::TextMessageStart => Some(Item::Text),
-                    EventType::ToolCallStart => Some(Item::ToolCall),
-                    _ => Some(Item::Reasoning),
-                };
+                // Only a chunk frame plans a START of its own item.
+                self.open = dec.event_type_known().and_then(Item::of_chunk);
                 self.id.clear();
                 // The decoder's slot has the same capacity as ours.
                 let _ = self.id.push_str(dec.id());
             }
-            _ => {}
+            Origin::Frame | Origin::Chunk => {}
         }
     }
 
     /// The id for a step: the open item's, or the frame's.
     pub fn id<'s, const DEPTH: usize>(
         &'s self,
-        step: &Step,
+        step: &Planned,
         dec: &'s Decoder<ID, DEPTH>,
     ) -> &'s str {
         match step.id {
@@ -215,9 +261,142 @@ impl<const ID: usize> Chunker<ID> {
 
 fn push(plan: &mut Plan, kind: EventType, origin: Origin, id: IdFrom) {
     // At most three steps are ever planned: close, start, content.
-    let _ = plan.push(Step { kind, origin, id });
+    let _ = plan.push(Planned { kind, origin, id });
 }
 
 fn chunk_error(code: Code, kind: EventType) -> Error {
     Error::new(Stage::Transform, code, Some(kind), Detail::None)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use crate::event::EventType as T;
+    use std::string::{String, ToString};
+    use std::vec::Vec;
+
+    /// One frame's expansion: (kind, origin, id) per event, or the code.
+    type Expansion = Result<Vec<(T, Origin, String)>, Code>;
+
+    /// Expands `frames` one after the other, as the pipeline does.
+    fn expand(frames: &[&str]) -> Vec<Expansion> {
+        let mut dec: Decoder<16, 8> = Decoder::new();
+        let mut chunker: Chunker<16> = Chunker::new();
+        let mut out = Vec::new();
+        for frame in frames {
+            let mut rest = frame.as_bytes();
+            while !rest.is_empty() {
+                let (used, _) = dec.feed(rest).unwrap();
+                rest = &rest[used..];
+            }
+            let head = dec.end_frame().unwrap();
+            out.push(chunker.plan(&head, &dec).map_err(|e| e.code).map(|plan| {
+                plan.iter()
+                    .map(|step| {
+                        chunker.advance(step, &dec);
+                        (step.kind, step.origin, chunker.id(step, &dec).to_string())
+                    })
+                    .collect()
+            }));
+        }
+        out
+    }
+
+    fn ok(events: &[(T, Origin, &str)]) -> Expansion {
+        Ok(events
+            .iter()
+            .map(|&(k, o, id)| (k, o, id.to_string()))
+            .collect())
+    }
+
+    const TEXT_M: &str = r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"m","delta":"a"}"#;
+    const TEXT_MORE: &str = r#"{"type":"TEXT_MESSAGE_CHUNK","delta":"b"}"#;
+
+    /// SPEC section 3, one row per rule: the frames, and the last one's
+    /// expansion.
+    #[test]
+    fn chunk_rules() {
+        use Origin::{Chunk, Close, Frame};
+        let rows: &[(&[&str], Expansion)] = &[
+            // A first chunk opens its item and carries its delta.
+            (
+                &[TEXT_M],
+                ok(&[
+                    (T::TextMessageStart, Chunk, "m"),
+                    (T::TextMessageContent, Chunk, "m"),
+                ]),
+            ),
+            // The next chunk without an id continues it.
+            (
+                &[TEXT_M, TEXT_MORE],
+                ok(&[(T::TextMessageContent, Chunk, "m")]),
+            ),
+            // A chunk naming another id closes the open item first.
+            (
+                &[TEXT_M, r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"n"}"#],
+                ok(&[
+                    (T::TextMessageEnd, Close, "m"),
+                    (T::TextMessageStart, Chunk, "n"),
+                ]),
+            ),
+            // Any other event closes it too ...
+            (
+                &[TEXT_M, r#"{"type":"CUSTOM","name":"x"}"#],
+                ok(&[(T::TextMessageEnd, Close, "m"), (T::Custom, Frame, "")]),
+            ),
+            // ... except those whose chunking is Keeps.
+            (
+                &[TEXT_M, r#"{"type":"RAW","event":{}}"#],
+                ok(&[(T::Raw, Frame, "")]),
+            ),
+            // A first chunk needs an id, and a tool call its name.
+            (&[TEXT_MORE], Err(Code::ChunkMissingId)),
+            (
+                &[r#"{"type":"TOOL_CALL_CHUNK","toolCallId":"c"}"#],
+                Err(Code::ChunkMissingName),
+            ),
+            (
+                &[r#"{"type":"TOOL_CALL_CHUNK","toolCallId":"c","toolCallName":"f","delta":"{"}"#],
+                ok(&[
+                    (T::ToolCallStart, Chunk, "c"),
+                    (T::ToolCallArgs, Chunk, "c"),
+                ]),
+            ),
+            // A reasoning chunk with an empty id continues the open one.
+            (
+                &[
+                    r#"{"type":"REASONING_MESSAGE_CHUNK","messageId":"r","delta":"a"}"#,
+                    r#"{"type":"REASONING_MESSAGE_CHUNK","messageId":"","delta":"b"}"#,
+                ],
+                ok(&[(T::ReasoningMessageContent, Chunk, "r")]),
+            ),
+            // Metadata alone makes a content event only for a continuation.
+            (
+                &[TEXT_M, r#"{"type":"TEXT_MESSAGE_CHUNK","metadata":{}}"#],
+                ok(&[(T::TextMessageContent, Chunk, "m")]),
+            ),
+        ];
+        for (frames, want) in rows {
+            assert_eq!(expand(frames).last().unwrap(), want, "{frames:?}");
+        }
+    }
+
+    /// Every event type has a chunking decision; exactly the three chunk
+    /// types expand, to items whose START / CONTENT / END share its id field.
+    #[test]
+    fn the_table_names_the_chunk_types() {
+        for &kind in EventType::ALL {
+            match kind.chunking() {
+                Chunking::Expands(item) => {
+                    assert!(kind.is_chunk(), "{kind}");
+                    assert_eq!(kind.id_field(), item.start().id_field(), "{kind}");
+                    assert_eq!(item.content().id_field(), item.end().id_field(), "{kind}");
+                }
+                Chunking::Ends | Chunking::Keeps => assert!(!kind.is_chunk(), "{kind}"),
+            }
+        }
+    }
 }

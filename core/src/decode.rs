@@ -40,19 +40,18 @@ use crate::error::{error_text, Code, Detail, Error, Stage, Table};
 use crate::event::{EventType, Role};
 use crate::json::{Token, Tokenizer};
 
-mod nested;
+pub mod nested;
 mod schema;
 
-pub use schema::Expect;
+pub use schema::{Expect, Need, Schema};
 
 macro_rules! fields {
-    ($($variant:ident = $wire:literal,)*) => {
+    ($($(#[$doc:meta])* $variant:ident = $wire:literal,)*) => {
         /// A top-level field of an event that the schema knows.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-        #[allow(missing_docs)]
         pub enum Field {
-            $($variant,)*
+            $($(#[$doc])* $variant,)*
         }
 
         impl Field {
@@ -105,39 +104,73 @@ macro_rules! fields {
 }
 
 fields! {
+    /// `type`: the event type's wire name (every event).
     Type = "type",
+    /// `timestamp`: when the event was made (any event, optional).
     Timestamp = "timestamp",
+    /// `rawEvent`: the event as another system sent it (any event, optional).
     RawEvent = "rawEvent",
+    /// `metadata`: free-form object (any event, optional).
     Metadata = "metadata",
+    /// `threadId`: the conversation thread (RUN_STARTED, RUN_FINISHED).
     ThreadId = "threadId",
+    /// `runId`: the run (RUN_STARTED, RUN_FINISHED).
     RunId = "runId",
+    /// `parentRunId`: the run this one branches from (RUN_STARTED).
     ParentRunId = "parentRunId",
+    /// `input`: the run's input (RUN_STARTED).
     Input = "input",
+    /// `result`: the run's result value (RUN_FINISHED).
     Result = "result",
+    /// `outcome`: success, or the interrupts the run paused on (RUN_FINISHED).
     Outcome = "outcome",
+    /// `usage`: token-usage records (RUN_FINISHED, RUN_ERROR).
     Usage = "usage",
+    /// `message`: the error text (RUN_ERROR).
     Message = "message",
+    /// `code`: the error code (RUN_ERROR).
     Code = "code",
+    /// `stepName`: a step's name, its id for the rules (STEP_*).
     StepName = "stepName",
+    /// `messageId`: a message's id (text, reasoning, activity and tool-result events).
     MessageId = "messageId",
+    /// `role`: who speaks (TEXT_MESSAGE_START / _CHUNK, TOOL_CALL_RESULT, REASONING_MESSAGE_START).
     Role = "role",
+    /// `name`: a speaker's name, or a CUSTOM event's name.
     Name = "name",
+    /// `delta`: a piece of text or arguments, or STATE_DELTA's JSON Patch.
     Delta = "delta",
+    /// `toolCallId`: a tool call's id (TOOL_CALL_*).
     ToolCallId = "toolCallId",
+    /// `toolCallName`: the tool called (TOOL_CALL_START / _CHUNK).
     ToolCallName = "toolCallName",
+    /// `parentMessageId`: the message a tool call belongs to.
     ParentMessageId = "parentMessageId",
+    /// `content`: a tool result's text, or an activity's content object.
     Content = "content",
+    /// `title`: a thinking step's title (THINKING_START).
     Title = "title",
+    /// `subtype`: what an encrypted value is for: `tool-call` or `message`.
     Subtype = "subtype",
+    /// `entityId`: the tool call or message an encrypted value is for.
     EntityId = "entityId",
+    /// `encryptedValue`: the encrypted reasoning (REASONING_ENCRYPTED_VALUE).
     EncryptedValue = "encryptedValue",
+    /// `snapshot`: the whole shared state (STATE_SNAPSHOT).
     Snapshot = "snapshot",
+    /// `messages`: the whole message list (MESSAGES_SNAPSHOT).
     Messages = "messages",
+    /// `activityType`: the kind of activity (ACTIVITY_*).
     ActivityType = "activityType",
+    /// `replace`: whether an activity snapshot replaces an existing one.
     Replace = "replace",
+    /// `patch`: a JSON Patch to an activity's content (ACTIVITY_DELTA).
     Patch = "patch",
+    /// `event`: the passed-through event (RAW).
     Event = "event",
+    /// `source`: where a RAW event came from.
     Source = "source",
+    /// `value`: a CUSTOM event's value.
     Value = "value",
 }
 
@@ -189,7 +222,14 @@ impl Kind {
             Token::Number(_) => Kind::Number,
             Token::True | Token::False => Kind::Bool,
             Token::Null => Kind::Null,
-            _ => return None,
+            Token::ObjectEnd
+            | Token::ArrayEnd
+            | Token::KeyStart
+            | Token::KeyEnd
+            | Token::StrEnd
+            | Token::Text(_)
+            | Token::Char(_)
+            | Token::NumberEnd => return None,
         })
     }
 }
@@ -331,7 +371,34 @@ impl Slot {
             Field::ToolCallId => Slot::ToolCallId,
             Field::ToolCallName => Slot::ToolCallName,
             Field::StepName => Slot::StepName,
-            _ => return None,
+            // Values the rules never read: handed out as parts only.
+            Field::Timestamp
+            | Field::RawEvent
+            | Field::Metadata
+            | Field::ThreadId
+            | Field::RunId
+            | Field::ParentRunId
+            | Field::Input
+            | Field::Result
+            | Field::Outcome
+            | Field::Usage
+            | Field::Message
+            | Field::Code
+            | Field::Name
+            | Field::Delta
+            | Field::ParentMessageId
+            | Field::Content
+            | Field::Title
+            | Field::EntityId
+            | Field::EncryptedValue
+            | Field::Snapshot
+            | Field::Messages
+            | Field::ActivityType
+            | Field::Replace
+            | Field::Patch
+            | Field::Event
+            | Field::Source
+            | Field::Value => return None,
         })
     }
 
@@ -473,15 +540,10 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
                     }
                 }
                 Pos::Value => {
-                    let (is_type, last) = (self.field == Some(Field::Type), self.last_type);
-                    let mut hint = None;
-                    let known = |run: &[u8]| {
-                        hint = is_type.then(|| type_name(run, last)).flatten();
-                        hint.map(EventType::as_str)
-                    };
-                    if let Some((used, text)) = self.json.plain_string(input, pos, known) {
+                    if let Some((used, text, hint)) = self.plain_value(input, pos) {
+                        self.json.take_plain_string(used);
                         pos = pos.saturating_add(used);
-                        if is_type {
+                        if self.field == Some(Field::Type) {
                             self.type_hint = hint;
                         }
                         let Some(part) = self.on_plain_string(text) else {
@@ -509,17 +571,17 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
                     }
                     continue;
                 }
-                _ => {}
+                Pos::Key | Pos::Str | Pos::Raw | Pos::Done => {}
             }
             let (used, token) = self.json.next(rest).map_err(Error::json)?;
             let start = pos;
             pos = pos.saturating_add(used);
             let Some(token) = token else { break };
             match self.on_token(token)? {
-                Step::Nothing => {}
-                Step::RawBegin => raw_from = Some(start),
-                Step::RawMore => {}
-                Step::RawEnd => {
+                Action::Nothing => {}
+                Action::RawBegin => raw_from = Some(start),
+                Action::RawMore => {}
+                Action::RawEnd => {
                     let from = raw_from.take().unwrap_or(start);
                     // Nothing left to hand out (a number that ended at the
                     // start of this slice): go on with the rest.
@@ -527,8 +589,8 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
                         return Ok((pos, Some(part)));
                     }
                 }
-                Step::Text(text) => return Ok((pos, self.text_part(text))),
-                Step::Literal(text) => {
+                Action::Text(text) => return Ok((pos, self.text_part(text))),
+                Action::Literal(text) => {
                     let part = self.field.map(|field| Part {
                         field,
                         kind: PartKind::Raw,
@@ -541,6 +603,29 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         }
         let part = raw_from.and_then(|from| self.raw_part(input, from, pos));
         Ok((pos, part))
+    }
+
+    /// The plain string value at `pos` if the tokenizer's fast path
+    /// applies and its text is valid UTF-8: bytes it takes, its text, and
+    /// for a `type` value the event type it names. A known type's name is
+    /// its static text, which saves the UTF-8 check.
+    #[inline(always)]
+    fn plain_value<'a>(
+        &self,
+        input: &'a [u8],
+        pos: usize,
+    ) -> Option<(usize, &'a str, Option<EventType>)> {
+        let (used, run) = self.json.peek_plain_string(input, pos)?;
+        let hint = if self.field == Some(Field::Type) {
+            type_name(run, self.last_type)
+        } else {
+            None
+        };
+        let text = match hint {
+            Some(kind) => kind.as_str(),
+            None => core::str::from_utf8(run).ok()?,
+        };
+        Some((used, text, hint))
     }
 
     /// Ends the frame: checks that the JSON is complete and that the event
@@ -592,17 +677,15 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
     /// `toolCallId` or `stepName` by type (see [`crate::event::Event::id`]);
     /// empty if the event has none.
     pub fn id(&self) -> &str {
-        match self.kind.and_then(schema::id_field) {
-            Some(Field::MessageId) => self.slot(Slot::MessageId, &self.message_id),
-            Some(Field::ToolCallId) => self.slot(Slot::ToolCallId, &self.tool_call_id),
-            Some(Field::StepName) => self.slot(Slot::StepName, &self.step_name),
-            _ => "",
-        }
+        self.kind
+            .and_then(EventType::id_field)
+            .and_then(Slot::of)
+            .map_or("", |slot| self.slot(slot))
     }
 
     /// `toolCallName` of a TOOL_CALL_START or TOOL_CALL_CHUNK ("" if absent).
     pub fn tool_call_name(&self) -> &str {
-        self.slot(Slot::ToolCallName, &self.tool_call_name)
+        self.slot(Slot::ToolCallName)
     }
 
     /// True if the frame had field `f` as a string that fit its slot (for
@@ -616,15 +699,29 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         self.kind
     }
 
-    fn slot<'s>(&'s self, slot: Slot, text: &'s str) -> &'s str {
+    /// A slot's text: empty unless this frame's value was a string that fit.
+    fn slot(&self, slot: Slot) -> &str {
         if self.filled & slot.bit() != 0 && self.overflow & slot.bit() == 0 {
-            text
+            self.buffer(slot)
         } else {
             ""
         }
     }
 
-    fn on_token<'t>(&mut self, token: Token<'t>) -> Result<Step<'t>, Error> {
+    /// A slot's buffer, whatever it holds.
+    fn buffer(&self, slot: Slot) -> &str {
+        match slot {
+            Slot::Type => &self.ty,
+            Slot::Role => &self.role,
+            Slot::Subtype => &self.subtype,
+            Slot::MessageId => &self.message_id,
+            Slot::ToolCallId => &self.tool_call_id,
+            Slot::ToolCallName => &self.tool_call_name,
+            Slot::StepName => &self.step_name,
+        }
+    }
+
+    fn on_token<'t>(&mut self, token: Token<'t>) -> Result<Action<'t>, Error> {
         match self.pos {
             Pos::Start => self.on_start(&token),
             Pos::Members => self.on_member(&token),
@@ -633,7 +730,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             Pos::Str => Ok(self.on_string(token)),
             Pos::Raw => self.on_raw(&token),
             // The tokenizer rejects anything after the top-level value.
-            Pos::Done => Ok(Step::Nothing),
+            Pos::Done => Ok(Action::Nothing),
         }
     }
 
@@ -682,18 +779,18 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         })
     }
 
-    fn on_start(&mut self, token: &Token<'_>) -> Result<Step<'static>, Error> {
+    fn on_start(&mut self, token: &Token<'_>) -> Result<Action<'static>, Error> {
         match Kind::of(token) {
             Some(Kind::Object) => {
                 self.pos = Pos::Members;
-                Ok(Step::Nothing)
+                Ok(Action::Nothing)
             }
             Some(kind) => Err(self.decode_error(Code::Decode, Detail::NotAnObject(kind))),
-            None => Ok(Step::Nothing),
+            None => Ok(Action::Nothing),
         }
     }
 
-    fn on_member(&mut self, token: &Token<'_>) -> Result<Step<'static>, Error> {
+    fn on_member(&mut self, token: &Token<'_>) -> Result<Action<'static>, Error> {
         match token {
             Token::KeyStart => {
                 self.key.clear();
@@ -701,12 +798,24 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
                 self.pos = Pos::Key;
             }
             Token::ObjectEnd => self.pos = Pos::Done,
-            _ => {}
+            Token::ObjectStart
+            | Token::ArrayStart
+            | Token::ArrayEnd
+            | Token::KeyEnd
+            | Token::StrStart
+            | Token::StrEnd
+            | Token::Text(_)
+            | Token::Char(_)
+            | Token::Number(_)
+            | Token::NumberEnd
+            | Token::True
+            | Token::False
+            | Token::Null => {}
         }
-        Ok(Step::Nothing)
+        Ok(Action::Nothing)
     }
 
-    fn on_key(&mut self, token: Token<'_>) -> Result<Step<'static>, Error> {
+    fn on_key(&mut self, token: Token<'_>) -> Result<Action<'static>, Error> {
         match token {
             Token::Text(t) => self.push_key(t),
             Token::Char(c) => self.push_key(c.encode_utf8(&mut [0u8; 4])),
@@ -718,9 +827,20 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
                 };
                 self.pos = Pos::Value;
             }
-            _ => {}
+            Token::ObjectStart
+            | Token::ObjectEnd
+            | Token::ArrayStart
+            | Token::ArrayEnd
+            | Token::KeyStart
+            | Token::StrStart
+            | Token::StrEnd
+            | Token::Number(_)
+            | Token::NumberEnd
+            | Token::True
+            | Token::False
+            | Token::Null => {}
         }
-        Ok(Step::Nothing)
+        Ok(Action::Nothing)
     }
 
     fn push_key(&mut self, text: &str) {
@@ -729,9 +849,9 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         }
     }
 
-    fn on_value<'t>(&mut self, token: Token<'t>) -> Result<Step<'t>, Error> {
+    fn on_value<'t>(&mut self, token: Token<'t>) -> Result<Action<'t>, Error> {
         let Some(kind) = Kind::of(&token) else {
-            return Ok(Step::Nothing);
+            return Ok(Action::Nothing);
         };
         self.first = true;
         if self.field == Some(Field::Type) {
@@ -753,61 +873,95 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         match kind {
             Kind::String => {
                 self.pos = Pos::Str;
-                Ok(Step::Nothing)
+                Ok(Action::Nothing)
             }
             Kind::Object | Kind::Array => {
                 self.pos = Pos::Raw;
                 self.nested.token(&token);
-                Ok(Step::RawBegin)
+                Ok(Action::RawBegin)
             }
             Kind::Number => {
                 self.pos = Pos::Raw;
                 self.nested.token(&token);
-                Ok(Step::RawBegin)
+                Ok(Action::RawBegin)
             }
             Kind::Bool | Kind::Null => {
                 self.pos = Pos::Members;
                 self.nested.token(&token);
                 // The whole literal, even when its first bytes came in an
                 // earlier slice.
-                Ok(Step::Literal(match token {
+                Ok(Action::Literal(match token {
                     Token::True => "true",
                     Token::False => "false",
-                    _ => "null",
+                    Token::ObjectStart
+                    | Token::ObjectEnd
+                    | Token::ArrayStart
+                    | Token::ArrayEnd
+                    | Token::KeyStart
+                    | Token::KeyEnd
+                    | Token::StrStart
+                    | Token::StrEnd
+                    | Token::Text(_)
+                    | Token::Char(_)
+                    | Token::Number(_)
+                    | Token::NumberEnd
+                    | Token::Null => "null",
                 }))
             }
         }
     }
 
-    fn on_string<'t>(&mut self, token: Token<'t>) -> Step<'t> {
+    fn on_string<'t>(&mut self, token: Token<'t>) -> Action<'t> {
         match token {
             Token::Text(t) => {
                 self.fill_slot(t);
-                Step::Text(Text::Slice(t))
+                Action::Text(Text::Slice(t))
             }
             Token::Char(c) => {
                 self.fill_slot(c.encode_utf8(&mut [0u8; 4]));
-                Step::Text(Text::Char(CharBuf::new(c)))
+                Action::Text(Text::Char(CharBuf::new(c)))
             }
             Token::StrEnd => {
                 self.pos = Pos::Members;
-                Step::Nothing
+                Action::Nothing
             }
-            _ => Step::Nothing,
+            Token::ObjectStart
+            | Token::ObjectEnd
+            | Token::ArrayStart
+            | Token::ArrayEnd
+            | Token::KeyStart
+            | Token::KeyEnd
+            | Token::StrStart
+            | Token::Number(_)
+            | Token::NumberEnd
+            | Token::True
+            | Token::False
+            | Token::Null => Action::Nothing,
         }
     }
 
-    fn on_raw(&mut self, token: &Token<'_>) -> Result<Step<'static>, Error> {
+    fn on_raw(&mut self, token: &Token<'_>) -> Result<Action<'static>, Error> {
         self.nested.token(token);
         let done = match token {
             Token::NumberEnd | Token::ObjectEnd | Token::ArrayEnd => self.json.depth() == 1,
-            _ => false,
+            Token::ObjectStart
+            | Token::ArrayStart
+            | Token::KeyStart
+            | Token::KeyEnd
+            | Token::StrStart
+            | Token::StrEnd
+            | Token::Text(_)
+            | Token::Char(_)
+            | Token::Number(_)
+            | Token::True
+            | Token::False
+            | Token::Null => false,
         };
         if done {
             self.pos = Pos::Members;
-            Ok(Step::RawEnd)
+            Ok(Action::RawEnd)
         } else {
-            Ok(Step::RawMore)
+            Ok(Action::RawMore)
         }
     }
 
@@ -900,7 +1054,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             self.last_type = Some(kind);
             return Ok(kind);
         }
-        let name = self.slot(Slot::Type, &self.ty);
+        let name = self.slot(Slot::Type);
         // Consecutive frames mostly share their type: one compare.
         if let Some(last) = self.last_type.filter(|t| t.as_str() == name) {
             return Ok(last);
@@ -912,7 +1066,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         let shown = if self.overflow & Slot::Type.bit() != 0 {
             "(a long name)"
         } else {
-            self.slot(Slot::Type, &self.ty)
+            self.slot(Slot::Type)
         };
         Err(self.decode_error(Code::Decode, Detail::UnknownType(error_text(shown))))
     }
@@ -925,17 +1079,14 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         self.kinds.get(f as usize).copied()
     }
 
-    /// The text of an enum-valued field (`role`, `subtype`), if it fit.
+    /// The text of a field with a slot (an enum value: `role`,
+    /// `subtype`), if it was a string that fit.
     pub(crate) fn enum_text(&self, f: Field) -> Option<&str> {
         let slot = Slot::of(f)?;
         if self.filled & slot.bit() == 0 || self.overflow & slot.bit() != 0 {
             return None;
         }
-        Some(match slot {
-            Slot::Role => &self.role,
-            Slot::Subtype => &self.subtype,
-            _ => return None,
-        })
+        Some(self.buffer(slot))
     }
 
     fn text_role(&self) -> Role {
@@ -946,7 +1097,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
 
     /// Id slots whose value did not fit are an error where the rules read them.
     fn check_slots(&self, kind: EventType) -> Result<(), Error> {
-        let needed = [schema::id_field(kind), schema::name_field(kind)];
+        let needed = [kind.id_field(), kind.name_field()];
         for field in needed.into_iter().flatten() {
             let Some(slot) = Slot::of(field) else {
                 continue;
@@ -960,6 +1111,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
                         table: Table::IdSlot,
                         limit: ID,
                         field: Some(field),
+                        id: crate::error::ErrorText::new(),
                     },
                 ));
             }
@@ -970,7 +1122,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
     fn decode_error(&self, code: Code, detail: Detail) -> Error {
         let event = self
             .kind
-            .or_else(|| EventType::from_wire(self.slot(Slot::Type, &self.ty)));
+            .or_else(|| EventType::from_wire(self.slot(Slot::Type)));
         Error::new(Stage::Decode, code, event, detail)
     }
 }
@@ -989,7 +1141,7 @@ fn type_name(run: &[u8], last: Option<EventType>) -> Option<EventType> {
 }
 
 /// What one token did, as [`Decoder::feed`] needs to know.
-enum Step<'t> {
+enum Action<'t> {
     Nothing,
     RawBegin,
     RawMore,

@@ -51,8 +51,12 @@ impl Stage {
 macro_rules! codes {
     ($($(#[$doc:meta])* $variant:ident = $text:literal,)*) => {
         /// The stable error codes of the specification (section 4).
+        ///
+        /// Non-exhaustive: new rules bring new codes; match the ones you
+        /// handle and treat the rest by [`Stage`].
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+        #[non_exhaustive]
         pub enum Code {
             $($(#[$doc])* $variant,)*
         }
@@ -140,8 +144,11 @@ impl Table {
 }
 
 /// What exactly went wrong; the [`Code`] says which rule.
+///
+/// Non-exhaustive: new checks bring new specifics.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum Detail {
     /// The frame is not JSON.
     Json {
@@ -201,6 +208,9 @@ pub enum Detail {
         limit: usize,
         /// The field whose value did not fit, for slots.
         field: Option<Field>,
+        /// The id the event tried to open when a table was full (cut with
+        /// `…` if long; empty for a slot, whose value did not fit at all).
+        id: ErrorText,
     },
     /// Nothing more to say than the code.
     None,
@@ -258,12 +268,24 @@ impl Error {
         self
     }
 
-    /// The offending id or name, for rules about one item: a copy for the
-    /// message, cut with `…` past [`ERROR_TEXT`] bytes when `ID` is larger.
+    /// The offending id or name, for rules about one item and for a full
+    /// table (the id that did not fit): a copy for the message, cut with
+    /// `…` past [`ERROR_TEXT`] bytes when `ID` is larger.
     pub fn id(&self) -> Option<&str> {
         match &self.detail {
             Detail::Id(id) => Some(id.as_str()),
-            _ => None,
+            Detail::Capacity { id, .. } if !id.is_empty() => Some(id.as_str()),
+            Detail::Json { .. }
+            | Detail::NotAnObject(_)
+            | Detail::MissingType
+            | Detail::UnknownType(_)
+            | Detail::Missing(_)
+            | Detail::WrongType { .. }
+            | Detail::BadValue { .. }
+            | Detail::Nested { .. }
+            | Detail::Open { .. }
+            | Detail::Capacity { .. }
+            | Detail::None => None,
         }
     }
 }
@@ -289,17 +311,47 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "frame {}: {} error [{}]: ",
+            "frame {}: {} error [{}]: {}",
             self.frame,
             self.stage.as_str(),
-            self.code.as_str()
-        )?;
-        let ty = self.event.map_or("event", EventType::as_str);
-        match self.stage {
-            Stage::Decode => self.fmt_decode(f, ty),
-            Stage::Transform => self.fmt_transform(f, ty),
-            Stage::Verify => self.fmt_verify(f, ty),
+            self.code.as_str(),
+            self.message()
+        )
+    }
+}
+
+/// The part of an [`Error`]'s text that says what was wrong, without the
+/// `frame N: stage error [code]: ` prefix: see [`Error::message`].
+#[derive(Debug, Clone, Copy)]
+pub struct Message<'a>(&'a Error);
+
+impl fmt::Display for Message<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let e = self.0;
+        let ty = e.event.map_or("event", EventType::as_str);
+        match e.stage {
+            Stage::Decode => e.fmt_decode(f, ty),
+            Stage::Transform => e.fmt_transform(f, ty),
+            Stage::Verify => e.fmt_verify(f, ty),
         }
+    }
+}
+
+impl Error {
+    /// What was wrong, for a person: the error's text without its
+    /// `frame N: stage error [code]: ` prefix (a layer that adds its own
+    /// frame and code, such as the alloc client, shows this).
+    ///
+    /// ```
+    /// use agui_core::pipeline::DefaultPipeline;
+    ///
+    /// let mut p = DefaultPipeline::new();
+    /// let err = p.feed(b"{\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m\"}\n", |_| {}).unwrap_err();
+    /// let text = err.to_string();
+    /// assert_eq!(text, format!("frame 0: verify error [first_event]: {}", err.message()));
+    /// ```
+    pub fn message(&self) -> Message<'_> {
+        Message(self)
     }
 }
 
@@ -343,6 +395,7 @@ impl Error {
                 table,
                 limit,
                 field,
+                ..
             } => {
                 let name = field.map_or("a value", Field::as_str);
                 write!(
@@ -351,7 +404,7 @@ impl Error {
                     table.as_str()
                 )
             }
-            _ => f.write_str("invalid event"),
+            Detail::Id(_) | Detail::Open { .. } | Detail::None => f.write_str("invalid event"),
         }
     }
 
@@ -360,7 +413,26 @@ impl Error {
             Code::ChunkMissingName => {
                 write!(f, "the first {ty} of a tool call must have a toolCallName")
             }
-            _ => {
+            Code::Decode
+            | Code::ChunkMissingId
+            | Code::FirstEvent
+            | Code::RunErrored
+            | Code::RunFinished
+            | Code::RunActive
+            | Code::MessageActive
+            | Code::MessageNotActive
+            | Code::ToolCallActive
+            | Code::ToolCallNotActive
+            | Code::StepActive
+            | Code::StepNotActive
+            | Code::UnclosedSteps
+            | Code::UnclosedMessages
+            | Code::UnclosedToolCalls
+            | Code::ThinkingActive
+            | Code::ThinkingNotActive
+            | Code::ThinkingMessageActive
+            | Code::ThinkingMessageNotActive
+            | Code::Capacity => {
                 let field = if ty == "TOOL_CALL_CHUNK" {
                     "toolCallId"
                 } else {
@@ -397,9 +469,22 @@ impl Error {
                     "cannot send '{ty}' for '{id}': all {limit} {} are in use; raise the capacity or close some first",
                     table.as_str()
                 ),
-                _ => write!(f, "cannot send '{ty}': capacity exceeded"),
+                Detail::Json { .. }
+                | Detail::NotAnObject(_)
+                | Detail::MissingType
+                | Detail::UnknownType(_)
+                | Detail::Missing(_)
+                | Detail::WrongType { .. }
+                | Detail::BadValue { .. }
+                | Detail::Nested { .. }
+                | Detail::Id(_)
+                | Detail::Open { .. }
+                | Detail::None => write!(f, "cannot send '{ty}': capacity exceeded"),
             },
-            _ => write!(f, "'{ty}' breaks the protocol's ordering rules"),
+            // Not verify-stage codes: an error built by hand.
+            Code::Decode | Code::ChunkMissingId | Code::ChunkMissingName => {
+                write!(f, "'{ty}' breaks the protocol's ordering rules")
+            }
         }
     }
 
@@ -411,7 +496,17 @@ impl Error {
                     "cannot send 'RUN_FINISHED' while {count} {what} are still active: {list}"
                 )
             }
-            _ => write!(
+            Detail::Json { .. }
+            | Detail::NotAnObject(_)
+            | Detail::MissingType
+            | Detail::UnknownType(_)
+            | Detail::Missing(_)
+            | Detail::WrongType { .. }
+            | Detail::BadValue { .. }
+            | Detail::Nested { .. }
+            | Detail::Id(_)
+            | Detail::Capacity { .. }
+            | Detail::None => write!(
                 f,
                 "cannot send 'RUN_FINISHED' while {what} are still active"
             ),
@@ -419,11 +514,17 @@ impl Error {
     }
 }
 
-#[cfg(feature = "std")]
-extern crate std;
+// `core::error::Error` (Rust 1.81, below our MSRV): error reporting works
+// the same with and without `std`.
+impl core::error::Error for Error {}
 
-#[cfg(feature = "std")]
-impl std::error::Error for Error {}
+impl fmt::Display for JsonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid JSON at byte {}: {}", self.offset, self.kind)
+    }
+}
+
+impl core::error::Error for JsonError {}
 
 impl fmt::Display for JsonErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -1,8 +1,39 @@
 //! The AG-UI event types and the decoded event the rest of the pipeline sees.
 
+use crate::chunk::{Chunking, Item};
+use crate::decode::{Expect, Field, Need, Schema};
+use crate::verify::{Rule, TableOp, Tracked};
+
+/// `None`, or `Some(Field::$f)`: an optional field column of the table.
+macro_rules! field_opt {
+    () => {
+        None
+    };
+    ($f:ident) => {
+        Some(Field::$f)
+    };
+}
+
+/// The event table: one row per event type states everything the core
+/// decides per type (see ARCHITECTURE.md). Each column becomes one
+/// exhaustive `match`, so a new row must fill every column.
 macro_rules! event_types {
-    ($($(#[$doc:meta])* $variant:ident = $wire:literal,)*) => {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident = $wire:literal {
+            id: [$($id:ident)?] $(name: [$name:ident])?,
+            chunk: $chunk:expr,
+            verify: $verify:expr,
+            fields: [$($field:ident: $need:ident $expect:expr),* $(,)?] $(,)?
+        }
+    )*) => {
         /// The `type` of an AG-UI event, as named on the wire.
+        ///
+        /// Deliberately exhaustive (not `#[non_exhaustive]`): every layer
+        /// that decides per event type (the alloc layer's event model and
+        /// reducer) matches it without a wildcard, so a new type is a
+        /// compile error wherever it needs a decision. A new type is a
+        /// breaking change anyway.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         #[cfg_attr(feature = "defmt", derive(defmt::Format))]
         pub enum EventType {
@@ -33,89 +64,272 @@ macro_rules! event_types {
                     _ => None,
                 }
             }
+
+            /// The field holding the id the ordering rules and chunk
+            /// expansion read (`messageId`, `toolCallId`, `stepName`), if any.
+            pub const fn id_field(self) -> Option<Field> {
+                match self {
+                    $(EventType::$variant => field_opt!($($id)?),)*
+                }
+            }
+
+            /// The field holding a name the pipeline hands on with the
+            /// event (`toolCallName`), if any.
+            pub const fn name_field(self) -> Option<Field> {
+                match self {
+                    $(EventType::$variant => field_opt!($($name)?),)*
+                }
+            }
+
+            /// What the event does to an open chunked item (SPEC section 3).
+            pub const fn chunking(self) -> Chunking {
+                match self {
+                    $(EventType::$variant => $chunk,)*
+                }
+            }
+
+            /// The ordering rule the verifier applies to the event.
+            pub const fn rule(self) -> Rule {
+                match self {
+                    $(EventType::$variant => $verify,)*
+                }
+            }
+
+            /// The event's own fields (SPEC section 2); every event may
+            /// also carry `timestamp`, `rawEvent` and `metadata`.
+            pub const fn schema(self) -> Schema {
+                match self {
+                    $(EventType::$variant => &[$((Field::$field, Need::$need, $expect),)*],)*
+                }
+            }
         }
     };
 }
 
+// The rows' short names: a chunk column, a verify column, a schema type.
+use Chunking::{Ends, Expands, Keeps};
+use Expect::{Any, Arr, Bool, Obj, Str, StrOrNull};
+use Item::{Reasoning, Text, ToolCall};
+use Rule::{
+    Free, RunError, RunFinish, RunStart, ThinkingEnd, ThinkingMessageContent, ThinkingMessageEnd,
+    ThinkingMessageStart, ThinkingStart,
+};
+use TableOp::{Closes, NeedsOpen, Opens};
+use Tracked::{Messages, Steps, ToolCalls};
+
+const TEXT_ROLE: Expect = Expect::OneOf {
+    values: &["developer", "system", "assistant", "user"],
+    text: "one of \"developer\", \"system\", \"assistant\", \"user\"",
+};
+const TOOL_ROLE: Expect = Expect::OneOf {
+    values: &["tool"],
+    text: "\"tool\"",
+};
+const REASONING_ROLE: Expect = Expect::OneOf {
+    values: &["reasoning"],
+    text: "\"reasoning\"",
+};
+const SUBTYPE: Expect = Expect::OneOf {
+    values: &["tool-call", "message"],
+    text: "\"tool-call\" or \"message\"",
+};
+
 event_types! {
     /// A run begins.
-    RunStarted = "RUN_STARTED",
+    RunStarted = "RUN_STARTED" {
+        id: [], chunk: Ends, verify: RunStart,
+        fields: [ThreadId: Req Str, RunId: Req Str, ParentRunId: Opt Str, Input: Opt Obj],
+    }
     /// A run ends normally.
-    RunFinished = "RUN_FINISHED",
+    RunFinished = "RUN_FINISHED" {
+        id: [], chunk: Ends, verify: RunFinish,
+        fields: [
+            ThreadId: Req Str, RunId: Req Str, Result: Opt Any,
+            Outcome: Opt Expect::Outcome, Usage: Opt Expect::Usage,
+        ],
+    }
     /// A run ends with an error.
-    RunError = "RUN_ERROR",
+    RunError = "RUN_ERROR" {
+        id: [], chunk: Ends, verify: RunError,
+        fields: [Message: Req Str, Code: Opt Str, Usage: Opt Expect::Usage],
+    }
     /// A named step begins.
-    StepStarted = "STEP_STARTED",
+    StepStarted = "STEP_STARTED" {
+        id: [StepName], chunk: Ends, verify: Rule::Table(Opens, Steps),
+        fields: [StepName: Req Str],
+    }
     /// A named step ends.
-    StepFinished = "STEP_FINISHED",
+    StepFinished = "STEP_FINISHED" {
+        id: [StepName], chunk: Ends, verify: Rule::Table(Closes, Steps),
+        fields: [StepName: Req Str],
+    }
     /// A text message begins.
-    TextMessageStart = "TEXT_MESSAGE_START",
+    TextMessageStart = "TEXT_MESSAGE_START" {
+        id: [MessageId], chunk: Ends, verify: Rule::Table(Opens, Messages),
+        fields: [MessageId: Req Str, Role: Opt TEXT_ROLE, Name: Opt Str],
+    }
     /// A piece of a text message.
-    TextMessageContent = "TEXT_MESSAGE_CONTENT",
+    TextMessageContent = "TEXT_MESSAGE_CONTENT" {
+        id: [MessageId], chunk: Ends, verify: Rule::Table(NeedsOpen, Messages),
+        fields: [MessageId: Req Str, Delta: Req Str],
+    }
     /// A text message ends.
-    TextMessageEnd = "TEXT_MESSAGE_END",
+    TextMessageEnd = "TEXT_MESSAGE_END" {
+        id: [MessageId], chunk: Ends, verify: Rule::Table(Closes, Messages),
+        fields: [MessageId: Req Str],
+    }
     /// Shorthand for start/content/end of a text message.
-    TextMessageChunk = "TEXT_MESSAGE_CHUNK",
+    TextMessageChunk = "TEXT_MESSAGE_CHUNK" {
+        id: [MessageId], chunk: Expands(Text), verify: Free,
+        fields: [MessageId: Opt Str, Delta: Opt Str, Name: Opt Str, Role: Opt TEXT_ROLE],
+    }
     /// A tool call begins.
-    ToolCallStart = "TOOL_CALL_START",
+    ToolCallStart = "TOOL_CALL_START" {
+        id: [ToolCallId] name: [ToolCallName], chunk: Ends, verify: Rule::Table(Opens, ToolCalls),
+        fields: [ToolCallId: Req Str, ToolCallName: Req Str, ParentMessageId: Opt StrOrNull],
+    }
     /// A piece of a tool call's JSON arguments.
-    ToolCallArgs = "TOOL_CALL_ARGS",
+    ToolCallArgs = "TOOL_CALL_ARGS" {
+        id: [ToolCallId], chunk: Ends, verify: Rule::Table(NeedsOpen, ToolCalls),
+        fields: [ToolCallId: Req Str, Delta: Req Str],
+    }
     /// A tool call's arguments are complete.
-    ToolCallEnd = "TOOL_CALL_END",
+    ToolCallEnd = "TOOL_CALL_END" {
+        id: [ToolCallId], chunk: Ends, verify: Rule::Table(Closes, ToolCalls),
+        fields: [ToolCallId: Req Str],
+    }
     /// Shorthand for start/args/end of a tool call.
-    ToolCallChunk = "TOOL_CALL_CHUNK",
+    ToolCallChunk = "TOOL_CALL_CHUNK" {
+        id: [ToolCallId] name: [ToolCallName], chunk: Expands(ToolCall), verify: Free,
+        fields: [
+            ToolCallId: Opt Str, ToolCallName: Opt Str, Delta: Opt Str,
+            ParentMessageId: Opt StrOrNull,
+        ],
+    }
     /// The result of a tool call.
-    ToolCallResult = "TOOL_CALL_RESULT",
+    ToolCallResult = "TOOL_CALL_RESULT" {
+        id: [], chunk: Ends, verify: Free,
+        fields: [MessageId: Req Str, ToolCallId: Req Str, Content: Req Str, Role: Opt TOOL_ROLE],
+    }
     /// A thinking step begins.
-    ThinkingStart = "THINKING_START",
+    ThinkingStart = "THINKING_START" {
+        id: [], chunk: Ends, verify: ThinkingStart,
+        fields: [Title: Opt Str],
+    }
     /// A thinking step ends.
-    ThinkingEnd = "THINKING_END",
+    ThinkingEnd = "THINKING_END" {
+        id: [], chunk: Ends, verify: ThinkingEnd,
+        fields: [],
+    }
     /// A thinking message begins.
-    ThinkingTextMessageStart = "THINKING_TEXT_MESSAGE_START",
+    ThinkingTextMessageStart = "THINKING_TEXT_MESSAGE_START" {
+        id: [], chunk: Ends, verify: ThinkingMessageStart,
+        fields: [],
+    }
     /// A piece of a thinking message.
-    ThinkingTextMessageContent = "THINKING_TEXT_MESSAGE_CONTENT",
+    ThinkingTextMessageContent = "THINKING_TEXT_MESSAGE_CONTENT" {
+        id: [], chunk: Ends, verify: ThinkingMessageContent,
+        fields: [Delta: Req Str],
+    }
     /// A thinking message ends.
-    ThinkingTextMessageEnd = "THINKING_TEXT_MESSAGE_END",
+    ThinkingTextMessageEnd = "THINKING_TEXT_MESSAGE_END" {
+        id: [], chunk: Ends, verify: ThinkingMessageEnd,
+        fields: [],
+    }
     /// A reasoning phase begins.
-    ReasoningStart = "REASONING_START",
+    ReasoningStart = "REASONING_START" {
+        id: [MessageId], chunk: Ends, verify: Free,
+        fields: [MessageId: Req Str],
+    }
     /// A reasoning phase ends.
-    ReasoningEnd = "REASONING_END",
+    ReasoningEnd = "REASONING_END" {
+        id: [MessageId], chunk: Ends, verify: Free,
+        fields: [MessageId: Req Str],
+    }
     /// A reasoning message begins.
-    ReasoningMessageStart = "REASONING_MESSAGE_START",
+    ReasoningMessageStart = "REASONING_MESSAGE_START" {
+        id: [MessageId], chunk: Ends, verify: Free,
+        fields: [MessageId: Req Str, Role: Req REASONING_ROLE],
+    }
     /// A piece of a reasoning message.
-    ReasoningMessageContent = "REASONING_MESSAGE_CONTENT",
+    ReasoningMessageContent = "REASONING_MESSAGE_CONTENT" {
+        id: [MessageId], chunk: Ends, verify: Free,
+        fields: [MessageId: Req Str, Delta: Req Str],
+    }
     /// A reasoning message ends.
-    ReasoningMessageEnd = "REASONING_MESSAGE_END",
+    ReasoningMessageEnd = "REASONING_MESSAGE_END" {
+        id: [MessageId], chunk: Ends, verify: Free,
+        fields: [MessageId: Req Str],
+    }
     /// Shorthand for start/content/end of a reasoning message.
-    ReasoningMessageChunk = "REASONING_MESSAGE_CHUNK",
+    ReasoningMessageChunk = "REASONING_MESSAGE_CHUNK" {
+        id: [MessageId], chunk: Expands(Reasoning), verify: Free,
+        fields: [MessageId: Opt Str, Delta: Opt Str],
+    }
     /// An encrypted value for a tool call or message.
-    ReasoningEncryptedValue = "REASONING_ENCRYPTED_VALUE",
+    ReasoningEncryptedValue = "REASONING_ENCRYPTED_VALUE" {
+        id: [], chunk: Keeps, verify: Free,
+        fields: [Subtype: Req SUBTYPE, EntityId: Req Str, EncryptedValue: Req Str],
+    }
     /// The whole shared state.
-    StateSnapshot = "STATE_SNAPSHOT",
+    StateSnapshot = "STATE_SNAPSHOT" {
+        id: [], chunk: Ends, verify: Free,
+        fields: [Snapshot: Opt Any],
+    }
     /// A JSON Patch to the shared state.
-    StateDelta = "STATE_DELTA",
+    StateDelta = "STATE_DELTA" {
+        id: [], chunk: Ends, verify: Free,
+        fields: [Delta: Req Arr],
+    }
     /// The whole message list.
-    MessagesSnapshot = "MESSAGES_SNAPSHOT",
+    MessagesSnapshot = "MESSAGES_SNAPSHOT" {
+        id: [], chunk: Ends, verify: Free,
+        fields: [Messages: Req Arr],
+    }
     /// The content of an activity message.
-    ActivitySnapshot = "ACTIVITY_SNAPSHOT",
+    ActivitySnapshot = "ACTIVITY_SNAPSHOT" {
+        id: [], chunk: Keeps, verify: Free,
+        fields: [MessageId: Req Str, ActivityType: Req Str, Content: Req Obj, Replace: Opt Bool],
+    }
     /// A JSON Patch to an activity message's content.
-    ActivityDelta = "ACTIVITY_DELTA",
+    ActivityDelta = "ACTIVITY_DELTA" {
+        id: [], chunk: Keeps, verify: Free,
+        fields: [MessageId: Req Str, ActivityType: Req Str, Patch: Req Arr],
+    }
     /// A pass-through event from another system.
-    Raw = "RAW",
+    Raw = "RAW" {
+        id: [], chunk: Keeps, verify: Free,
+        fields: [Event: Opt Any, Source: Opt Str],
+    }
     /// An application-defined event.
-    Custom = "CUSTOM",
+    Custom = "CUSTOM" {
+        id: [], chunk: Ends, verify: Free,
+        fields: [Name: Req Str, Value: Opt Any],
+    }
 }
 
 impl EventType {
     /// True for the three `*_CHUNK` shorthand events, which chunk expansion
     /// turns into START / CONTENT / END events before verification.
     pub const fn is_chunk(self) -> bool {
-        matches!(
-            self,
-            EventType::TextMessageChunk
-                | EventType::ToolCallChunk
-                | EventType::ReasoningMessageChunk
-        )
+        matches!(self.chunking(), Chunking::Expands(_))
+    }
+
+    /// What the event does to the verifier's id tables, if anything: the
+    /// table part of its [`rule`](Self::rule).
+    pub const fn table_op(self) -> Option<(TableOp, Tracked)> {
+        match self.rule() {
+            Rule::Table(op, table) => Some((op, table)),
+            Free
+            | RunStart
+            | RunFinish
+            | RunError
+            | ThinkingStart
+            | ThinkingEnd
+            | ThinkingMessageStart
+            | ThinkingMessageContent
+            | ThinkingMessageEnd => None,
+        }
     }
 }
 

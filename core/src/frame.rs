@@ -49,8 +49,11 @@
 //! - A blank line ends the event. An event with at least one data line is a
 //!   frame, even when all its data is empty (`data:` alone gives a frame with
 //!   empty text, which the decoder then rejects). An event without data lines
-//!   is not a frame. (WHATWG drops events whose data is empty; our
-//!   specification deliberately keeps them so the error is seen.)
+//!   is not a frame. This is what the WHATWG rules do too: each `data` line
+//!   appends its value and a LF to the data buffer, so `data:` alone leaves
+//!   `"\n"`, and the event is dispatched with empty data once the last LF is
+//!   cut; only an event with no `data` line at all (an empty buffer) is not
+//!   dispatched.
 //! - A UTF-8 byte-order mark (`EF BB BF`) at the very start of the stream is
 //!   skipped.
 //!
@@ -346,7 +349,7 @@ impl Framer {
                     )?)),
                 )
             }
-            _ => return None,
+            State::Detect { .. } | State::Ndjson | State::Sse(_) => return None,
         };
         // Every move above reports an event; nothing else was changed.
         Some(found)

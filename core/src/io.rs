@@ -46,8 +46,14 @@ impl<E: fmt::Debug> fmt::Display for RunError<E> {
     }
 }
 
-#[cfg(feature = "std")]
-impl<E: fmt::Debug> std::error::Error for RunError<E> {}
+impl<E: fmt::Debug> core::error::Error for RunError<E> {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            RunError::Io(_) => None,
+            RunError::Protocol(e) => Some(e),
+        }
+    }
+}
 
 #[cfg(feature = "std")]
 extern crate std;

@@ -74,6 +74,9 @@
 
 use core::str::from_utf8;
 
+mod plain;
+mod skip;
+
 /// One JSON token. String and number text arrives in fragments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -280,6 +283,47 @@ enum State {
     Failed,
 }
 
+/// The one-byte tokens, as a byte-sized value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Punct {
+    StrStart,
+    KeyStart,
+    KeyEnd,
+    ObjectStart,
+    ObjectEnd,
+    ArrayStart,
+    ArrayEnd,
+}
+
+impl Punct {
+    /// The token.
+    #[inline(always)]
+    const fn token(self) -> Token<'static> {
+        match self {
+            Punct::StrStart => Token::StrStart,
+            Punct::KeyStart => Token::KeyStart,
+            Punct::KeyEnd => Token::KeyEnd,
+            Punct::ObjectStart => Token::ObjectStart,
+            Punct::ObjectEnd => Token::ObjectEnd,
+            Punct::ArrayStart => Token::ArrayStart,
+            Punct::ArrayEnd => Token::ArrayEnd,
+        }
+    }
+}
+
+/// What a byte between tokens did (see [`Tokenizer::transition`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Move {
+    /// A one-byte token, taken.
+    Token(Punct),
+    /// A `,` between members or items, taken: no token.
+    Comma,
+    /// The first byte of a number (not taken).
+    Number,
+    /// The first byte of `true`, `false` or `null` (not taken).
+    Literal(Literal),
+}
+
 /// JSON's four whitespace bytes.
 const fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
@@ -469,10 +513,7 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
     /// The literal being read, if the input stopped inside one
     /// (`tr` gives `Some(Literal::True)`), for completing partial documents.
     pub fn pending_literal(&self) -> Option<Literal> {
-        match self.state {
-            State::Lit => Some(self.lit),
-            _ => None,
-        }
+        (self.state == State::Lit).then_some(self.lit)
     }
 
     /// Whether the open string (if any) is an object key.
@@ -496,10 +537,7 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
 
     /// The sticky error, if one happened since the last reset.
     pub fn error(&self) -> Option<JsonError> {
-        match self.state {
-            State::Failed => Some(self.error),
-            _ => None,
-        }
+        (self.state == State::Failed).then_some(self.error)
     }
 
     /// Consumes bytes of `input` up to and including the end of the next
@@ -516,312 +554,6 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
     /// valid text.
     pub fn next<'a>(&mut self, input: &'a [u8]) -> Result<(usize, Option<Token<'a>>), JsonError> {
         self.resume(input, 0)
-    }
-
-    /// A fast path for a reader of objects: if the next token is an object
-    /// key whose text is plain ASCII (no escape) and the whole key, its
-    /// closing quote and its `:` (and the `,` before it, after a member)
-    /// are in `input`, consumes all of it and returns the key's bytes.
-    /// The state afterwards is exactly the one after the token sequence
-    /// `KeyStart`, `Text(key)`, `KeyEnd`; otherwise nothing is consumed and
-    /// `None` tells the caller to take the general path ([`next`](Self::next)),
-    /// which also reports any error.
-    #[inline]
-    pub(crate) fn plain_key<'a>(&mut self, input: &'a [u8]) -> Option<(usize, &'a [u8])> {
-        let mut pos = 0usize;
-        match self.state {
-            State::FirstKey | State::Key => {}
-            State::Next if self.in_object() => {
-                pos = skip_ws(input, pos);
-                if input.get(pos) != Some(&b',') {
-                    return None;
-                }
-                pos = pos.wrapping_add(1);
-            }
-            _ => return None,
-        }
-        pos = skip_ws(input, pos);
-        if input.get(pos) != Some(&b'"') {
-            return None;
-        }
-        let from = pos.wrapping_add(1);
-        let rest = input.get(from..)?;
-        // The run stops at a byte that is not ASCII too: such keys take
-        // the general path, which checks their UTF-8.
-        let (key, after) = rest.split_at_checked(plain_run::<true>(rest))?;
-        if after.first() != Some(&b'"') {
-            return None;
-        }
-        let colon = skip_ws(input, from.wrapping_add(key.len()).wrapping_add(1));
-        if input.get(colon) != Some(&b':') {
-            return None;
-        }
-        let used = colon.wrapping_add(1);
-        self.in_key = true;
-        self.state = State::Value;
-        self.offset = self.offset.wrapping_add(used as u64);
-        Some((used, key))
-    }
-
-    /// A fast path for a reader of values: if the next token is a string
-    /// value with no escape whose closing quote is in `input`, consumes it
-    /// whole and returns its text. The state afterwards is exactly the one
-    /// after `StrStart`, `Text(text)` (none for `""`), `StrEnd`; otherwise
-    /// nothing is consumed and `None` tells the caller to take the general
-    /// path, which also reports any error (invalid UTF-8 included).
-    ///
-    /// `known` may recognise the run's bytes as a static text (an event
-    /// type's name), which is then returned instead of a slice of the
-    /// input, saving the UTF-8 check.
-    #[inline]
-    pub(crate) fn plain_string<'a>(
-        &mut self,
-        input: &'a [u8],
-        pos: usize,
-        known: impl FnOnce(&[u8]) -> Option<&'static str>,
-    ) -> Option<(usize, &'a str)> {
-        if self.state != State::Value {
-            return None;
-        }
-        let quote = skip_ws(input, pos);
-        if input.get(quote) != Some(&b'"') {
-            return None;
-        }
-        let from = quote.wrapping_add(1);
-        let rest = input.get(from..)?;
-        let (run, after) = rest.split_at_checked(plain_len(rest))?;
-        if after.first() != Some(&b'"') {
-            return None;
-        }
-        let text = match known(run) {
-            Some(name) => name,
-            None => from_utf8(run).ok()?,
-        };
-        let used = from
-            .wrapping_add(run.len())
-            .wrapping_add(1)
-            .wrapping_sub(pos);
-        self.in_key = false;
-        self.state = self.after_value();
-        self.offset = self.offset.wrapping_add(used as u64);
-        Some((used, text))
-    }
-
-    /// A fast path for the start of a document that is an object: skips
-    /// whitespace and consumes the `{`, as the token `ObjectStart`.
-    /// `None` (nothing consumed) for anything else.
-    #[inline]
-    pub(crate) fn plain_object_start(&mut self, input: &[u8]) -> Option<usize> {
-        if self.state != State::Value || self.depth != 0 || DEPTH == 0 {
-            return None;
-        }
-        let at = skip_ws(input, 0);
-        if input.get(at) != Some(&b'{') {
-            return None;
-        }
-        self.push(true, at).ok()?;
-        self.state = State::FirstKey;
-        let used = at.wrapping_add(1);
-        self.offset = self.offset.wrapping_add(used as u64);
-        Some(used)
-    }
-
-    /// A fast path for the end of a top-level object after a member:
-    /// skips whitespace and consumes the `}`, as the token `ObjectEnd`
-    /// that completes the document. `None` (nothing consumed) otherwise.
-    #[inline]
-    pub(crate) fn plain_object_end(&mut self, input: &[u8], pos: usize) -> Option<usize> {
-        if self.state != State::Next || self.depth != 1 || !self.in_object() {
-            return None;
-        }
-        let at = skip_ws(input, pos);
-        if input.get(at) != Some(&b'}') {
-            return None;
-        }
-        self.pop(Token::ObjectEnd);
-        let used = at.wrapping_add(1).wrapping_sub(pos);
-        self.offset = self.offset.wrapping_add(used as u64);
-        Some(used)
-    }
-
-    /// Consumes tokens without handing them out until one closes a value
-    /// at nesting `depth` (an `ObjectEnd`, `ArrayEnd` or `NumberEnd` after
-    /// which [`depth`](Self::depth) is `depth`) or the input runs out:
-    /// `(consumed, closed)`. For a reader that passes a value through raw.
-    ///
-    /// The bytes are read by a tight loop that takes the common cases
-    /// whole (plain strings, one-letter escapes, structure, complete numbers
-    /// and literals) and makes exactly the state changes their tokens would;
-    /// anything else (an error, a `\u` escape, non-UTF-8 bytes, a token cut
-    /// by the end of the slice) goes through [`next`](Self::next), so the
-    /// outcome (errors with their offsets included) is that of the token loop.
-    ///
-    /// # Errors
-    /// As [`next`](Self::next).
-    pub(crate) fn skip_to_depth(
-        &mut self,
-        input: &[u8],
-        depth: usize,
-    ) -> Result<(usize, bool), JsonError> {
-        let mut pos = 0usize;
-        loop {
-            let (at, closed) = self.skip_fast(input, pos, depth);
-            pos = at;
-            if closed {
-                return Ok((pos, true));
-            }
-            // One token the long way.
-            let rest = input.get(pos..).unwrap_or_default();
-            let (used, token) = self.next(rest)?;
-            pos = pos.wrapping_add(used);
-            match token {
-                None => return Ok((pos, false)),
-                Some(Token::ObjectEnd | Token::ArrayEnd | Token::NumberEnd)
-                    if self.depth() == depth =>
-                {
-                    return Ok((pos, true))
-                }
-                Some(_) => {}
-            }
-        }
-    }
-
-    /// The fast loop of [`skip_to_depth`](Self::skip_to_depth): from `pos`,
-    /// consumes whole tokens of the happy path; returns where it stopped
-    /// and whether a value closed at `depth` there.
-    fn skip_fast(&mut self, input: &[u8], mut pos: usize, depth: usize) -> (usize, bool) {
-        let start = pos;
-        let closed = loop {
-            let Some(&b) = input.get(pos) else {
-                break false;
-            };
-            match self.state {
-                State::Str if self.utf8_len == 0 => {
-                    let rest = input.get(pos..).unwrap_or_default();
-                    let Some((run, after)) = rest.split_at_checked(plain_len(rest)) else {
-                        break false;
-                    };
-                    if !run.is_ascii() && from_utf8(run).is_err() {
-                        break false;
-                    }
-                    match after {
-                        [b'"', ..] => {
-                            pos = pos.wrapping_add(run.len()).wrapping_add(1);
-                            self.state = if self.in_key {
-                                State::Colon
-                            } else {
-                                self.after_value()
-                            };
-                        }
-                        [b'\\', e, ..] if escape_char(*e).is_some() => {
-                            pos = pos.wrapping_add(run.len()).wrapping_add(2);
-                        }
-                        _ => {
-                            pos = pos.wrapping_add(run.len());
-                            break false;
-                        }
-                    }
-                }
-                State::Value
-                | State::FirstItem
-                | State::FirstKey
-                | State::Key
-                | State::Colon
-                | State::Next => {
-                    if is_ws(b) {
-                        pos = pos.wrapping_add(1);
-                        continue;
-                    }
-                    match self.skip_structure(input, pos, b) {
-                        Some(next) => pos = next,
-                        None => break false,
-                    }
-                    if matches!(b, b'}' | b']' | b'-' | b'0'..=b'9') && self.depth() == depth {
-                        break true;
-                    }
-                }
-                _ => break false,
-            }
-        };
-        self.offset = self.offset.wrapping_add(pos.wrapping_sub(start) as u64);
-        (pos, closed)
-    }
-
-    /// One structural token of [`skip_fast`](Self::skip_fast) starting
-    /// with `b` at `pos`: the position after it, or `None` (nothing
-    /// changed) for whatever the general path must see.
-    #[inline(always)]
-    fn skip_structure(&mut self, input: &[u8], pos: usize, b: u8) -> Option<usize> {
-        let value = matches!(self.state, State::Value | State::FirstItem);
-        let next = pos.wrapping_add(1);
-        match b {
-            b'"' if value => {
-                self.in_key = false;
-                self.state = State::Str;
-            }
-            b'"' if matches!(self.state, State::FirstKey | State::Key) => {
-                self.in_key = true;
-                self.state = State::Str;
-            }
-            b':' if self.state == State::Colon => self.state = State::Value,
-            b',' if self.state == State::Next => {
-                self.state = if self.in_object() {
-                    State::Key
-                } else {
-                    State::Value
-                };
-            }
-            b'}' if self.state == State::FirstKey
-                || (self.state == State::Next && self.in_object()) =>
-            {
-                self.pop(Token::ObjectEnd);
-            }
-            b']' if self.state == State::FirstItem
-                || (self.state == State::Next && !self.in_object()) =>
-            {
-                self.pop(Token::ArrayEnd);
-            }
-            b'{' | b'[' if value && usize::from(self.depth) < DEPTH => {
-                let object = b == b'{';
-                self.push(object, pos).ok()?;
-                self.state = if object {
-                    State::FirstKey
-                } else {
-                    State::FirstItem
-                };
-            }
-            b't' | b'f' | b'n' if value => {
-                let text: &[u8] = match b {
-                    b't' => b"true",
-                    b'f' => b"false",
-                    _ => b"null",
-                };
-                if !input.get(pos..)?.starts_with(text) {
-                    return None;
-                }
-                self.state = self.after_value();
-                return Some(pos.wrapping_add(text.len()));
-            }
-            b'-' | b'0'..=b'9' if value => return self.skip_number(input, pos),
-            _ => return None,
-        }
-        Some(next)
-    }
-
-    /// A whole number at `pos` whose delimiter is in `input`: the position
-    /// of the delimiter (the state after its `NumberEnd`), or `None` for a
-    /// number cut by the end of the slice or malformed.
-    #[inline(always)]
-    fn skip_number(&mut self, input: &[u8], pos: usize) -> Option<usize> {
-        let rest = input.get(pos..)?;
-        let (num, len) = Num::Start.scan(rest);
-        let &delimiter = rest.get(len)?;
-        if !num.is_complete() || matches!(delimiter, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
-        {
-            return None;
-        }
-        self.state = self.after_value();
-        Some(pos.wrapping_add(len))
     }
 
     /// Marks the end of the document. Returns `Ok(Some(NumberEnd))` if a
@@ -843,7 +575,20 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
                 Ok(Some(Token::NumberEnd))
             }
             State::Num if self.depth == 0 => Err(self.fail(JsonErrorKind::InvalidNumber, 0)),
-            _ => Err(self.fail(JsonErrorKind::UnexpectedEnd, 0)),
+            State::Str
+            | State::Value
+            | State::FirstItem
+            | State::FirstKey
+            | State::Key
+            | State::Colon
+            | State::Next
+            | State::Num
+            | State::Lit
+            | State::Esc
+            | State::Hex
+            | State::LowEsc
+            | State::LowU
+            | State::Unit => Err(self.fail(JsonErrorKind::UnexpectedEnd, 0)),
         }
     }
 
@@ -859,9 +604,11 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
     #[cold]
     #[inline(never)]
     fn fail(&mut self, kind: JsonErrorKind, pos: usize) -> JsonError {
-        let offset = match kind {
-            JsonErrorKind::InvalidUtf8 if self.utf8_len > 0 => self.utf8_start,
-            _ => self.offset.wrapping_add(pos as u64),
+        // A bad UTF-8 sequence is reported where it began.
+        let offset = if kind == JsonErrorKind::InvalidUtf8 && self.utf8_len > 0 {
+            self.utf8_start
+        } else {
+            self.offset.wrapping_add(pos as u64)
         };
         self.error = JsonError { kind, offset };
         self.state = State::Failed;
@@ -894,6 +641,74 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
         }
     }
 
+    /// The tokenizer's one transition function for a byte `b` (at `pos`)
+    /// between tokens, shared by the token loop ([`structure`](Self::structure))
+    /// and the raw-skip fast path: a one-byte token or a comma is taken
+    /// (its state change made); a number's or literal's first byte is
+    /// only named. `Ok(None)`: the byte is an error here, nothing changed.
+    /// The state checks come after the dispatch on the byte: one
+    /// comparison each, and the container kind is only looked up where it
+    /// matters.
+    ///
+    /// # Errors
+    /// [`JsonErrorKind::TooDeep`] for a container past `DEPTH`.
+    #[inline(always)]
+    fn transition(&mut self, b: u8, pos: usize) -> Result<Option<Move>, JsonError> {
+        let value = matches!(self.state, State::Value | State::FirstItem);
+        let token = match b {
+            b'"' if value => {
+                self.in_key = false;
+                self.state = State::Str;
+                Punct::StrStart
+            }
+            b'"' if matches!(self.state, State::FirstKey | State::Key) => {
+                self.in_key = true;
+                self.state = State::Str;
+                Punct::KeyStart
+            }
+            b':' if self.state == State::Colon => {
+                self.state = State::Value;
+                Punct::KeyEnd
+            }
+            b',' if self.state == State::Next => {
+                self.state = if self.in_object() {
+                    State::Key
+                } else {
+                    State::Value
+                };
+                return Ok(Some(Move::Comma));
+            }
+            b'}' if self.state == State::FirstKey
+                || (self.state == State::Next && self.in_object()) =>
+            {
+                self.pop();
+                Punct::ObjectEnd
+            }
+            b']' if self.state == State::FirstItem
+                || (self.state == State::Next && !self.in_object()) =>
+            {
+                self.pop();
+                Punct::ArrayEnd
+            }
+            b'{' if value => {
+                self.push(true, pos)?;
+                self.state = State::FirstKey;
+                Punct::ObjectStart
+            }
+            b'[' if value => {
+                self.push(false, pos)?;
+                self.state = State::FirstItem;
+                Punct::ArrayStart
+            }
+            b'-' | b'0'..=b'9' if value => return Ok(Some(Move::Number)),
+            b't' if value => return Ok(Some(Move::Literal(Literal::True))),
+            b'f' if value => return Ok(Some(Move::Literal(Literal::False))),
+            b'n' if value => return Ok(Some(Move::Literal(Literal::Null))),
+            _ => return Ok(None),
+        };
+        Ok(Some(Move::Token(token)))
+    }
+
     /// Between tokens: skips whitespace and commas, then handles one
     /// structural byte (or starts the number or literal it begins).
     #[inline(never)]
@@ -910,75 +725,29 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
                     Some(&b) => break b,
                 }
             };
-            // Dispatch on the byte first: the state checks are then one
-            // comparison each, and the container kind is only looked up
-            // where it matters.
-            let value = matches!(self.state, State::Value | State::FirstItem);
-            let token = match b {
-                b'"' if value => {
-                    self.in_key = false;
-                    self.state = State::Str;
-                    Token::StrStart
-                }
-                b'"' if matches!(self.state, State::FirstKey | State::Key) => {
-                    self.in_key = true;
-                    self.state = State::Str;
-                    Token::KeyStart
-                }
-                b':' if self.state == State::Colon => {
-                    self.state = State::Value;
-                    Token::KeyEnd
-                }
-                b',' if self.state == State::Next => {
-                    self.state = if self.in_object() {
-                        State::Key
-                    } else {
-                        State::Value
-                    };
+            let token = match self.transition(b, pos)? {
+                Some(Move::Token(punct)) => punct.token(),
+                Some(Move::Comma) => {
                     pos = pos.wrapping_add(1);
                     continue;
                 }
-                b'}' if self.state == State::FirstKey
-                    || (self.state == State::Next && self.in_object()) =>
-                {
-                    self.pop(Token::ObjectEnd)
-                }
-                b']' if self.state == State::FirstItem
-                    || (self.state == State::Next && !self.in_object()) =>
-                {
-                    self.pop(Token::ArrayEnd)
-                }
-                b'{' if value => {
-                    self.push(true, pos)?;
-                    self.state = State::FirstKey;
-                    Token::ObjectStart
-                }
-                b'[' if value => {
-                    self.push(false, pos)?;
-                    self.state = State::FirstItem;
-                    Token::ArrayStart
-                }
                 // Numbers and literals are scanned from their first byte,
                 // so that a number's fragment includes it.
-                b'-' | b'0'..=b'9' if value => {
+                Some(Move::Number) => {
                     self.state = State::Num;
                     self.num = Num::Start;
                     return self.number(input, pos);
                 }
-                b't' | b'f' | b'n' if value => {
-                    self.lit = match b {
-                        b't' => Literal::True,
-                        b'f' => Literal::False,
-                        _ => Literal::Null,
-                    };
+                Some(Move::Literal(lit)) => {
+                    self.lit = lit;
                     self.state = State::Lit;
                     self.matched = 0;
                     return self.literal(input, pos);
                 }
-                _ if self.state == State::Done => {
+                None if self.state == State::Done => {
                     return Err(self.fail(JsonErrorKind::TrailingData, pos))
                 }
-                _ => return Err(self.fail(JsonErrorKind::UnexpectedByte(b), pos)),
+                None => return Err(self.fail(JsonErrorKind::UnexpectedByte(b), pos)),
             };
             return Ok(self.emit(pos.wrapping_add(1), Some(token)));
         }
@@ -1097,7 +866,17 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
                         break char::REPLACEMENT_CHARACTER;
                     }
                 },
-                _ => return self.resume(input, pos),
+                State::Str
+                | State::Value
+                | State::FirstItem
+                | State::FirstKey
+                | State::Key
+                | State::Colon
+                | State::Next
+                | State::Done
+                | State::Num
+                | State::Lit
+                | State::Failed => return self.resume(input, pos),
             }
         };
         self.offset = self.offset.wrapping_add(pos as u64);
@@ -1127,13 +906,11 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
         Ok(())
     }
 
-    /// Closes the innermost container (the caller checked its kind) and
-    /// returns `token`.
+    /// Closes the innermost container (the caller checked its kind).
     #[inline(always)]
-    fn pop(&mut self, token: Token<'static>) -> Token<'static> {
+    fn pop(&mut self) {
         self.depth = self.depth.saturating_sub(1);
         self.state = self.after_value();
-        token
     }
 
     /// The state once a value is complete.

@@ -33,12 +33,12 @@
 //! assert_eq!(p.accepted(), 2);
 //! ```
 
-use crate::chunk::{Chunker, Plan, Step};
+use crate::chunk::{Chunker, Plan, Planned};
 use crate::decode::{Decoder, Header, Part};
 use crate::error::Error;
 use crate::event::{Event, EventType, Role};
 use crate::frame::{Format, FrameEvent, Framer};
-use crate::verify::{Undo, Verifier};
+use crate::verify::{Reversal, Verifier};
 
 /// What the pipeline hands to its callback.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,7 +74,7 @@ pub enum Mode {
 #[derive(Debug, Clone)]
 pub struct Checkpoint<const ID: usize = 64> {
     chunker: Chunker<ID>,
-    undo: heapless::Vec<Undo<ID>, 3>,
+    undo: heapless::Vec<Reversal<ID>, 3>,
 }
 
 /// Decoding, chunk expansion and verification of frames whose text the
@@ -89,7 +89,7 @@ pub struct EventReader<
 > {
     decoder: Decoder<ID, DEPTH>,
     chunker: Chunker<ID>,
-    verifier: Verifier<MSGS, TOOLS, STEPS, ID>,
+    verifier: Verifier<ID, MSGS, TOOLS, STEPS>,
     frame: u32,
     header: Option<Header>,
 }
@@ -262,7 +262,7 @@ impl<
     }
 
     /// The verifier's state.
-    pub fn verifier(&self) -> &Verifier<MSGS, TOOLS, STEPS, ID> {
+    pub fn verifier(&self) -> &Verifier<ID, MSGS, TOOLS, STEPS> {
         &self.verifier
     }
 
@@ -281,19 +281,21 @@ impl<
 /// name and the role belong to the START that the frame opens (its own, or
 /// the one a chunk expands to), not to a close of the previous item.
 fn planned<'s, const ID: usize, const DEPTH: usize>(
-    step: &Step,
+    step: &Planned,
     frame: u32,
     head: &Header,
     chunker: &'s Chunker<ID>,
     decoder: &'s Decoder<ID, DEPTH>,
 ) -> Event<'s> {
-    let name = match step.kind {
-        EventType::ToolCallStart => decoder.tool_call_name(),
-        _ => "",
-    };
-    let role = match step.kind {
-        EventType::TextMessageStart => head.role,
-        _ => Role::default(),
+    // Expanded events are never chunks: only a TOOL_CALL_START has a name.
+    let name = step
+        .kind
+        .name_field()
+        .map_or("", |_| decoder.tool_call_name());
+    let role = if step.kind == EventType::TextMessageStart {
+        head.role
+    } else {
+        Role::default()
     };
     Event {
         kind: step.kind,

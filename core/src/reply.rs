@@ -79,11 +79,7 @@ impl fmt::Display for ArgsError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for ArgsError {}
-
-#[cfg(feature = "std")]
-extern crate std;
+impl core::error::Error for ArgsError {}
 
 /// Where a [`ToolArgs`] collector is in its tool call's life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -244,3 +244,59 @@ fn limits_are_flags() {
     assert_eq!(got["error"]["code"], "capacity");
     assert_eq!(got["error"]["index"], 1);
 }
+
+/// Issue 11: an input with content but no frame is a usage error (exit 2,
+/// one line, nothing on stdout), not an empty success; an empty input and
+/// an SSE stream of comments only are streams without events (exit 0).
+#[test]
+fn an_input_without_frames_is_judged() {
+    for (args, input) in [
+        (&["--json", "-"][..], &b"\x7fELF\x02\x01\x01\0\0\0"[..]),
+        (&["--json", "-"][..], &b"[{\"type\":\"RUN_STARTED\"}]"[..]),
+        (
+            &["--json", "--format", "sse", "-"][..],
+            &b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n"[..],
+        ),
+    ] {
+        let out = replay(args, input);
+        assert_eq!(out.status.code(), Some(2), "{input:?}");
+        assert!(out.stdout.is_empty());
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.starts_with("agui-replay: no frames found"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    for input in [&b""[..], b"\n\n  \n", b": keep-alive\n\n: ping\n\n"] {
+        let out = replay(&["--json", "-"], input);
+        assert_eq!(out.status.code(), Some(0), "{input:?}");
+        let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            (got["ok"].clone(), got["accepted"].clone()),
+            (true.into(), 0.into())
+        );
+    }
+}
+
+/// Issue 11: numbers beyond the double range are accepted where the
+/// reference accepts them and print as `null` where they are kept.
+#[test]
+fn numbers_beyond_the_double_range() {
+    let stream = b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\",\"timestamp\":1e999}\n\
+{\"type\":\"RAW\",\"event\":{\"n\":-1e999},\"unknown\":1e400}\n\
+{\"type\":\"STATE_SNAPSHOT\",\"snapshot\":{\"big\":1e999,\"small\":-1e999,\"tiny\":1e-999,\"ok\":1.5}}\n\
+{\"type\":\"STATE_DELTA\",\"delta\":[{\"op\":\"add\",\"path\":\"/p\",\"value\":[2e308]}]}\n";
+    for args in [&["--json", "-"][..], &["--json", "--keep-going", "-"][..]] {
+        let out = replay(args, stream);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(got["accepted"], 4);
+        assert_eq!(
+            got["state"],
+            serde_json::json!({"big": null, "small": null, "tiny": 0.0, "ok": 1.5, "p": [null]})
+        );
+    }
+}

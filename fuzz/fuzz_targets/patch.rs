@@ -1,13 +1,15 @@
 //! JSON Patch on arbitrary documents and patches. The input is JSON
 //! `[document, patch]`.
 //! - a failed patch leaves the document exactly as it was (atomicity);
+//! - the measured patch reports the compact JSON length of its result;
 //! - a patch that applies gives the same result on a copy (determinism);
 //! - RFC 6902 laws: after a successful `add`/`replace` of `v` at `p` as the
 //!   last operation, `test p v` passes; an `add` of a new object key or
 //!   array element followed by `remove` of it restores the document.
 #![no_main]
 
-use agui_alloc::patch::{apply_patch, json_eq};
+use agui_alloc::patch::{apply_patch, apply_patch_sized, json_eq};
+use agui_alloc::size::{json_size, Size};
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Value};
 
@@ -20,6 +22,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let before = doc.clone();
     let mut doc = doc.clone();
+    sized(&before, patch);
     match apply_patch(&mut doc, patch) {
         Err(_) => assert!(json_eq(&doc, &before) && doc == before, "a failed patch changed the document"),
         Ok(()) => {
@@ -37,6 +40,20 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
+
+/// The measured patch (issue 11) gives the same result, and the size it
+/// reports is the compact JSON length of that result.
+fn sized(before: &Value, patch: &Value) {
+    let unbounded = Size { bytes: usize::MAX, depth: usize::MAX };
+    let mut doc = before.clone();
+    match apply_patch_sized(&mut doc, patch, json_size(before), unbounded) {
+        Ok(size) => {
+            assert_eq!(size.bytes, serde_json::to_string(&doc).unwrap().len(), "size drifted");
+            assert!(size.depth >= json_size(&doc).depth, "depth under the real one");
+        }
+        Err(_) => assert_eq!(&doc, before, "a refused patch changed the document"),
+    }
+}
 
 fn laws(after: &Value, patch: &Value) {
     let Some(last) = patch.as_array().and_then(|ops| ops.last()) else {

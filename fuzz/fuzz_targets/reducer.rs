@@ -4,6 +4,8 @@
 //! - no panic, and the result always serializes;
 //! - the id index agrees with a scan: `message(id)` is the first message
 //!   with that id, `tool_call(id)` the first tool call;
+//! - the sizes kept incrementally (bytes the messages hold, the state's
+//!   compact JSON length) equal a full walk after every event;
 //! - the same bytes through the whole `Client` (keep-going) give the same
 //!   messages and state for two different splits.
 #![no_main]
@@ -11,6 +13,7 @@
 use agui_alloc::client::Client;
 use agui_alloc::event::Event;
 use agui_alloc::reduce::Reducer;
+use agui_alloc::size::message_bytes;
 use agui_core::event::{EventType, Origin};
 use agui_core::frame::Format;
 use agui_fuzz::{seed_and_rest, split};
@@ -39,6 +42,7 @@ fuzz_target!(|data: &[u8]| {
         };
         reducer.apply(&ev);
         check_index(&reducer);
+        check_sizes(&reducer);
     }
     serde_json::to_string(reducer.messages()).expect("messages serialize");
     serde_json::to_string(reducer.state()).expect("state serializes");
@@ -58,6 +62,14 @@ fuzz_target!(|data: &[u8]| {
     };
     assert_eq!(run(&[input]), run(&split(input, seed)), "split changed the client's result");
 });
+
+/// The sizes the reducer keeps up to date (issue 11) equal a full walk.
+fn check_sizes(reducer: &Reducer) {
+    let held: usize = reducer.messages().iter().map(message_bytes).sum();
+    assert_eq!(reducer.message_bytes(), held, "message bytes drifted");
+    let state = serde_json::to_string(reducer.state()).expect("state serializes");
+    assert_eq!(reducer.state_bytes(), state.len(), "state bytes drifted");
+}
 
 fn check_index(reducer: &Reducer) {
     let messages = reducer.messages();

@@ -112,8 +112,11 @@ pub struct Kiosk<C> {
     rebuild: bool,
     /// Messages may have been inserted (`TOOL_CALL_RESULT`).
     realign: bool,
-    /// A tool call may have been renamed (`TOOL_CALL_START`).
-    renamed: bool,
+    /// Tool calls that may have been renamed (`TOOL_CALL_START`) since the
+    /// last draw: only the results of these get their header again, so a
+    /// start does not cost a look-up for every result shown (issue 11).
+    /// One empty id stands for "all of them" (too many to list).
+    renamed: Vec<String>,
     /// Activity messages changed in place.
     touched: Vec<String>,
     revs: Revs,
@@ -139,7 +142,7 @@ impl<C: PixelColor> Kiosk<C> {
             state_dirty: true,
             rebuild: false,
             realign: false,
-            renamed: false,
+            renamed: Vec::new(),
             touched: Vec::new(),
             revs: Revs::default(),
             screen: Screen::new(rows, cols),
@@ -195,10 +198,42 @@ impl<C: PixelColor> Kiosk<C> {
             Event::StateSnapshot(_) | Event::StateDelta(_) => self.state_dirty = true,
             Event::MessagesSnapshot(_) => self.rebuild = true,
             Event::ToolCallResult(_) => self.realign = true,
-            Event::ToolCallStart(_) => self.renamed = true,
+            Event::ToolCallStart(e) => {
+                if self.renamed.len() >= MAX_TOUCHED {
+                    // Too many to look up one by one: all results, as before.
+                    self.renamed.clear();
+                    self.renamed.push(String::new());
+                } else if self.renamed.first().is_some_and(String::is_empty) {
+                } else if !self.renamed.contains(&e.tool_call_id) {
+                    self.renamed.push(e.tool_call_id.clone());
+                }
+            }
             Event::ActivitySnapshot(a) => self.touch(&a.message_id),
             Event::ActivityDelta(a) => self.touch(&a.message_id),
-            _ => {}
+            // The message diff after the event finds what they changed.
+            Event::RunStarted(_)
+            | Event::RunFinished(_)
+            | Event::RunError(_)
+            | Event::StepStarted(_)
+            | Event::StepFinished(_)
+            | Event::TextMessageStart(_)
+            | Event::TextMessageContent(_)
+            | Event::TextMessageEnd(_)
+            | Event::ToolCallArgs(_)
+            | Event::ToolCallEnd(_)
+            | Event::ThinkingStart(_)
+            | Event::ThinkingEnd
+            | Event::ThinkingTextMessageStart
+            | Event::ThinkingTextMessageContent(_)
+            | Event::ThinkingTextMessageEnd
+            | Event::ReasoningStart(_)
+            | Event::ReasoningEnd(_)
+            | Event::ReasoningMessageStart(_)
+            | Event::ReasoningMessageContent(_)
+            | Event::ReasoningMessageEnd(_)
+            | Event::ReasoningEncryptedValue(_)
+            | Event::Raw(_)
+            | Event::Custom(_) => {}
         }
     }
 
@@ -347,14 +382,20 @@ impl<C: PixelColor> Kiosk<C> {
                 }
             }
         }
-        if self.renamed {
+        let renamed = core::mem::take(&mut self.renamed);
+        if !renamed.is_empty() {
             // Tool results show their call's name.
             for (i, block) in self.blocks.iter_mut().enumerate() {
-                if block.role == MessageRole::Tool {
+                let Some(Message::Tool(result)) = messages.get(i) else {
+                    continue;
+                };
+                let all = renamed.first().is_some_and(String::is_empty);
+                if block.role == MessageRole::Tool
+                    && (all || renamed.contains(&result.tool_call_id))
+                {
                     block.refresh_header(messages, i, self.cols, &mut self.revs);
                 }
             }
-            self.renamed = false;
         }
     }
 
@@ -512,7 +553,7 @@ fn fit(text: &str, cols: usize, rows: usize, cut: bool) -> String {
             CharClass::Newline => break,
             CharClass::ZeroWidth => {}
             _ if cells >= room => break,
-            _ => cells += 1,
+            CharClass::Space | CharClass::NoBreakSpace | CharClass::Glyph => cells += 1,
         }
         keep.push(c);
     }

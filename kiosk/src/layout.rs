@@ -356,7 +356,10 @@ fn body(msg: &Message, paras: &mut Vec<Para>) {
             let (json, _) = bounded_json(&m.content, ACTIVITY_JSON_LIMIT);
             paras.push(Para::new(Style::Body(role), Source::Owned(json)));
         }
-        _ => {}
+        Message::Developer(_)
+        | Message::System(_)
+        | Message::Activity(_)
+        | Message::Reasoning(_) => {}
     }
 }
 

@@ -95,7 +95,28 @@ impl Status {
             }
             Event::ReasoningStart(_) | Event::ThinkingStart(_) => self.reasoning = true,
             Event::ReasoningEnd(_) | Event::ThinkingEnd => self.reasoning = false,
-            _ => {}
+            // Nothing the status line shows.
+            Event::TextMessageStart(_)
+            | Event::TextMessageContent(_)
+            | Event::TextMessageEnd(_)
+            | Event::ToolCallStart(_)
+            | Event::ToolCallArgs(_)
+            | Event::ToolCallEnd(_)
+            | Event::ToolCallResult(_)
+            | Event::ThinkingTextMessageStart
+            | Event::ThinkingTextMessageContent(_)
+            | Event::ThinkingTextMessageEnd
+            | Event::ReasoningMessageStart(_)
+            | Event::ReasoningMessageContent(_)
+            | Event::ReasoningMessageEnd(_)
+            | Event::ReasoningEncryptedValue(_)
+            | Event::StateSnapshot(_)
+            | Event::StateDelta(_)
+            | Event::MessagesSnapshot(_)
+            | Event::ActivitySnapshot(_)
+            | Event::ActivityDelta(_)
+            | Event::Raw(_)
+            | Event::Custom(_) => {}
         }
         before != (self.run, self.steps.len(), self.reasoning)
     }

@@ -150,3 +150,29 @@ fn a_tool_result_inserted_above_redraws_below_it_only() {
     assert!(last.stats.rows < 8, "{:?}", last.stats);
     assert_same(&r.panel, &render_once(&input, COLOR, Theme::default()));
 }
+
+#[test]
+fn a_renamed_call_renames_its_result_and_only_its_result() {
+    // Issue 11: a TOOL_CALL_START refreshes the headers of that call's
+    // results only; drawn after every event or once, the picture is the same.
+    let mut events = vec![json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"})];
+    for c in ["c1", "c2"] {
+        events.push(json!({"type": "TOOL_CALL_START", "toolCallId": c, "toolCallName": "lookup"}));
+        events.push(json!({"type": "TOOL_CALL_END", "toolCallId": c}));
+        events.push(json!({"type": "TOOL_CALL_RESULT", "messageId": format!("r-{c}"), "toolCallId": c, "content": "42"}));
+    }
+    events.push(json!({"type": "TOOL_CALL_START", "toolCallId": "c2", "toolCallName": "renamed"}));
+    events.push(json!({"type": "TOOL_CALL_END", "toolCallId": "c2"}));
+    let input = ndjson(&events);
+    let r = colour(&input);
+    let rows = r.kiosk.text_rows();
+    assert!(
+        rows.iter().any(|l| l.contains("tool result: lookup")),
+        "{rows:?}"
+    );
+    assert!(
+        rows.iter().any(|l| l.contains("tool result: renamed")),
+        "{rows:?}"
+    );
+    assert_same(&r.panel, &render_once(&input, COLOR, Theme::default()));
+}

@@ -14,6 +14,8 @@
 //! - `client/<workload>/<n>`: the whole client, core plus reducer, in 4 KiB
 //!   reads, with a subscriber that reads the partial tool arguments after
 //!   every `TOOL_CALL_ARGS`, as a UI would (events/s).
+//! - `hostile/<workload>/<n>`: the whole client on the hostile workloads of
+//!   issue 11 (bytes/s); `cargo bench -p agui-tests --bench pipeline -- hostile/`.
 //!
 //! Each workload is measured at N and 4N so that the growth ratio
 //! t(4N)/t(N) shows whether the cost per event stays flat (4.0 is linear).
@@ -26,7 +28,10 @@ use agui_alloc::event::ToolCallArgs;
 use agui_alloc::hooks::{Flow, HookView, Subscriber, ToolCallProgress};
 use agui_core::json::Tokenizer;
 use agui_core::pipeline::{DefaultPipeline, Output};
-use agui_tests::workloads::{chat, documents, snapshots, tool_args, Encoding, Workload};
+use agui_tests::workloads::{
+    activity_deltas, chat, documents, many_snapshots, parallel_results, snapshots, state_copies,
+    state_removals, tool_args, Encoding, Workload,
+};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use serde_json::Value;
 
@@ -38,6 +43,17 @@ const SIZES: &[(&str, Generator, usize)] = &[
     ("chat", chat, 20_000),
     ("tool_args", tool_args, 20_000),
     ("snapshots", snapshots, 2_000),
+];
+
+/// The hostile workloads (issue 11) at N and 4N: small events after a
+/// history that grows with N (N = 2000 keeps 4N under the default
+/// 10 000-message limit).
+const HOSTILE: &[(&str, Generator, usize)] = &[
+    ("many_snapshots", many_snapshots, 2_000),
+    ("state_copies", state_copies, 2_000),
+    ("activity_deltas", activity_deltas, 2_000),
+    ("parallel_results", parallel_results, 2_000),
+    ("state_removals", state_removals, 2_000),
 ];
 
 fn each_workload(encoding: Encoding, mut run: impl FnMut(&str, usize, &Workload)) {
@@ -113,6 +129,21 @@ fn client(c: &mut Criterion) {
     group.finish();
 }
 
+/// `hostile/<workload>/<n>`: the whole client on the hostile workloads.
+fn hostile(c: &mut Criterion) {
+    let mut group = c.benchmark_group("hostile");
+    for &(name, make, n) in HOSTILE {
+        for n in [n, 4 * n] {
+            let w = make(n, Encoding::Sse);
+            group.throughput(Throughput::Bytes(w.bytes.len() as u64));
+            group.bench_with_input(BenchmarkId::new(name, n), &w, |b, w| {
+                b.iter(|| run_client(&w.bytes))
+            });
+        }
+    }
+    group.finish();
+}
+
 /// The whole client in 4 KiB reads, watched by a [`Watcher`].
 fn run_client(bytes: &[u8]) -> usize {
     let mut client = Client::new();
@@ -159,6 +190,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = tokenizer, core, client
+    targets = tokenizer, core, client, hostile
 }
 criterion_main!(benches);

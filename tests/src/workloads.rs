@@ -11,6 +11,20 @@
 //! | [`tool_args`] | one tool call whose JSON arguments (a growing list of rows) arrive in `n` `TOOL_CALL_ARGS` deltas |
 //! | [`snapshots`] | a `STATE_SNAPSHOT` with `n` items and a `MESSAGES_SNAPSHOT` with `n` messages: two large frames |
 //!
+//! The hostile workloads (issue 11) are small events that used to cost time
+//! proportional to what the client already held. Each scales the history
+//! and the number of events together with `n`, so that a cost per event
+//! that grows with the history shows as t(4N)/t(N) near 16 instead of 4:
+//!
+//! | generator | what it models |
+//! |---|---|
+//! | [`many_snapshots`] | a user message, `n` activity messages, then `0.6 n` tiny `MESSAGES_SNAPSHOT`s that keep the user message, drop the previous snapshot's message and add one |
+//! | [`state_copies`] | a state of `60 n` numbers, then `0.6 n` one-op `STATE_DELTA`s that `copy` one number |
+//! | [`activity_deltas`] | an activity whose content is `60 n` numbers, then `2 n` one-op `ACTIVITY_DELTA`s |
+//! | [`parallel_results`] | one assistant message with `n` tool calls, then their `n` results, each placed after the ones before it |
+//! | [`state_removals`] | a state of `n` keys each holding a 60-number array, then `n` `STATE_DELTA`s that each remove one key and test a missing one (so the patch fails and is rolled back) or remove it for real |
+//! | [`retained`] | `n` content events each carrying a distinct `metadata` key of `size` bytes, then `n` tool results with `size`-byte message ids (the memory stream of the issue) |
+//!
 //! Each stream is a valid run (`RUN_STARTED` ... `RUN_FINISHED`) that the
 //! pipeline accepts whole; every frame is one event (no `*_CHUNK`), so the
 //! event count equals the frame count.
@@ -63,7 +77,16 @@ pub fn by_name(name: &str, n: usize, encoding: Encoding) -> Option<Workload> {
         "chat" => Some(chat(n, encoding)),
         "tool_args" => Some(tool_args(n, encoding)),
         "snapshots" => Some(snapshots(n, encoding)),
-        _ => None,
+        "many_snapshots" => Some(many_snapshots(n, encoding)),
+        "state_copies" => Some(state_copies(n, encoding)),
+        "activity_deltas" => Some(activity_deltas(n, encoding)),
+        "parallel_results" => Some(parallel_results(n, encoding)),
+        "state_removals" => Some(state_removals(n, encoding)),
+        "retained" => Some(retained(n, 1 << 20, encoding)),
+        _ => {
+            let seed = name.strip_prefix("mix:")?.parse().ok()?;
+            Some(hostile_mix(seed, n, encoding))
+        }
     }
 }
 
@@ -282,6 +305,244 @@ pub fn snapshots(items: usize, encoding: Encoding) -> Workload {
     w.finish(format!("snapshots-{items}"))
 }
 
+/// The hostile workloads, by name, for the benchmarks and the cost test.
+pub const HOSTILE: &[&str] = &[
+    "many_snapshots",
+    "state_copies",
+    "activity_deltas",
+    "parallel_results",
+    "state_removals",
+];
+
+const START: &str = r#"{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-1"}"#;
+const FINISH: &str = r#"{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-1"}"#;
+
+/// `count` numbers `0,1,2,...` as JSON array items.
+fn numbers(count: usize) -> String {
+    let mut out = String::with_capacity(count * 7);
+    for i in 0..count {
+        if i > 0 {
+            out.push(',');
+        }
+        let _ = write!(out, "{}", i % 100_000);
+    }
+    out
+}
+
+/// A user message, `n` activity messages, then `0.6 n` tiny snapshots:
+/// each keeps the user message (replaced in place, at the front), drops
+/// the message the previous snapshot added and adds one.
+pub fn many_snapshots(n: usize, encoding: Encoding) -> Workload {
+    let mut w = Writer::new(encoding);
+    w.frame(START);
+    w.frame(
+        r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u0","role":"user","content":"hi"}]}"#,
+    );
+    for i in 0..n {
+        w.frame(&format!(
+            r#"{{"type":"ACTIVITY_SNAPSHOT","messageId":"act-{i}","activityType":"PLAN","content":{{"step":{i}}}}}"#
+        ));
+    }
+    for k in 0..n * 3 / 5 {
+        w.frame(&format!(
+            r#"{{"type":"MESSAGES_SNAPSHOT","messages":[{{"id":"u0","role":"user","content":"hi"}},{{"id":"x-{k}","role":"assistant","content":"ok"}}]}}"#
+        ));
+    }
+    w.frame(FINISH);
+    w.finish(format!("many_snapshots-{n}"))
+}
+
+/// A state of `60 n` numbers, then `0.6 n` deltas that each copy one.
+pub fn state_copies(n: usize, encoding: Encoding) -> Workload {
+    let mut w = Writer::new(encoding);
+    w.frame(START);
+    w.frame(&format!(
+        r#"{{"type":"STATE_SNAPSHOT","snapshot":{{"a":[{}],"b":0}}}}"#,
+        numbers(60 * n)
+    ));
+    for k in 0..n * 3 / 5 {
+        w.frame(&format!(
+            r#"{{"type":"STATE_DELTA","delta":[{{"op":"copy","from":"/a/{}","path":"/b"}}]}}"#,
+            k % (60 * n).max(1)
+        ));
+    }
+    w.frame(FINISH);
+    w.finish(format!("state_copies-{n}"))
+}
+
+/// An activity whose content is `60 n` numbers, then `2 n` one-op deltas.
+pub fn activity_deltas(n: usize, encoding: Encoding) -> Workload {
+    let mut w = Writer::new(encoding);
+    w.frame(START);
+    w.frame(&format!(
+        r#"{{"type":"ACTIVITY_SNAPSHOT","messageId":"act","activityType":"TABLE","content":{{"rows":[{}],"n":0}}}}"#,
+        numbers(60 * n)
+    ));
+    for k in 0..2 * n {
+        w.frame(&format!(
+            r#"{{"type":"ACTIVITY_DELTA","messageId":"act","activityType":"TABLE","patch":[{{"op":"replace","path":"/n","value":{k}}}]}}"#
+        ));
+    }
+    w.frame(FINISH);
+    w.finish(format!("activity_deltas-{n}"))
+}
+
+/// One assistant message with `n` tool calls, then their `n` results.
+pub fn parallel_results(n: usize, encoding: Encoding) -> Workload {
+    let mut w = Writer::new(encoding);
+    w.frame(START);
+    w.frame(r#"{"type":"TEXT_MESSAGE_START","messageId":"a","role":"assistant"}"#);
+    w.frame(r#"{"type":"TEXT_MESSAGE_END","messageId":"a"}"#);
+    for i in 0..n {
+        w.frame(&format!(
+            r#"{{"type":"TOOL_CALL_START","toolCallId":"c-{i}","toolCallName":"f","parentMessageId":"a"}}"#
+        ));
+        w.frame(&format!(
+            r#"{{"type":"TOOL_CALL_END","toolCallId":"c-{i}"}}"#
+        ));
+    }
+    for i in 0..n {
+        w.frame(&format!(
+            r#"{{"type":"TOOL_CALL_RESULT","messageId":"r-{i}","toolCallId":"c-{i}","content":"done"}}"#
+        ));
+    }
+    w.frame(FINISH);
+    w.finish(format!("parallel_results-{n}"))
+}
+
+/// A state of `n` keys each holding a 60-number array, then `n` deltas:
+/// half remove a key and then fail (rolled back), half remove one for real.
+pub fn state_removals(n: usize, encoding: Encoding) -> Workload {
+    let mut w = Writer::new(encoding);
+    w.frame(START);
+    let row = numbers(60);
+    let mut snap = String::from(r#"{"type":"STATE_SNAPSHOT","snapshot":{"#);
+    for i in 0..n {
+        if i > 0 {
+            snap.push(',');
+        }
+        let _ = write!(snap, r#""k{i}":[{row}]"#);
+    }
+    snap.push_str("}}");
+    w.frame(&snap);
+    for i in 0..n {
+        let tail = if i % 2 == 0 {
+            r#",{"op":"test","path":"/missing","value":1}"#
+        } else {
+            ""
+        };
+        w.frame(&format!(
+            r#"{{"type":"STATE_DELTA","delta":[{{"op":"remove","path":"/k{i}"}}{tail}]}}"#
+        ));
+    }
+    w.frame(FINISH);
+    w.finish(format!("state_removals-{n}"))
+}
+
+/// The memory stream of issue 11: `n` text deltas each carrying a distinct
+/// `metadata` key of `size` bytes, then `n` tool results whose message ids
+/// are `size` bytes.
+pub fn retained(n: usize, size: usize, encoding: Encoding) -> Workload {
+    let mut w = Writer::new(encoding);
+    w.frame(START);
+    w.frame(r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}"#);
+    let pad = "k".repeat(size.saturating_sub(12));
+    for i in 0..n {
+        w.frame(&format!(
+            r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","metadata":{{"{i:012}{pad}":1}}}}"#
+        ));
+    }
+    w.frame(r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#);
+    for i in 0..n {
+        w.frame(&format!(
+            r#"{{"type":"TOOL_CALL_RESULT","messageId":"{i:012}{pad}","toolCallId":"c","content":"r"}}"#
+        ));
+    }
+    w.frame(FINISH);
+    w.finish(format!("retained-{n}x{size}"))
+}
+
+/// A random hostile stream, for the cost-bound property test: `n` pieces of
+/// history (activities with 60-number contents, 60-number arrays in the
+/// state, tool calls on one assistant message), then `n` small events
+/// chosen by `seed` among the kinds that used to cost time proportional to
+/// that history (tiny `MESSAGES_SNAPSHOT`s, `copy` deltas, activity deltas,
+/// tool results, failing removals, metadata merges, activity metadata).
+pub fn hostile_mix(seed: u64, n: usize, encoding: Encoding) -> Workload {
+    let mut w = Writer::new(encoding);
+    let mut rng = Rng::new(seed);
+    let row = numbers(60);
+    w.frame(START);
+    w.frame(r#"{"type":"STATE_SNAPSHOT","snapshot":{"s":{},"t":0}}"#);
+    w.frame(r#"{"type":"TEXT_MESSAGE_START","messageId":"owner","role":"assistant"}"#);
+    w.frame(r#"{"type":"TEXT_MESSAGE_END","messageId":"owner"}"#);
+    w.frame(r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}"#);
+    for i in 0..n {
+        match i % 3 {
+            0 => w.frame(&format!(
+                r#"{{"type":"ACTIVITY_SNAPSHOT","messageId":"act-{i}","activityType":"T","content":{{"v":[{row}]}}}}"#
+            )),
+            1 => w.frame(&format!(
+                r#"{{"type":"STATE_DELTA","delta":[{{"op":"add","path":"/s/k{i}","value":[{row}]}}]}}"#
+            )),
+            _ => {
+                w.frame(&format!(
+                    r#"{{"type":"TOOL_CALL_START","toolCallId":"c-{i}","toolCallName":"f","parentMessageId":"owner"}}"#
+                ));
+                w.frame(&format!(r#"{{"type":"TOOL_CALL_END","toolCallId":"c-{i}"}}"#));
+            }
+        }
+    }
+    // A history item of the kind `i % 3 == kind`, chosen at random.
+    let mut pick = |kind: usize| {
+        let i = rng.below(n.div_ceil(3).max(1)) * 3 + kind;
+        if i < n {
+            i
+        } else {
+            kind
+        }
+    };
+    for j in 0..n {
+        let frame = match j % 8 {
+            0 => format!(
+                r#"{{"type":"MESSAGES_SNAPSHOT","messages":[{{"id":"m","role":"assistant","content":"x"}},{{"id":"x-{j}","role":"user","content":"hi"}}]}}"#
+            ),
+            1 => format!(
+                r#"{{"type":"STATE_DELTA","delta":[{{"op":"copy","from":"/s/k{}/7","path":"/t"}}]}}"#,
+                pick(1)
+            ),
+            2 => format!(
+                r#"{{"type":"ACTIVITY_DELTA","messageId":"act-{}","activityType":"T","patch":[{{"op":"replace","path":"/v/3","value":{j}}}]}}"#,
+                pick(0)
+            ),
+            3 => format!(
+                r#"{{"type":"TOOL_CALL_RESULT","messageId":"r-{j}","toolCallId":"c-{}","content":"ok"}}"#,
+                pick(2)
+            ),
+            4 => format!(
+                r#"{{"type":"STATE_DELTA","delta":[{{"op":"remove","path":"/s/k{}"}},{{"op":"test","path":"/none","value":1}}]}}"#,
+                pick(1)
+            ),
+            5 => format!(
+                r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"y","metadata":{{"k{}":[1,2]}}}}"#,
+                j % 5
+            ),
+            6 => format!(
+                r#"{{"type":"ACTIVITY_SNAPSHOT","messageId":"act-{}","activityType":"T","content":{{}},"replace":false,"metadata":{{"seen":{j}}}}}"#,
+                pick(0)
+            ),
+            _ => {
+                r#"{"type":"STATE_DELTA","delta":[{"op":"move","from":"/t","path":"/u"},{"op":"move","from":"/u","path":"/t"}]}"#
+                    .to_owned()
+            }
+        };
+        w.frame(&frame);
+    }
+    w.frame(r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#);
+    w.frame(FINISH);
+    w.finish(format!("mix:{seed}-{n}"))
+}
+
 /// Words for [`phrase`]; a few need escaping or are not ASCII.
 const WORDS: &[&str] = &[
     "the",
@@ -444,6 +705,13 @@ mod tests {
             chat(n, encoding),
             tool_args(n, encoding),
             snapshots(n / 10, encoding),
+            many_snapshots(n / 10, encoding),
+            state_copies(n / 10, encoding),
+            activity_deltas(n / 10, encoding),
+            parallel_results(n / 10, encoding),
+            state_removals(n / 10, encoding),
+            hostile_mix(1, n / 10, encoding),
+            hostile_mix(2, n / 5, encoding),
         ]
     }
 

@@ -499,6 +499,13 @@ fn tables_fill_exactly_to_their_capacity() {
         err.to_string().contains("all 2 active messages are in use"),
         "{err}"
     );
+    // Issue 11: the message names the id that did not fit (SPEC section 4).
+    assert_eq!(err.id(), Some("c"));
+    assert!(
+        err.to_string()
+            .contains("cannot send 'TEXT_MESSAGE_START' for 'c'"),
+        "{err}"
+    );
 
     for (frames, table) in [
         (
@@ -525,6 +532,7 @@ fn tables_fill_exactly_to_their_capacity() {
         let err = p.feed(&ndjson(&frames), |_| {}).unwrap_err();
         assert_eq!((err.frame, err.code), (3, Code::Capacity));
         assert!(matches!(err.detail, Detail::Capacity { table: t, limit: 2, .. } if t == table));
+        assert!(err.to_string().contains("for 'c'"), "{err}");
     }
 }
 
@@ -625,4 +633,20 @@ fn std_transport_reads_to_the_end() {
     let mut buf = [0u8; 3];
     let accepted = agui_core::io::run_std(&mut &bytes[..], &mut p, &mut buf, |_| {}).unwrap();
     assert_eq!(accepted, 4);
+}
+
+/// Issue 11: a chunk that opens an item in a full table names its id.
+#[test]
+fn a_chunk_opened_item_in_a_full_table_is_named() {
+    let chunk = r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"late","delta":"x"}"#;
+    let mut p = Small::new();
+    let frames = [START, &text_start("a"), &text_start("b"), chunk];
+    let err = p.feed(&ndjson(&frames), |_| {}).unwrap_err();
+    assert_eq!((err.frame, err.code), (3, Code::Capacity));
+    assert_eq!(err.id(), Some("late"));
+    assert!(
+        err.to_string()
+            .contains("cannot send 'TEXT_MESSAGE_START' for 'late'"),
+        "{err}"
+    );
 }

@@ -6,8 +6,72 @@
 //! out to be an unknown extra field of the event's type (to be ignored),
 //! which only the schema check at the end of the frame knows.
 
-use super::Field;
+use super::{Expect, Field, Need};
 use crate::json::Token;
+
+/// What a member of a nested record holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Member {
+    /// A string.
+    Str,
+    /// An object.
+    Obj,
+    /// A token count: a non-negative integer.
+    Count,
+}
+
+/// The members of a nested record: wire name, need, value. Unknown
+/// members are allowed and not inspected.
+pub type Record = &'static [(&'static str, Need, Member)];
+
+/// One interrupt of `RUN_FINISHED.outcome.interrupts` (the alloc layer's
+/// `Interrupt` reads the same names).
+pub const INTERRUPT: Record = &[
+    ("id", Need::Req, Member::Str),
+    ("reason", Need::Req, Member::Str),
+    ("message", Need::Opt, Member::Str),
+    ("toolCallId", Need::Opt, Member::Str),
+    ("responseSchema", Need::Opt, Member::Obj),
+    ("expiresAt", Need::Opt, Member::Str),
+    ("metadata", Need::Opt, Member::Obj),
+];
+
+/// One record of `usage` (RUN_FINISHED, RUN_ERROR).
+pub const USAGE: Record = &[
+    ("provider", Need::Opt, Member::Str),
+    ("model", Need::Opt, Member::Str),
+    ("inputTokens", Need::Opt, Member::Count),
+    ("outputTokens", Need::Opt, Member::Count),
+    ("totalTokens", Need::Opt, Member::Count),
+    ("reasoningTokens", Need::Opt, Member::Count),
+    ("cachedInputTokens", Need::Opt, Member::Count),
+];
+
+/// The bit of a record's member in the seen-set (required members only).
+fn required_bit(record: Record, at: usize) -> u8 {
+    match record.get(at) {
+        Some((_, Need::Req, _)) if at < 8 => 1u8 << at,
+        Some(_) | None => 0,
+    }
+}
+
+/// The bits of all required members of a record.
+fn required_mask(record: Record) -> u8 {
+    (0..record.len()).fold(0, |mask, at| mask | required_bit(record, at))
+}
+
+/// How a record's member is checked: its value, and its seen-bit.
+fn lookup(record: Record, key: &str) -> Option<Slot> {
+    let at = record.iter().position(|(name, _, _)| *name == key)?;
+    let (_, _, member) = record.get(at)?;
+    Some(match member {
+        Member::Str => Slot::Str {
+            bit: required_bit(record, at),
+        },
+        Member::Obj => Slot::Obj,
+        Member::Count => Slot::Count,
+    })
+}
 
 /// Which nested value is being checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,10 +82,10 @@ enum Which {
 
 /// The value a key at the current level announces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Member {
+enum Slot {
     /// Not inspected (unknown key, or an `any` value).
     Skip,
-    /// A string; `bit` marks it seen in the current record.
+    /// A string; `bit` marks a required one seen in the current record.
     Str { bit: u8 },
     /// An object (interrupt `responseSchema`, `metadata`).
     Obj,
@@ -54,7 +118,7 @@ pub(crate) struct Checker {
     skip_to: Option<u8>,
     in_key: bool,
     key: heapless::String<20>,
-    member: Member,
+    member: Slot,
     /// Required members seen in the current record.
     seen: u8,
     outcome: OutcomeType,
@@ -68,9 +132,6 @@ pub(crate) struct Checker {
     in_number: bool,
 }
 
-const ID_BIT: u8 = 1;
-const REASON_BIT: u8 = 2;
-
 impl Checker {
     pub(crate) const fn new() -> Self {
         Checker {
@@ -80,7 +141,7 @@ impl Checker {
             skip_to: None,
             in_key: false,
             key: heapless::String::new(),
-            member: Member::Skip,
+            member: Slot::Skip,
             seen: 0,
             outcome: OutcomeType::Absent,
             has_interrupts: false,
@@ -120,12 +181,19 @@ impl Checker {
         self.which.is_some()
     }
 
-    /// The recorded error of `field`, if any.
-    pub(crate) fn error(&self, field: Field) -> Option<&'static str> {
-        match field {
-            Field::Outcome => self.errors[0],
-            Field::Usage => self.errors[1],
-            _ => None,
+    /// The recorded error of the nested value checked as `expect`, if any.
+    pub(crate) fn error(&self, expect: Expect) -> Option<&'static str> {
+        match expect {
+            Expect::Outcome => self.errors[0],
+            Expect::Usage => self.errors[1],
+            Expect::Str
+            | Expect::StrOrNull
+            | Expect::Num
+            | Expect::Bool
+            | Expect::Obj
+            | Expect::Arr
+            | Expect::Any
+            | Expect::OneOf { .. } => None,
         }
     }
 
@@ -177,7 +245,17 @@ impl Checker {
                     self.skip_to = None;
                 }
             }
-            _ => {}
+            Token::KeyStart
+            | Token::KeyEnd
+            | Token::StrStart
+            | Token::StrEnd
+            | Token::Text(_)
+            | Token::Char(_)
+            | Token::Number(_)
+            | Token::NumberEnd
+            | Token::True
+            | Token::False
+            | Token::Null => {}
         }
         true
     }
@@ -200,31 +278,20 @@ impl Checker {
         }
     }
 
-    fn member_for(&mut self, which: Which) -> Member {
+    fn member_for(&mut self, which: Which) -> Slot {
         let key = self.key.as_str();
         match (which, self.depth) {
             (Which::Outcome, 1) => match key {
-                "type" => Member::OutcomeType,
-                "interrupts" => Member::Interrupts,
+                "type" => Slot::OutcomeType,
+                "interrupts" => Slot::Interrupts,
                 _ => {
                     self.fail(which, "unknown key in the outcome object (it allows only `type` and `interrupts`)");
-                    Member::Skip
+                    Slot::Skip
                 }
             },
-            (Which::Outcome, 3) => match key {
-                "id" => Member::Str { bit: ID_BIT },
-                "reason" => Member::Str { bit: REASON_BIT },
-                "message" | "toolCallId" | "expiresAt" => Member::Str { bit: 0 },
-                "responseSchema" | "metadata" => Member::Obj,
-                _ => Member::Skip,
-            },
-            (Which::Usage, 2) => match key {
-                "provider" | "model" => Member::Str { bit: 0 },
-                "inputTokens" | "outputTokens" | "totalTokens" | "reasoningTokens"
-                | "cachedInputTokens" => Member::Count,
-                _ => Member::Skip,
-            },
-            _ => Member::Skip,
+            (Which::Outcome, 3) => lookup(INTERRUPT, key).unwrap_or(Slot::Skip),
+            (Which::Usage, 2) => lookup(USAGE, key).unwrap_or(Slot::Skip),
+            _ => Slot::Skip,
         }
     }
 
@@ -235,7 +302,7 @@ impl Checker {
                 self.key.clear();
                 let _ = self.key.push_str("\u{1}");
             }
-        } else if self.member == Member::OutcomeType && self.text.push_str(t).is_err() {
+        } else if self.member == Slot::OutcomeType && self.text.push_str(t).is_err() {
             self.text_long = true;
         }
     }
@@ -261,14 +328,14 @@ impl Checker {
                 (which, depth),
                 (Which::Outcome, 0..=2) | (Which::Usage, 0..=1)
             );
-            let interrupts = self.member == Member::Interrupts && depth == 1;
+            let interrupts = self.member == Slot::Interrupts && depth == 1;
             if !inspected && !interrupts {
                 self.skip_to = Some(depth);
             }
         }
         // A string's or number's member is settled at its end.
         if self.depth <= 3 && !matches!(token, Token::StrStart | Token::Number(_)) {
-            self.member = Member::Skip;
+            self.member = Slot::Skip;
         }
     }
 
@@ -282,22 +349,22 @@ impl Checker {
 
     fn member_value(&mut self, which: Which, token: &Token<'_>) {
         let ok = match self.member {
-            Member::Skip => true,
-            Member::Str { .. } | Member::OutcomeType => *token == Token::StrStart,
-            Member::Obj => *token == Token::ObjectStart,
-            Member::Interrupts => {
+            Slot::Skip => true,
+            Slot::Str { .. } | Slot::OutcomeType => *token == Token::StrStart,
+            Slot::Obj => *token == Token::ObjectStart,
+            Slot::Interrupts => {
                 self.has_interrupts = true;
                 *token == Token::ArrayStart
             }
-            Member::Count => matches!(token, Token::Number(_)),
+            Slot::Count => matches!(token, Token::Number(_)),
         };
         if !ok {
             self.fail(which, self.member_error());
         }
-        if let (Member::Str { bit }, Token::StrStart) = (self.member, token) {
+        if let (Slot::Str { bit }, Token::StrStart) = (self.member, token) {
             self.seen |= bit;
         }
-        if self.member == Member::OutcomeType {
+        if self.member == Slot::OutcomeType {
             self.text.clear();
             self.text_long = false;
         }
@@ -305,16 +372,16 @@ impl Checker {
 
     fn member_error(&self) -> &'static str {
         match self.member {
-            Member::OutcomeType => "`type` must be \"success\" or \"interrupt\"",
-            Member::Interrupts => "`interrupts` must be an array",
-            Member::Obj => "an interrupt's `responseSchema` and `metadata` must be objects",
-            Member::Count => "token counts must be non-negative integers",
-            _ => "a string was expected",
+            Slot::OutcomeType => "`type` must be \"success\" or \"interrupt\"",
+            Slot::Interrupts => "`interrupts` must be an array",
+            Slot::Obj => "an interrupt's `responseSchema` and `metadata` must be objects",
+            Slot::Count => "token counts must be non-negative integers",
+            Slot::Skip | Slot::Str { .. } => "a string was expected",
         }
     }
 
     fn string_end(&mut self, which: Which) {
-        if self.member == Member::OutcomeType {
+        if self.member == Slot::OutcomeType {
             self.outcome = match (self.text_long, self.text.as_str()) {
                 (false, "success") => OutcomeType::Success,
                 (false, "interrupt") => OutcomeType::Interrupt,
@@ -323,7 +390,7 @@ impl Checker {
             if self.outcome == OutcomeType::Other {
                 self.fail(which, "`type` must be \"success\" or \"interrupt\"");
             }
-            self.member = Member::Skip;
+            self.member = Slot::Skip;
         }
     }
 
@@ -331,21 +398,23 @@ impl Checker {
         self.in_number = false;
         let ok = self.number.is_non_negative_integer();
         self.number = NumberCheck::new();
-        if self.member == Member::Count {
+        if self.member == Slot::Count {
             if !ok {
                 self.fail(Which::Usage, "token counts must be non-negative integers");
             }
-            self.member = Member::Skip;
-        } else if let Member::Str { .. } = self.member {
+            self.member = Slot::Skip;
+        } else if let Slot::Str { .. } = self.member {
             // Already failed at the number's first fragment.
-            self.member = Member::Skip;
+            self.member = Slot::Skip;
         }
     }
 
     fn close(&mut self, which: Which) {
         self.depth = self.depth.saturating_sub(1);
         match (which, self.depth) {
-            (Which::Outcome, 2) if self.seen & (ID_BIT | REASON_BIT) != ID_BIT | REASON_BIT => {
+            (Which::Outcome, 2)
+                if self.seen & required_mask(INTERRUPT) != required_mask(INTERRUPT) =>
+            {
                 self.fail(
                     which,
                     "`interrupts`: an interrupt needs string `id` and `reason`",
@@ -368,7 +437,7 @@ impl Checker {
             OutcomeType::Interrupt if self.interrupts == 0 => {
                 self.fail(which, "`interrupts` must hold at least one interrupt")
             }
-            _ => {}
+            OutcomeType::Success | OutcomeType::Interrupt | OutcomeType::Other => {}
         }
     }
 }

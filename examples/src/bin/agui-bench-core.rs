@@ -100,7 +100,11 @@ fn run(args: &[String]) -> Result<(), String> {
                 _ => Vec::new(),
             };
             let start = Instant::now();
+            let cpu_start = cpu_ns();
             let seen = measure(stage, &w.bytes, &docs, repeat)?;
+            let cpu = cpu_ns()
+                .zip(cpu_start)
+                .map(|(end, start)| end.saturating_sub(start));
             let secs = start.elapsed().as_secs_f64();
             let total = w.bytes.len() * repeat;
             println!(
@@ -115,6 +119,11 @@ fn run(args: &[String]) -> Result<(), String> {
                 total as f64 / secs / 1e6,
                 (w.events * repeat) as f64 / secs,
             );
+            if let Some(cpu) = cpu {
+                // On a shared machine the thread's own CPU time is steadier
+                // than the wall clock (it leaves out the time spent waiting).
+                println!("cpu: {:.3} ms per run", cpu as f64 / 1e6 / repeat as f64);
+            }
             if seen.bytes != total {
                 return Err(format!("saw {} bytes of {total}", seen.bytes));
             }
@@ -140,6 +149,13 @@ fn workload(
     };
     let name = name.ok_or("missing workload")?;
     workloads::by_name(name, n, encoding).ok_or_else(|| format!("unknown workload {name:?}"))
+}
+
+/// The CPU time this thread has run, in nanoseconds (Linux
+/// `/proc/thread-self/schedstat`); `None` elsewhere.
+fn cpu_ns() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    text.split_whitespace().next()?.parse().ok()
 }
 
 /// The measured work: `repeat` runs of `stage` over `bytes` (the

@@ -169,22 +169,30 @@ fn replay(
     read_size: u64,
 ) -> Result<Result<(), ClientError>, String> {
     let mut buf = vec![0u8; usize::try_from(read_size).unwrap_or(8192)];
-    // The first byte that is not white space, to explain an input in
+    // The first bytes that are not white space, to judge an input in
     // which no frame was found.
-    let mut first: Option<u8> = None;
+    let mut head: Vec<u8> = Vec::new();
     loop {
         let n = match input.read(&mut buf) {
             Ok(0) => {
                 let result = client.finish();
-                warn_if_no_frames(client, first);
+                no_frames(client, &head)?;
                 return Ok(result);
             }
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(format!("cannot read the input: {e}")),
         };
-        if first.is_none() {
-            first = buf[..n].iter().copied().find(|b| !b.is_ascii_whitespace());
+        if head.len() < HEAD {
+            let start = if head.is_empty() {
+                buf[..n].iter().position(|b| !b.is_ascii_whitespace())
+            } else {
+                Some(0)
+            };
+            if let Some(start) = start {
+                let end = n.min(start + HEAD - head.len());
+                head.extend_from_slice(&buf[start..end]);
+            }
         }
         if let Err(e) = client.feed(&buf[..n]) {
             return Ok(Err(e));
@@ -192,22 +200,36 @@ fn replay(
     }
 }
 
-/// An input with content but not one frame is almost always the wrong
-/// format (a JSON array of events, a file of another kind): say so.
-fn warn_if_no_frames(client: &Client, first: Option<u8>) {
-    let Some(byte) = first else { return };
-    if client.accepted() > 0 || client.error().is_some() {
-        return;
+/// How many leading bytes are kept to judge an input without frames.
+const HEAD: usize = 8;
+
+/// An input without a single frame (SPEC section "Inputs without frames"):
+/// empty, blank, or SSE with only comments or fields other than `data` is a
+/// stream with no events (accepted, with a note when it had content);
+/// anything else is the wrong format or not a stream at all (a JSON array
+/// of events, a binary file) and is a usage error, exit 2, so that a
+/// mistake does not pass as an empty success.
+fn no_frames(client: &Client, head: &[u8]) -> Result<(), String> {
+    if head.is_empty() || client.accepted() > 0 || client.error().is_some() {
+        return Ok(());
     }
+    let sse_line = [&b":"[..], b"data", b"event", b"id", b"retry"]
+        .iter()
+        .any(|field| head.starts_with(field));
+    if sse_line {
+        eprintln!("agui-replay: note: the SSE input holds no `data:` line, so no event");
+        return Ok(());
+    }
+    let byte = head[0];
     let shown = if byte.is_ascii_graphic() {
         format!("'{}'", char::from(byte))
     } else {
         format!("byte 0x{byte:02x}")
     };
-    eprintln!(
-        "agui-replay: warning: no frames found; the input starts with {shown} \
-         (NDJSON needs one event object per line, SSE needs `data:` lines)"
-    );
+    Err(format!(
+        "no frames found in a non-empty input (it starts with {shown}): is it a stream, \
+         and is --format right? NDJSON needs one event object per line, SSE needs `data:` lines"
+    ))
 }
 
 fn error_json(e: &ClientError) -> Value {

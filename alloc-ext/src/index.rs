@@ -1,0 +1,295 @@
+//! The reducer's index of the message list: where the first message and
+//! the first tool call with a given id are, which messages a
+//! `MESSAGES_SNAPSHOT` may touch, and where the last tool result after an
+//! assistant message went.
+//!
+//! Every message has a *handle* that stays the same while other messages
+//! are inserted or removed around it; the index records handles, and one
+//! array maps a handle to its position. Inserting a tool result in the
+//! middle of the list therefore updates that array for the messages after
+//! it (a tight loop next to the `Vec::insert` that moves them anyway), not
+//! one map entry per moved message, and a snapshot that removes or replaces
+//! a few messages updates the entries of those messages only.
+
+use alloc::borrow::ToOwned;
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::model::{Message, MessageRole};
+
+/// A message's handle.
+type Handle = u32;
+
+/// A tool call: its message's handle and its place in that message's calls.
+type CallAt = (Handle, usize);
+
+/// Position of a tool call: its message, and its place in that message's `toolCalls`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct CallPos {
+    pub(crate) message: usize,
+    pub(crate) call: usize,
+}
+
+/// The role classes a `MESSAGES_SNAPSHOT` treats differently: activity and
+/// reasoning messages are kept when the snapshot has none of their role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Class {
+    Activity = 0,
+    Reasoning = 1,
+    Other = 2,
+}
+
+impl Class {
+    pub(crate) fn of(message: &Message) -> Class {
+        match message.role() {
+            MessageRole::Activity => Class::Activity,
+            MessageRole::Reasoning => Class::Reasoning,
+            MessageRole::Developer
+            | MessageRole::System
+            | MessageRole::Assistant
+            | MessageRole::User
+            | MessageRole::Tool => Class::Other,
+        }
+    }
+}
+
+/// See the [module docs](self).
+#[derive(Debug, Default)]
+pub(crate) struct Index {
+    /// Position of each handle (`FREE` when unused).
+    position: Vec<u32>,
+    /// Handle of each position: parallel to the message list.
+    handles: Vec<Handle>,
+    /// Handles no message uses, for reuse (so the tables stay as large as
+    /// the list, not as the history).
+    free: Vec<Handle>,
+    /// Every message with an id, in list order (the first is the one the
+    /// protocol's events address).
+    messages: BTreeMap<String, Vec<Handle>>,
+    /// Every tool call with an id, in list order.
+    tool_calls: BTreeMap<String, Vec<CallAt>>,
+    /// Handles by [`Class`].
+    classes: [BTreeSet<Handle>; 3],
+    /// Per assistant message, the tool result last inserted after it and
+    /// the generation it was recorded in (see [`Index::last_result`]).
+    results: BTreeMap<Handle, (Handle, u64)>,
+    /// Bumped whenever a recorded result may no longer end its run of
+    /// tool messages.
+    generation: u64,
+}
+
+const FREE: u32 = u32::MAX;
+
+fn to_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(FREE)
+}
+
+impl Index {
+    /// The first message with this id.
+    pub(crate) fn message(&self, id: &str) -> Option<usize> {
+        let handle = *self.messages.get(id)?.first()?;
+        self.position_of(handle)
+    }
+
+    /// The first tool call with this id.
+    pub(crate) fn tool_call(&self, id: &str) -> Option<CallPos> {
+        let (handle, call) = *self.tool_calls.get(id)?.first()?;
+        Some(CallPos {
+            message: self.position_of(handle)?,
+            call,
+        })
+    }
+
+    /// Whether any message has this id.
+    pub(crate) fn has_message(&self, id: &str) -> bool {
+        self.messages.contains_key(id)
+    }
+
+    /// How many distinct message ids and tool-call ids there are.
+    #[cfg(test)]
+    pub(crate) fn id_counts(&self) -> (usize, usize) {
+        (self.messages.len(), self.tool_calls.len())
+    }
+
+    /// Positions of the messages of a class, in no particular order.
+    pub(crate) fn positions_of(&self, class: Class) -> impl Iterator<Item = usize> + '_ {
+        self.classes[class as usize]
+            .iter()
+            .filter_map(|h| self.position_of(*h))
+    }
+
+    fn position_of(&self, handle: Handle) -> Option<usize> {
+        let at = *self.position.get(handle as usize)?;
+        (at != FREE).then_some(at as usize)
+    }
+
+    fn handle_at(&self, pos: usize) -> Option<Handle> {
+        self.handles.get(pos).copied()
+    }
+
+    fn new_handle(&mut self, pos: usize) -> Handle {
+        match self.free.pop() {
+            Some(handle) => {
+                if let Some(slot) = self.position.get_mut(handle as usize) {
+                    *slot = to_u32(pos);
+                }
+                handle
+            }
+            None => {
+                self.position.push(to_u32(pos));
+                to_u32(self.position.len().saturating_sub(1))
+            }
+        }
+    }
+
+    /// Everything again, for a list replaced as a whole.
+    pub(crate) fn rebuild(&mut self, messages: &[Message]) {
+        *self = Index {
+            generation: self.generation.wrapping_add(1),
+            ..Index::default()
+        };
+        for message in messages {
+            self.pushed(message);
+        }
+    }
+
+    /// Records a message appended to the list.
+    pub(crate) fn pushed(&mut self, message: &Message) {
+        let pos = self.handles.len();
+        let handle = self.new_handle(pos);
+        self.handles.push(handle);
+        self.add_entries(handle, message);
+    }
+
+    /// Records a message inserted at `pos`: the messages after it moved one
+    /// place on.
+    pub(crate) fn inserted(&mut self, pos: usize, message: &Message) {
+        let handle = self.new_handle(pos);
+        let pos = pos.min(self.handles.len());
+        self.handles.insert(pos, handle);
+        self.renumber(pos);
+        self.add_entries(handle, message);
+    }
+
+    /// Records that the message at `pos` was overwritten: `old` by `new`.
+    pub(crate) fn replaced(&mut self, pos: usize, old: &Message, new: &Message) {
+        let Some(handle) = self.handle_at(pos) else {
+            return;
+        };
+        self.remove_entries(handle, old);
+        self.add_entries(handle, new);
+        // A tool message overwritten inside a run of results ends the run.
+        self.generation = self.generation.wrapping_add(1);
+    }
+
+    /// Records a tool call appended to the calls of the message at `pos`.
+    pub(crate) fn call_pushed(&mut self, id: &str, at: CallPos) {
+        let Some(handle) = self.handle_at(at.message) else {
+            return;
+        };
+        self.add_call(id, (handle, at.call));
+    }
+
+    /// Removes the messages at the sorted positions `doomed` from the index
+    /// (`messages` is the list before their removal), then renumbers the
+    /// ones after the first of them. The caller removes them from the list.
+    pub(crate) fn remove(&mut self, doomed: &[usize], messages: &[Message]) {
+        let Some(&first) = doomed.first() else {
+            return;
+        };
+        for &pos in doomed {
+            if let (Some(handle), Some(message)) = (self.handle_at(pos), messages.get(pos)) {
+                self.remove_entries(handle, message);
+                if let Some(slot) = self.position.get_mut(handle as usize) {
+                    *slot = FREE;
+                }
+                self.free.push(handle);
+                self.results.remove(&handle);
+            }
+        }
+        crate::reduce::remove_sorted(&mut self.handles, doomed);
+        self.renumber(first);
+        self.generation = self.generation.wrapping_add(1);
+    }
+
+    /// The tool result last inserted after the assistant message at
+    /// `owner`, if it still ends the run of tool messages that follows it.
+    pub(crate) fn last_result(&self, owner: usize) -> Option<usize> {
+        let handle = self.handle_at(owner)?;
+        let (result, generation) = *self.results.get(&handle)?;
+        let at = self.position_of(result)?;
+        (generation == self.generation && at > owner).then_some(at)
+    }
+
+    /// Records the tool result at `result`, inserted after `owner`.
+    pub(crate) fn result_inserted(&mut self, owner: usize, result: usize) {
+        if let (Some(owner), Some(result)) = (self.handle_at(owner), self.handle_at(result)) {
+            self.results.insert(owner, (result, self.generation));
+        }
+    }
+
+    /// Positions from `from` on moved: record their new places.
+    fn renumber(&mut self, from: usize) {
+        let tail = self.handles.iter().enumerate().skip(from);
+        for (pos, &handle) in tail {
+            if let Some(slot) = self.position.get_mut(handle as usize) {
+                *slot = to_u32(pos);
+            }
+        }
+    }
+
+    fn add_entries(&mut self, handle: Handle, message: &Message) {
+        let key = self.position_of(handle).unwrap_or(usize::MAX);
+        let list = self.messages.entry(message.id().to_owned()).or_default();
+        let at = list.partition_point(|h| {
+            let p = self.position.get(*h as usize).copied().unwrap_or(FREE);
+            (p as usize) < key
+        });
+        list.insert(at, handle);
+        for (call, tool_call) in message.tool_calls().iter().enumerate() {
+            self.add_call(&tool_call.id, (handle, call));
+        }
+        if let Some(set) = self.classes.get_mut(Class::of(message) as usize) {
+            set.insert(handle);
+        }
+    }
+
+    fn remove_entries(&mut self, handle: Handle, message: &Message) {
+        if let Some(list) = self.messages.get_mut(message.id()) {
+            list.retain(|h| *h != handle);
+            if list.is_empty() {
+                self.messages.remove(message.id());
+            }
+        }
+        for (call, tool_call) in message.tool_calls().iter().enumerate() {
+            let id = tool_call.id.as_str();
+            if let Some(list) = self.tool_calls.get_mut(id) {
+                list.retain(|c| *c != (handle, call));
+                if list.is_empty() {
+                    self.tool_calls.remove(id);
+                }
+            }
+        }
+        if let Some(set) = self.classes.get_mut(Class::of(message) as usize) {
+            set.remove(&handle);
+        }
+    }
+
+    /// Adds a tool call where it belongs in its id's list (by position,
+    /// then place in the message).
+    fn add_call(&mut self, id: &str, at: CallAt) {
+        let position = &self.position;
+        let key = |(h, c): &CallAt| {
+            let p = position.get(*h as usize).copied().unwrap_or(FREE);
+            (p, *c)
+        };
+        let mine = key(&at);
+        let list = match self.tool_calls.get_mut(id) {
+            Some(list) => list,
+            None => self.tool_calls.entry(id.to_owned()).or_default(),
+        };
+        let i = list.partition_point(|c| key(c) < mine);
+        list.insert(i, at);
+    }
+}
