@@ -559,7 +559,12 @@ impl Conversation {
             .iter()
             .filter_map(|m| match m {
                 Message::Tool(t) => Some(t.tool_call_id.as_str()),
-                _ => None,
+                Message::Developer(_)
+                | Message::System(_)
+                | Message::Assistant(_)
+                | Message::User(_)
+                | Message::Activity(_)
+                | Message::Reasoning(_) => None,
             })
             .collect();
         let declared = |call: &ToolCall| self.tools.iter().any(|t| t.name == call.function.name);

@@ -596,6 +596,9 @@ fn check_content_type(content_type: &str) -> Result<(), HttpError> {
     }
 }
 
+// ureq's, rustls's and std's error enums are `#[non_exhaustive]`: a
+// wildcard arm is the only way to match them (no protocol enum here).
+#[allow(clippy::wildcard_enum_match_arm)]
 fn from_ureq(e: &ureq::Error, url: &str, idle: Duration) -> HttpError {
     #[cfg(feature = "https")]
     if let Some(tls) = tls::from_ureq(e, url) {
@@ -618,6 +621,9 @@ fn from_ureq(e: &ureq::Error, url: &str, idle: Duration) -> HttpError {
     }
 }
 
+// ureq's, rustls's and std's error enums are `#[non_exhaustive]`: a
+// wildcard arm is the only way to match them (no protocol enum here).
+#[allow(clippy::wildcard_enum_match_arm)]
 fn timeout_error(which: ureq::Timeout, idle: Duration) -> HttpError {
     match which {
         ureq::Timeout::Connect | ureq::Timeout::Resolve => HttpError::new(
@@ -638,6 +644,9 @@ fn idle_error(idle: Duration) -> HttpError {
     )
 }
 
+// ureq's, rustls's and std's error enums are `#[non_exhaustive]`: a
+// wildcard arm is the only way to match them (no protocol enum here).
+#[allow(clippy::wildcard_enum_match_arm)]
 fn from_connect_io(e: &io::Error, url: &str, idle: Duration) -> HttpError {
     #[cfg(feature = "https")]
     if let Some(tls) = tls::from_io(e, url) {
@@ -654,6 +663,9 @@ fn from_connect_io(e: &io::Error, url: &str, idle: Duration) -> HttpError {
 }
 
 /// An error while reading the body.
+// ureq's, rustls's and std's error enums are `#[non_exhaustive]`: a
+// wildcard arm is the only way to match them (no protocol enum here).
+#[allow(clippy::wildcard_enum_match_arm)]
 fn from_io(e: &io::Error, idle: Duration) -> HttpError {
     if let Some(inner) = e.get_ref().and_then(|i| i.downcast_ref::<ureq::Error>()) {
         if let ureq::Error::Timeout(which) = inner {
@@ -709,6 +721,7 @@ mod tls {
     }
 
     /// A TLS failure reported by ureq itself.
+    #[allow(clippy::wildcard_enum_match_arm)] // foreign #[non_exhaustive] enum
     pub(super) fn from_ureq(e: &ureq::Error, url: &str) -> Option<HttpError> {
         match e {
             ureq::Error::Rustls(e) => Some(from_rustls(e, url)),
@@ -726,6 +739,7 @@ mod tls {
         Some(from_rustls(inner, url))
     }
 
+    #[allow(clippy::wildcard_enum_match_arm)] // foreign #[non_exhaustive] enum
     fn from_rustls(e: &rustls::Error, url: &str) -> HttpError {
         let detail = match e {
             rustls::Error::InvalidCertificate(why) => {

@@ -81,6 +81,8 @@ fn limits() -> Limits {
         max_state_bytes: 1024,
         max_state_depth: 8,
         max_errors: 1,
+        // The kiosk keeps no trace.
+        max_trace_bytes: 0,
     }
 }
 
