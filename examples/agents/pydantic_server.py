@@ -19,13 +19,10 @@ connections.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import socket
 import sys
 from collections.abc import AsyncIterator
 
-import uvicorn
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaThinkingPart, DeltaToolCall, FunctionModel
@@ -34,6 +31,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+
+from serve import serve
 
 COLORS = ("red", "green", "blue", "yellow", "white", "purple", "orange")
 
@@ -110,25 +109,7 @@ app = Starlette(routes=[Route("/", run, methods=["POST"])])
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--port", type=int, default=8000, help="TCP port on 127.0.0.1 (0: a free one)")
-    parser.add_argument("--certfile", help="serve https with this PEM certificate (needs --keyfile)")
-    parser.add_argument("--keyfile", help="the PEM private key of --certfile")
-    args = parser.parse_args()
-    if (args.certfile is None) != (args.keyfile is None):
-        parser.error("--certfile and --keyfile go together")
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", args.port))
-    sock.listen(64)
-    config = uvicorn.Config(
-        app, log_level="warning", lifespan="off", ssl_certfile=args.certfile, ssl_keyfile=args.keyfile
-    )
-    config.load()  # reads the certificate now: a bad one fails before the line below
-    scheme = "https" if args.certfile else "http"
-    # The socket already queues connections, so a client may start now.
-    print(f"listening on {scheme}://127.0.0.1:{sock.getsockname()[1]}/", flush=True)
-    uvicorn.Server(config).run(sockets=[sock])
+    serve(app, __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":
