@@ -11,88 +11,16 @@
 #[path = "../../alloc-ext/tests/support/server.rs"]
 mod server;
 
+mod backend;
 mod cli;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
+use backend::Backend;
 use serde_json::{json, Value};
 use server::{answer_with, frame, send, sse_head, Server};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// The backends' Python: `$AGUI_PYTHON`, or the venv of setup.sh.
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("AGUI_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let venv = repo().join(".venv/bin/python");
-    assert!(
-        venv.exists(),
-        "the AG-UI test backends are not installed: run examples/agents/setup.sh \
-         (it creates {}), or set AGUI_PYTHON",
-        venv.display()
-    );
-    venv
-}
-
-/// A backend server process, killed when dropped (even if the test failed).
-struct Backend {
-    child: Child,
-    url: String,
-}
-
-impl Backend {
-    fn start(script: &str) -> Backend {
-        Backend::start_with(script, &[])
-    }
-
-    /// With extra arguments for the script (e.g. `--certfile`).
-    fn start_with(script: &str, args: &[&str]) -> Backend {
-        let path = repo().join("examples/agents").join(script);
-        let mut child = Command::new(python())
-            .arg(&path)
-            .args(["--port", "0"])
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{} starts: {e}", path.display()));
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let _ = tx.send(line);
-            }
-        });
-        // Wrap first, so that a server that never gets ready is killed.
-        let mut backend = Backend {
-            child,
-            url: String::new(),
-        };
-        let line = rx
-            .recv_timeout(Duration::from_secs(120))
-            .unwrap_or_else(|_| panic!("{script} did not print its 'listening on' line"));
-        backend.url = line
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("{script} printed {line:?}"))
-            .to_owned();
-        backend
-    }
-}
-
-impl Drop for Backend {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn chat(args: &[&str], stdin: &str) -> Output {
     chat_env(args, stdin, &[])

@@ -21,6 +21,9 @@ use serde_json::{json, Value};
 #[path = "../../alloc-ext/tests/support/server.rs"]
 mod server;
 
+mod backend;
+use backend::Backend;
+
 const GATEWAY: &str = env!("CARGO_BIN_EXE_agui-gateway");
 
 /// How long any one step may take before the test fails.
@@ -73,54 +76,18 @@ fn wait_output(mut guard: Guard, limit: Duration) -> Output {
 }
 
 /// The pydantic-ai AG-UI server of `examples/agents`, on a free port.
-struct Backend {
-    _guard: Guard,
-    url: String,
-}
-
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("AGUI_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let venv = repo().join(".venv/bin/python");
-    assert!(
-        venv.exists(),
-        "no Python venv at {}: run `bash examples/agents/setup.sh` (or set AGUI_PYTHON)",
-        venv.display()
-    );
-    venv
-}
-
 fn pydantic_backend() -> Backend {
     backend("pydantic_server.py")
 }
 
 /// One of the servers of `examples/agents`, started with `--port 0`.
 fn backend(script: &str) -> Backend {
-    backend_with(script, &[])
+    Backend::start(script)
 }
 
 /// The same with more arguments for the script (e.g. `--certfile`).
 fn backend_with(script: &str, args: &[&str]) -> Backend {
-    let script = repo().join("examples/agents").join(script);
-    let mut child = Command::new(python())
-        .arg(&script)
-        .args(["--port", "0"])
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("cannot start the pydantic-ai backend");
-    let stdout = child.stdout.take().unwrap();
-    let guard = Guard(child);
-    let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line).unwrap();
-    let url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("the backend did not start: {line:?}"))
-        .to_owned();
-    Backend { _guard: guard, url }
+    Backend::start_with(script, args)
 }
 
 // ---------------------------------------------------------------------------

@@ -7,17 +7,16 @@
 //! installs them. Without them the test fails and says so.
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
 
+mod backend;
+use backend::{repo, Backend};
+
 const WIDTH: usize = 320;
 const HEIGHT: usize = 240;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 fn need(program: &str, package: &str) {
     let found = Command::new("sh")
@@ -28,21 +27,6 @@ fn need(program: &str, package: &str) {
         found,
         "{program} is needed for the window test (apt-get install {package}; .ci/run installs it)"
     );
-}
-
-/// The backends' Python: `$AGUI_PYTHON`, or the venv of setup.sh.
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("AGUI_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let venv = repo().join(".venv/bin/python");
-    assert!(
-        venv.exists(),
-        "the AG-UI test backends are not installed: run examples/agents/setup.sh \
-         (it creates {}), or set AGUI_PYTHON",
-        venv.display()
-    );
-    venv
 }
 
 /// A child process killed when dropped, even when the test fails.
@@ -87,27 +71,6 @@ fn xvfb() -> (Guard, String) {
     (guard, display)
 }
 
-/// The pydantic-ai backend on a free port; returns the guard and its URL.
-fn backend() -> (Guard, String) {
-    let script = repo().join("examples/agents/pydantic_server.py");
-    let mut child = Command::new(python())
-        .arg(&script)
-        .args(["--port", "0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{} starts: {e}", script.display()));
-    let rx = lines(child.stdout.take().unwrap());
-    let guard = Guard(child);
-    let line = next_line(&rx, "the pydantic-ai backend");
-    let url = line
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("the backend printed {line:?}"))
-        .to_owned();
-    (guard, url)
-}
-
 /// An 8-bit RGB PNG's pixels.
 fn read_rgb(path: &Path) -> (usize, usize, Vec<u8>) {
     let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -133,7 +96,8 @@ fn read_rgb(path: &Path) -> (usize, usize, Vec<u8>) {
 fn the_live_conversation_in_an_xvfb_window_matches_the_golden_image() {
     need("Xvfb", "xvfb");
     need("import", "imagemagick");
-    let (_backend, url) = backend();
+    let backend = Backend::start("pydantic_server.py");
+    let url = backend.url.clone();
     let (_xvfb, display) = xvfb();
 
     let mut child = Command::new(env!("CARGO_BIN_EXE_agui-kiosk"))

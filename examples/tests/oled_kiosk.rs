@@ -10,12 +10,14 @@
 //! the backends' venv (`examples/agents/setup.sh`, or `$AGUI_PYTHON`).
 
 use std::fs;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::Duration;
+use std::process::{Command, Output};
+
+mod backend;
 
 use agui_alloc::client::Client;
+use backend::Backend;
+
 use agui_kiosk::framebuffer::Framebuffer;
 use embedded_graphics::mono_font::{iso_8859_1::FONT_5X8, MonoTextStyle};
 use embedded_graphics::pixelcolor::BinaryColor;
@@ -253,63 +255,10 @@ fn one_message_over_its_limit_is_a_capacity_error_on_the_uart() {
     );
 }
 
-/// The backends' Python: `$AGUI_PYTHON`, or the venv of setup.sh.
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("AGUI_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let venv = examples_dir().join("../.venv/bin/python");
-    assert!(
-        venv.exists(),
-        "the AG-UI test backends are not installed: run examples/agents/setup.sh \
-         (it creates {}), or set AGUI_PYTHON",
-        venv.display()
-    );
-    venv
-}
-
-/// A backend process, killed when dropped (even if the test failed).
-struct Backend(Child);
-
-impl Drop for Backend {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// The pydantic-ai backend on a free port; its guard and URL.
-fn pydantic_backend() -> (Backend, String) {
-    let script = examples_dir().join("agents/pydantic_server.py");
-    let mut child = Command::new(python())
-        .arg(&script)
-        .args(["--port", "0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{} starts: {e}", script.display()));
-    let stdout = child.stdout.take().unwrap();
-    let backend = Backend(child);
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
-    let line = rx
-        .recv_timeout(Duration::from_secs(120))
-        .expect("the backend prints its 'listening on' line");
-    let url = line
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("the backend printed {line:?}"))
-        .to_owned();
-    (backend, url)
-}
-
 #[test]
 fn live_behind_the_gateway_the_answer_is_on_the_oled() {
-    let (_backend, url) = pydantic_backend();
+    let backend = Backend::start("pydantic_server.py");
+    let url = backend.url.clone();
     let dir = work_dir("live");
     let shot = dir.join("oled.png");
     let out = script(
