@@ -111,13 +111,8 @@ use serde::ser::{Serialize, Serializer};
 use serde_json::Value;
 
 use crate::client::{Client, ClientError, Limits};
-use crate::event::{
-    ActivityDelta, ActivitySnapshot, Custom, Event, MessageContent, MessageEnd, MessagesSnapshot,
-    Outcome, Raw, ReasoningEncryptedValue, ReasoningMessageStart, ReasoningPhase, RunError,
-    RunFinished, RunStarted, StateDelta, StateSnapshot, Step, TextMessageStart, ThinkingContent,
-    ThinkingStart, ToolCallArgs, ToolCallEnd, ToolCallResult, ToolCallStart,
-};
-use crate::hooks::{Flow, HookView, Subscriber, ToolCallProgress};
+use crate::event::{Effect, Event, Outcome, RunError, RunFinished};
+use crate::hooks::{Subscriber, Tap};
 use crate::model::{
     Context, Interrupt, Message, MessageRole, Object, ResumeEntry, Tool, ToolCall, ToolMessage,
     UserContent, UserMessage,
@@ -658,9 +653,10 @@ impl Conversation {
         let Some(run) = &mut self.run else {
             return Ok(());
         };
-        let mut watch = Watch {
-            ending: &mut run.ending,
+        let ending = &mut run.ending;
+        let mut watch = Tap {
             inner: subscriber,
+            tap: |event: &Event| ending.note(event),
         };
         run.client.feed_with(bytes, &mut watch)
     }
@@ -676,9 +672,10 @@ impl Conversation {
     pub fn end_run_with(&mut self, subscriber: &mut dyn Subscriber) -> Option<RunReport> {
         let mut run = self.run.take()?;
         let finish = {
-            let mut watch = Watch {
-                ending: &mut run.ending,
+            let ending = &mut run.ending;
+            let mut watch = Tap {
                 inner: subscriber,
+                tap: |event: &Event| ending.note(event),
             };
             run.client.finish_with(&mut watch)
         };
@@ -764,193 +761,25 @@ impl Serialize for WireMessages<'_> {
 // Watching the run's terminal events
 // ---------------------------------------------------------------------------
 
-/// Passes every hook on to the caller's subscriber, and notes
-/// `RUN_STARTED` / `RUN_FINISHED` / `RUN_ERROR` for the run's report.
-struct Watch<'a> {
-    ending: &'a mut Ending,
-    inner: &'a mut dyn Subscriber,
-}
-
-impl Watch<'_> {
+impl Ending {
+    /// Notes `RUN_STARTED` / `RUN_FINISHED` / `RUN_ERROR` for the run's report.
     fn note(&mut self, event: &Event) {
-        match event {
+        match event.effect() {
             // A stream may hold runs one after another: only the last counts.
-            Event::RunStarted(_) => *self.ending = Ending::default(),
-            Event::RunFinished(e) => self.ending.finished = Some(e.clone()),
-            Event::RunError(e) => self.ending.error = Some(e.clone()),
-            Event::StepStarted(_)
-            | Event::StepFinished(_)
-            | Event::TextMessageStart(_)
-            | Event::TextMessageContent(_)
-            | Event::TextMessageEnd(_)
-            | Event::ToolCallStart(_)
-            | Event::ToolCallArgs(_)
-            | Event::ToolCallEnd(_)
-            | Event::ToolCallResult(_)
-            | Event::ThinkingStart(_)
-            | Event::ThinkingEnd
-            | Event::ThinkingTextMessageStart
-            | Event::ThinkingTextMessageContent(_)
-            | Event::ThinkingTextMessageEnd
-            | Event::ReasoningStart(_)
-            | Event::ReasoningEnd(_)
-            | Event::ReasoningMessageStart(_)
-            | Event::ReasoningMessageContent(_)
-            | Event::ReasoningMessageEnd(_)
-            | Event::ReasoningEncryptedValue(_)
-            | Event::StateSnapshot(_)
-            | Event::StateDelta(_)
-            | Event::MessagesSnapshot(_)
-            | Event::ActivitySnapshot(_)
-            | Event::ActivityDelta(_)
-            | Event::Raw(_)
-            | Event::Custom(_) => {}
+            Effect::RunStarted => *self = Ending::default(),
+            Effect::RunFinished(e) => self.finished = Some(e.clone()),
+            Effect::RunError(e) => self.error = Some(e.clone()),
+            Effect::StepStarted(_)
+            | Effect::StepFinished(_)
+            | Effect::ReasoningStarted
+            | Effect::ReasoningEnded
+            | Effect::State
+            | Effect::MessagesReplaced
+            | Effect::ToolCallStarted(_)
+            | Effect::ToolResult
+            | Effect::Activity(_)
+            | Effect::Plain => {}
         }
-    }
-}
-
-impl Subscriber for Watch<'_> {
-    fn on_event(&mut self, event: &Event, view: &mut HookView<'_>) -> Flow {
-        self.note(event);
-        self.inner.on_event(event, view)
-    }
-    fn on_run_started(&mut self, event: &RunStarted, view: &mut HookView<'_>) -> Flow {
-        self.inner.on_run_started(event, view)
-    }
-    fn on_run_finished(&mut self, event: &RunFinished, view: &mut HookView<'_>) -> Flow {
-        self.inner.on_run_finished(event, view)
-    }
-    fn on_run_error(&mut self, event: &RunError, view: &mut HookView<'_>) -> Flow {
-        self.inner.on_run_error(event, view)
-    }
-    fn on_step_started(&mut self, event: &Step, view: &mut HookView<'_>) -> Flow {
-        self.inner.on_step_started(event, view)
-    }
-    fn on_step_finished(&mut self, event: &Step, view: &mut HookView<'_>) -> Flow {
-        self.inner.on_step_finished(event, view)
-    }
-    fn on_text_message_start(&mut self, event: &TextMessageStart, view: &mut HookView<'_>) -> Flow {
-        self.inner.on_text_message_start(event, view)
-    }
-    fn on_text_message_content(
-        &mut self,
-        event: &MessageContent,
-        buffer: &str,
-        view: &mut HookView<'_>,
-    ) -> Flow {
-        self.inner.on_text_message_content(event, buffer, view)
-    }
-    fn on_text_message_end(
-        &mut self,
-        event: &MessageEnd,
-        buffer: &str,
-        view: &mut HookView<'_>,
-    ) -> Flow {
-        self.inner.on_text_message_end(event, buffer, view)
-    }
-    fn on_tool_call_start(&mut self, event: &ToolCallStart, view: &mut HookView<'_>) -> Flow {
-        self.inner.on_tool_call_start(event, view)
-    }
-    fn on_tool_call_args(
-        &mut self,
-        event: &ToolCallArgs,
-        call: &ToolCallProgress<'_>,
-        view: &mut HookView<'_>,
-    ) -> Flow {
-        self.inner.on_tool_call_args(event, call, view)
-    }
-    fn on_tool_call_end(
-        &mut self,
-        event: &ToolCallEnd,
-        call: &ToolCallProgress<'_>,
-        view: &mut HookView<'_>,
-    ) -> Flow {
-        self.inner.on_tool_call_end(event, call, view)
-    }
-    fn on_tool_call_result(&mut self, event: &ToolCallResult, view: &mut HookView<'_>) -> Flow {
-        self.inner.on_tool_call_result(event, view)
-    }
-    fn on_thinking_start(&mut self, event: &ThinkingStart, view: &mut HookView<'_>) -> Flow {
-        self.inner.on_thinking_start(event, view)
-    }
-    fn on_thinking_end(&mut self, view: &mut HookView<'_>) -> Flow {
-        self.inner.on_thinking_end(view)
-    }
-    fn on_thinking_text_message_start(&mut self, view: &mut HookView<'_>) -> Flow {
-        self.inner.on_thinking_text_message_start(view)
-    }
-    fn on_thinking_text_message_content(
-        &mut self,
-        event: &ThinkingContent,
-        view: &mut HookView<'_>,
-    ) -> Flow {
-        self.inner.on_thinking_text_message_content(event, view)
-    }
-    fn on_thinking_text_message_end(&mut self, view: &mut HookView<'_>) -> Flow {
-        self.inner.on_thinking_text_message_end(view)
-    }
-    fn on_reasoning_start(&mut self, event: &ReasoningPhase, view: &mut HookView<'_>) -> Flow {
-        self.inner.on_reasoning_start(event, view)
-    }
-    fn on_reasoning_end(&mut self, event: &ReasoningPhase, view: &mut HookView<'_>) -> Flow {
-        self.inner.on_reasoning_end(event, view)
-    }
-    fn on_reasoning_message_start(
-        &mut self,
-        event: &ReasoningMessageStart,
-        view: &mut HookView<'_>,
-    ) -> Flow {
-        self.inner.on_reasoning_message_start(event, view)
-    }
-    fn on_reasoning_message_content(
-        &mut self,
-        event: &MessageContent,
-        buffer: &str,
-        view: &mut HookView<'_>,
-    ) -> Flow {
-        self.inner.on_reasoning_message_content(event, buffer, view)
-    }
-    fn on_reasoning_message_end(
-        &mut self,
-        event: &MessageEnd,
-        buffer: &str,
-        view: &mut HookView<'_>,
-    ) -> Flow {
-        self.inner.on_reasoning_message_end(event, buffer, view)
-    }
-    fn on_reasoning_encrypted_value(
-        &mut self,
-        event: &ReasoningEncryptedValue,
-        view: &mut HookView<'_>,
-    ) -> Flow {
-        self.inner.on_reasoning_encrypted_value(event, view)
-    }
-    fn on_state_snapshot(&mut self, event: &StateSnapshot, view: &mut HookView<'_>) -> Flow {
-        self.inner.on_state_snapshot(event, view)
-    }
-    fn on_state_delta(&mut self, event: &StateDelta, view: &mut HookView<'_>) -> Flow {
-        self.inner.on_state_delta(event, view)
-    }
-    fn on_messages_snapshot(&mut self, event: &MessagesSnapshot, view: &mut HookView<'_>) -> Flow {
-        self.inner.on_messages_snapshot(event, view)
-    }
-    fn on_activity_snapshot(&mut self, event: &ActivitySnapshot, view: &mut HookView<'_>) -> Flow {
-        self.inner.on_activity_snapshot(event, view)
-    }
-    fn on_activity_delta(&mut self, event: &ActivityDelta, view: &mut HookView<'_>) -> Flow {
-        self.inner.on_activity_delta(event, view)
-    }
-    fn on_raw(&mut self, event: &Raw, view: &mut HookView<'_>) -> Flow {
-        self.inner.on_raw(event, view)
-    }
-    fn on_custom(&mut self, event: &Custom, view: &mut HookView<'_>) -> Flow {
-        self.inner.on_custom(event, view)
-    }
-    fn on_new_message(&mut self, message: &Message) {
-        self.inner.on_new_message(message);
-    }
-    fn on_new_tool_call(&mut self, tool_call: &ToolCall) {
-        self.inner.on_new_tool_call(tool_call);
     }
 }
 
@@ -958,6 +787,8 @@ impl Subscriber for Watch<'_> {
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
+    use crate::event::MessageContent;
+    use crate::hooks::{Flow, HookView};
     use alloc::string::ToString;
     use alloc::vec;
     use serde_json::json;

@@ -16,6 +16,7 @@ use serde_json::Value;
 
 pub use crate::model::DecodeError;
 use crate::model::{Fields, Interrupt, Message, Object, RunAgentInput};
+use crate::rules::{EffectOf, Rules, Visit};
 
 /// `RUN_STARTED`
 #[derive(Debug, Clone, PartialEq)]
@@ -264,72 +265,178 @@ pub struct Custom {
     pub value: Option<Value>,
 }
 
-/// One verified event, owning what the reducer and the hooks need.
-///
-/// There is no variant for the `*_CHUNK` types: chunk expansion turns them
-/// into START / CONTENT / END events before they get here.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Event {
+/// What an event means for a display of the conversation, beyond what a
+/// look at the messages shows: the run's lifecycle (a status line), and the
+/// changes a display cannot see from the message list's lengths alone.
+/// Each event type has exactly one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Effect<'e> {
     /// `RUN_STARTED`: a run begins.
-    RunStarted(RunStarted),
-    /// `RUN_FINISHED`: a run ends normally.
-    RunFinished(RunFinished),
-    /// `RUN_ERROR`: a run ends with an error.
-    RunError(RunError),
-    /// `STEP_STARTED`: a named step begins.
-    StepStarted(Step),
-    /// `STEP_FINISHED`: a named step ends.
-    StepFinished(Step),
-    /// `TEXT_MESSAGE_START`: a text message begins.
-    TextMessageStart(TextMessageStart),
-    /// `TEXT_MESSAGE_CONTENT`: a piece of a text message.
-    TextMessageContent(MessageContent),
-    /// `TEXT_MESSAGE_END`: a text message ends.
-    TextMessageEnd(MessageEnd),
-    /// `TOOL_CALL_START`: a tool call begins.
-    ToolCallStart(ToolCallStart),
-    /// `TOOL_CALL_ARGS`: a piece of a tool call's JSON arguments.
-    ToolCallArgs(ToolCallArgs),
-    /// `TOOL_CALL_END`: a tool call's arguments are complete.
-    ToolCallEnd(ToolCallEnd),
-    /// `TOOL_CALL_RESULT`: the result of a tool call.
-    ToolCallResult(ToolCallResult),
-    /// `THINKING_START`: a thinking step begins.
-    ThinkingStart(ThinkingStart),
-    /// `THINKING_END`: a thinking step ends.
-    ThinkingEnd,
-    /// `THINKING_TEXT_MESSAGE_START`: a thinking message begins.
-    ThinkingTextMessageStart,
-    /// `THINKING_TEXT_MESSAGE_CONTENT`: a piece of a thinking message.
-    ThinkingTextMessageContent(ThinkingContent),
-    /// `THINKING_TEXT_MESSAGE_END`: a thinking message ends.
-    ThinkingTextMessageEnd,
-    /// `REASONING_START`: a reasoning phase begins.
-    ReasoningStart(ReasoningPhase),
-    /// `REASONING_END`: a reasoning phase ends.
-    ReasoningEnd(ReasoningPhase),
-    /// `REASONING_MESSAGE_START`: a reasoning message begins.
-    ReasoningMessageStart(ReasoningMessageStart),
-    /// `REASONING_MESSAGE_CONTENT`: a piece of a reasoning message.
-    ReasoningMessageContent(MessageContent),
-    /// `REASONING_MESSAGE_END`: a reasoning message ends.
-    ReasoningMessageEnd(MessageEnd),
-    /// `REASONING_ENCRYPTED_VALUE`: an encrypted value for a tool call or message.
-    ReasoningEncryptedValue(ReasoningEncryptedValue),
-    /// `STATE_SNAPSHOT`: the whole shared state.
-    StateSnapshot(StateSnapshot),
-    /// `STATE_DELTA`: a JSON Patch to the shared state.
-    StateDelta(StateDelta),
-    /// `MESSAGES_SNAPSHOT`: the whole message list.
-    MessagesSnapshot(MessagesSnapshot),
-    /// `ACTIVITY_SNAPSHOT`: the content of an activity message.
-    ActivitySnapshot(ActivitySnapshot),
-    /// `ACTIVITY_DELTA`: a JSON Patch to an activity message's content.
-    ActivityDelta(ActivityDelta),
-    /// `RAW`: a pass-through event from another system.
-    Raw(Raw),
-    /// `CUSTOM`: an application-defined event.
-    Custom(Custom),
+    RunStarted,
+    /// `RUN_FINISHED`: the run ended normally (or with an interrupt).
+    RunFinished(&'e RunFinished),
+    /// `RUN_ERROR`: the run ended with an error.
+    RunError(&'e RunError),
+    /// A named step begins.
+    StepStarted(&'e str),
+    /// A named step ends.
+    StepFinished(&'e str),
+    /// A reasoning (or thinking) phase begins.
+    ReasoningStarted,
+    /// A reasoning (or thinking) phase ends.
+    ReasoningEnded,
+    /// The state changed, or may have.
+    State,
+    /// The message list may have been replaced as a whole.
+    MessagesReplaced,
+    /// A tool call with this id starts: it may rename an existing call.
+    ToolCallStarted(&'e str),
+    /// A tool message went after its call (later messages moved).
+    ToolResult,
+    /// The activity message with this id may have changed in place.
+    Activity(&'e str),
+    /// Nothing beyond messages appended to or grown at the end.
+    Plain,
+}
+
+/// The event table of the alloc layer: one row per event type, naming its
+/// payload. From it come [`Event`], [`Event::kind`], the dispatch to each
+/// type's [`Rules`] (one marker type per row, in [`kind`]) and `from_frame`,
+/// whose `match` on the core's [`EventType`] is exhaustive: a row added to
+/// the core's table is a compile error here until it has a row below, and a
+/// row here is a compile error until its marker implements [`Rules`], whose
+/// methods have no defaults (see `rules.rs`).
+macro_rules! events {
+    (
+        with_fields { $( $(#[$doc:meta])* $name:ident($payload:ty), )* }
+        without_fields { $( $(#[$udoc:meta])* $unit:ident, )* }
+        expanded_before_apply { $( $chunk:ident, )* }
+    ) => {
+        /// One verified event, owning what the reducer and the hooks need.
+        ///
+        /// There is no variant for the `*_CHUNK` types: chunk expansion turns them
+        /// into START / CONTENT / END events before they get here.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum Event {
+            $( $(#[$doc])* $name($payload), )*
+            $( $(#[$udoc])* $unit, )*
+        }
+
+        /// One uninhabited marker type per event type: the types that
+        /// implement [`Rules`].
+        pub(crate) mod kind {
+            $(
+                #[doc = concat!("`", stringify!($name), "`")]
+                pub(crate) enum $name {}
+            )*
+            $(
+                #[doc = concat!("`", stringify!($unit), "`")]
+                pub(crate) enum $unit {}
+            )*
+        }
+
+        impl Event {
+            /// The event's type.
+            pub fn kind(&self) -> EventType {
+                match self {
+                    $( Event::$name(_) => EventType::$name, )*
+                    $( Event::$unit => EventType::$unit, )*
+                }
+            }
+
+            /// Calls `v` with the event's payload and its type's [`Rules`].
+            pub(crate) fn visit<'e, V: Visit<'e>>(&'e self, v: V) -> V::Out {
+                match self {
+                    $( Event::$name(e) => v.visit::<kind::$name>(e), )*
+                    $( Event::$unit => v.visit::<kind::$unit>(&()), )*
+                }
+            }
+        }
+
+        /// The frame's own event.
+        fn from_frame(kind: EventType, f: Fields<'_>) -> Result<Event, DecodeError> {
+            Ok(match kind {
+                $( EventType::$name => Event::$name(<kind::$name as Rules>::decode(f)?), )*
+                $( EventType::$unit => {
+                    <kind::$unit as Rules>::decode(f)?;
+                    Event::$unit
+                } )*
+                $( EventType::$chunk )|* => return Err(not_expanded(kind)),
+            })
+        }
+    };
+}
+
+events! {
+    with_fields {
+        /// `RUN_STARTED`: a run begins.
+        RunStarted(RunStarted),
+        /// `RUN_FINISHED`: a run ends normally.
+        RunFinished(RunFinished),
+        /// `RUN_ERROR`: a run ends with an error.
+        RunError(RunError),
+        /// `STEP_STARTED`: a named step begins.
+        StepStarted(Step),
+        /// `STEP_FINISHED`: a named step ends.
+        StepFinished(Step),
+        /// `TEXT_MESSAGE_START`: a text message begins.
+        TextMessageStart(TextMessageStart),
+        /// `TEXT_MESSAGE_CONTENT`: a piece of a text message.
+        TextMessageContent(MessageContent),
+        /// `TEXT_MESSAGE_END`: a text message ends.
+        TextMessageEnd(MessageEnd),
+        /// `TOOL_CALL_START`: a tool call begins.
+        ToolCallStart(ToolCallStart),
+        /// `TOOL_CALL_ARGS`: a piece of a tool call's JSON arguments.
+        ToolCallArgs(ToolCallArgs),
+        /// `TOOL_CALL_END`: a tool call's arguments are complete.
+        ToolCallEnd(ToolCallEnd),
+        /// `TOOL_CALL_RESULT`: the result of a tool call.
+        ToolCallResult(ToolCallResult),
+        /// `THINKING_START`: a thinking step begins.
+        ThinkingStart(ThinkingStart),
+        /// `THINKING_TEXT_MESSAGE_CONTENT`: a piece of a thinking message.
+        ThinkingTextMessageContent(ThinkingContent),
+        /// `REASONING_START`: a reasoning phase begins.
+        ReasoningStart(ReasoningPhase),
+        /// `REASONING_END`: a reasoning phase ends.
+        ReasoningEnd(ReasoningPhase),
+        /// `REASONING_MESSAGE_START`: a reasoning message begins.
+        ReasoningMessageStart(ReasoningMessageStart),
+        /// `REASONING_MESSAGE_CONTENT`: a piece of a reasoning message.
+        ReasoningMessageContent(MessageContent),
+        /// `REASONING_MESSAGE_END`: a reasoning message ends.
+        ReasoningMessageEnd(MessageEnd),
+        /// `REASONING_ENCRYPTED_VALUE`: an encrypted value for a tool call or message.
+        ReasoningEncryptedValue(ReasoningEncryptedValue),
+        /// `STATE_SNAPSHOT`: the whole shared state.
+        StateSnapshot(StateSnapshot),
+        /// `STATE_DELTA`: a JSON Patch to the shared state.
+        StateDelta(StateDelta),
+        /// `MESSAGES_SNAPSHOT`: the whole message list.
+        MessagesSnapshot(MessagesSnapshot),
+        /// `ACTIVITY_SNAPSHOT`: the content of an activity message.
+        ActivitySnapshot(ActivitySnapshot),
+        /// `ACTIVITY_DELTA`: a JSON Patch to an activity message's content.
+        ActivityDelta(ActivityDelta),
+        /// `RAW`: a pass-through event from another system.
+        Raw(Raw),
+        /// `CUSTOM`: an application-defined event.
+        Custom(Custom),
+    }
+    without_fields {
+        /// `THINKING_END`: a thinking step ends.
+        ThinkingEnd,
+        /// `THINKING_TEXT_MESSAGE_START`: a thinking message begins.
+        ThinkingTextMessageStart,
+        /// `THINKING_TEXT_MESSAGE_END`: a thinking message ends.
+        ThinkingTextMessageEnd,
+    }
+    expanded_before_apply {
+        TextMessageChunk,
+        ToolCallChunk,
+        ReasoningMessageChunk,
+    }
 }
 
 impl Event {
@@ -376,40 +483,9 @@ impl Event {
         }
     }
 
-    /// The event's type.
-    pub fn kind(&self) -> EventType {
-        match self {
-            Event::RunStarted(_) => EventType::RunStarted,
-            Event::RunFinished(_) => EventType::RunFinished,
-            Event::RunError(_) => EventType::RunError,
-            Event::StepStarted(_) => EventType::StepStarted,
-            Event::StepFinished(_) => EventType::StepFinished,
-            Event::TextMessageStart(_) => EventType::TextMessageStart,
-            Event::TextMessageContent(_) => EventType::TextMessageContent,
-            Event::TextMessageEnd(_) => EventType::TextMessageEnd,
-            Event::ToolCallStart(_) => EventType::ToolCallStart,
-            Event::ToolCallArgs(_) => EventType::ToolCallArgs,
-            Event::ToolCallEnd(_) => EventType::ToolCallEnd,
-            Event::ToolCallResult(_) => EventType::ToolCallResult,
-            Event::ThinkingStart(_) => EventType::ThinkingStart,
-            Event::ThinkingEnd => EventType::ThinkingEnd,
-            Event::ThinkingTextMessageStart => EventType::ThinkingTextMessageStart,
-            Event::ThinkingTextMessageContent(_) => EventType::ThinkingTextMessageContent,
-            Event::ThinkingTextMessageEnd => EventType::ThinkingTextMessageEnd,
-            Event::ReasoningStart(_) => EventType::ReasoningStart,
-            Event::ReasoningEnd(_) => EventType::ReasoningEnd,
-            Event::ReasoningMessageStart(_) => EventType::ReasoningMessageStart,
-            Event::ReasoningMessageContent(_) => EventType::ReasoningMessageContent,
-            Event::ReasoningMessageEnd(_) => EventType::ReasoningMessageEnd,
-            Event::ReasoningEncryptedValue(_) => EventType::ReasoningEncryptedValue,
-            Event::StateSnapshot(_) => EventType::StateSnapshot,
-            Event::StateDelta(_) => EventType::StateDelta,
-            Event::MessagesSnapshot(_) => EventType::MessagesSnapshot,
-            Event::ActivitySnapshot(_) => EventType::ActivitySnapshot,
-            Event::ActivityDelta(_) => EventType::ActivityDelta,
-            Event::Raw(_) => EventType::Raw,
-            Event::Custom(_) => EventType::Custom,
-        }
+    /// What the event means for a display (see [`Effect`]).
+    pub fn effect(&self) -> Effect<'_> {
+        self.visit(EffectOf)
     }
 }
 
@@ -422,12 +498,12 @@ fn check_timestamp(f: Fields<'_>) -> Result<(), DecodeError> {
 }
 
 /// `metadata` must be an object where present (null is a decode error).
-fn metadata(f: Fields<'_>) -> Result<Option<Object>, DecodeError> {
+pub(crate) fn metadata(f: Fields<'_>) -> Result<Option<Object>, DecodeError> {
     f.opt_object(F::Metadata.as_str())
 }
 
 /// The same check for events whose metadata the reducer ignores: no copy.
-fn check_metadata(f: Fields<'_>) -> Result<(), DecodeError> {
+pub(crate) fn check_metadata(f: Fields<'_>) -> Result<(), DecodeError> {
     match f.get(F::Metadata.as_str()) {
         None | Some(Value::Object(_)) => Ok(()),
         Some(other) => Err(DecodeError::expected("object", other).within(F::Metadata.as_str())),
@@ -435,12 +511,12 @@ fn check_metadata(f: Fields<'_>) -> Result<(), DecodeError> {
 }
 
 /// A JSON Patch field: it must be an array (its operations are checked when applied).
-fn patch(f: Fields<'_>, key: &str) -> Result<Value, DecodeError> {
+pub(crate) fn patch(f: Fields<'_>, key: &str) -> Result<Value, DecodeError> {
     f.array(key).map(|ops| Value::Array(ops.to_vec()))
 }
 
 /// `TEXT_MESSAGE_START.role`: one of the four text roles, assistant when absent.
-fn text_role(f: Fields<'_>) -> Result<Role, DecodeError> {
+pub(crate) fn text_role(f: Fields<'_>) -> Result<Role, DecodeError> {
     match f.get(F::Role.as_str()) {
         None => Ok(Role::Assistant),
         Some(Value::String(name)) => Role::from_wire(name)
@@ -449,197 +525,8 @@ fn text_role(f: Fields<'_>) -> Result<Role, DecodeError> {
     }
 }
 
-/// The frame's own event.
-fn from_frame(kind: EventType, f: Fields<'_>) -> Result<Event, DecodeError> {
-    use EventType as T;
-    let ev = match kind {
-        T::RunStarted => {
-            check_metadata(f)?;
-            Event::RunStarted(RunStarted {
-                thread_id: f.string(F::ThreadId.as_str())?,
-                run_id: f.string(F::RunId.as_str())?,
-                parent_run_id: f.opt_string(F::ParentRunId.as_str())?,
-                input: match f.get(F::Input.as_str()) {
-                    None => None,
-                    Some(v) => {
-                        Some(RunAgentInput::from_json(v).map_err(|e| e.within(F::Input.as_str()))?)
-                    }
-                },
-            })
-        }
-        T::RunFinished => {
-            check_metadata(f)?;
-            Event::RunFinished(RunFinished {
-                thread_id: f.string(F::ThreadId.as_str())?,
-                run_id: f.string(F::RunId.as_str())?,
-                result: f.opt_any(F::Result.as_str()),
-                outcome: match f.get(F::Outcome.as_str()) {
-                    None | Some(Value::Null) => None,
-                    Some(v) => Some(outcome(v).map_err(|e| e.within(F::Outcome.as_str()))?),
-                },
-            })
-        }
-        T::RunError => {
-            check_metadata(f)?;
-            Event::RunError(RunError {
-                message: f.string(F::Message.as_str())?,
-                code: f.opt_string(F::Code.as_str())?,
-            })
-        }
-        T::StepStarted | T::StepFinished => {
-            check_metadata(f)?;
-            let step = Step {
-                step_name: f.string(F::StepName.as_str())?,
-            };
-            if kind == T::StepStarted {
-                Event::StepStarted(step)
-            } else {
-                Event::StepFinished(step)
-            }
-        }
-        T::TextMessageStart => Event::TextMessageStart(TextMessageStart {
-            message_id: f.string(F::MessageId.as_str())?,
-            role: text_role(f)?,
-            name: f.opt_string(F::Name.as_str())?,
-            metadata: metadata(f)?,
-        }),
-        T::TextMessageContent => Event::TextMessageContent(content(f)?),
-        T::TextMessageEnd => Event::TextMessageEnd(end(f)?),
-        T::ToolCallStart => Event::ToolCallStart(ToolCallStart {
-            tool_call_id: f.string(F::ToolCallId.as_str())?,
-            tool_call_name: f.string(F::ToolCallName.as_str())?,
-            parent_message_id: f.nullable_string(F::ParentMessageId.as_str())?,
-            metadata: metadata(f)?,
-        }),
-        T::ToolCallArgs => Event::ToolCallArgs(ToolCallArgs {
-            tool_call_id: f.string(F::ToolCallId.as_str())?,
-            delta: f.string(F::Delta.as_str())?,
-            metadata: metadata(f)?,
-        }),
-        T::ToolCallEnd => Event::ToolCallEnd(ToolCallEnd {
-            tool_call_id: f.string(F::ToolCallId.as_str())?,
-            metadata: metadata(f)?,
-        }),
-        T::ToolCallResult => {
-            if f.get(F::Role.as_str()).is_some() {
-                f.literal(F::Role.as_str(), "tool")?;
-            }
-            Event::ToolCallResult(ToolCallResult {
-                message_id: f.string(F::MessageId.as_str())?,
-                tool_call_id: f.string(F::ToolCallId.as_str())?,
-                content: f.string(F::Content.as_str())?,
-                metadata: metadata(f)?,
-            })
-        }
-        T::ThinkingStart => {
-            check_metadata(f)?;
-            Event::ThinkingStart(ThinkingStart {
-                title: f.opt_string(F::Title.as_str())?,
-            })
-        }
-        T::ThinkingTextMessageContent => {
-            check_metadata(f)?;
-            Event::ThinkingTextMessageContent(ThinkingContent {
-                delta: f.string(F::Delta.as_str())?,
-            })
-        }
-        T::ThinkingEnd => {
-            check_metadata(f)?;
-            Event::ThinkingEnd
-        }
-        T::ThinkingTextMessageStart => {
-            check_metadata(f)?;
-            Event::ThinkingTextMessageStart
-        }
-        T::ThinkingTextMessageEnd => {
-            check_metadata(f)?;
-            Event::ThinkingTextMessageEnd
-        }
-        T::ReasoningStart | T::ReasoningEnd => {
-            check_metadata(f)?;
-            let phase = ReasoningPhase {
-                message_id: f.string(F::MessageId.as_str())?,
-            };
-            if kind == T::ReasoningStart {
-                Event::ReasoningStart(phase)
-            } else {
-                Event::ReasoningEnd(phase)
-            }
-        }
-        T::ReasoningMessageStart => {
-            f.literal(F::Role.as_str(), "reasoning")?;
-            Event::ReasoningMessageStart(ReasoningMessageStart {
-                message_id: f.string(F::MessageId.as_str())?,
-                metadata: metadata(f)?,
-            })
-        }
-        T::ReasoningMessageContent => Event::ReasoningMessageContent(content(f)?),
-        T::ReasoningMessageEnd => Event::ReasoningMessageEnd(end(f)?),
-        T::ReasoningEncryptedValue => {
-            check_metadata(f)?;
-            Event::ReasoningEncryptedValue(ReasoningEncryptedValue {
-                subtype: match f.one_of(F::Subtype.as_str(), &["tool-call", "message"])? {
-                    "tool-call" => EncryptedSubtype::ToolCall,
-                    _ => EncryptedSubtype::Message,
-                },
-                entity_id: f.string(F::EntityId.as_str())?,
-                encrypted_value: f.string(F::EncryptedValue.as_str())?,
-            })
-        }
-        T::StateSnapshot => {
-            check_metadata(f)?;
-            Event::StateSnapshot(StateSnapshot {
-                snapshot: f.opt_any(F::Snapshot.as_str()),
-            })
-        }
-        T::StateDelta => {
-            check_metadata(f)?;
-            Event::StateDelta(StateDelta {
-                delta: patch(f, F::Delta.as_str())?,
-            })
-        }
-        T::MessagesSnapshot => {
-            check_metadata(f)?;
-            Event::MessagesSnapshot(MessagesSnapshot {
-                messages: f.list(F::Messages.as_str(), Message::from_json)?,
-            })
-        }
-        T::ActivitySnapshot => Event::ActivitySnapshot(ActivitySnapshot {
-            message_id: f.string(F::MessageId.as_str())?,
-            activity_type: f.string(F::ActivityType.as_str())?,
-            content: f.object(F::Content.as_str())?.clone(),
-            replace: f.opt_bool(F::Replace.as_str())?.unwrap_or(true),
-            metadata: metadata(f)?,
-        }),
-        T::ActivityDelta => Event::ActivityDelta(ActivityDelta {
-            message_id: f.string(F::MessageId.as_str())?,
-            activity_type: f.string(F::ActivityType.as_str())?,
-            patch: patch(f, F::Patch.as_str())?,
-            metadata: metadata(f)?,
-        }),
-        T::Raw => {
-            check_metadata(f)?;
-            Event::Raw(Raw {
-                event: f.opt_any(F::Event.as_str()),
-                source: f.opt_string(F::Source.as_str())?,
-            })
-        }
-        T::Custom => {
-            check_metadata(f)?;
-            Event::Custom(Custom {
-                name: f.string(F::Name.as_str())?,
-                value: f.opt_any(F::Value.as_str()),
-            })
-        }
-        T::TextMessageChunk | T::ToolCallChunk | T::ReasoningMessageChunk => {
-            return Err(not_expanded(kind));
-        }
-    };
-    Ok(ev)
-}
-
 /// `TEXT_MESSAGE_CONTENT` / `REASONING_MESSAGE_CONTENT` of a frame.
-fn content(f: Fields<'_>) -> Result<MessageContent, DecodeError> {
+pub(crate) fn content(f: Fields<'_>) -> Result<MessageContent, DecodeError> {
     Ok(MessageContent {
         message_id: f.string(F::MessageId.as_str())?,
         delta: f.string(F::Delta.as_str())?,
@@ -648,7 +535,7 @@ fn content(f: Fields<'_>) -> Result<MessageContent, DecodeError> {
 }
 
 /// `TEXT_MESSAGE_END` / `REASONING_MESSAGE_END` of a frame.
-fn end(f: Fields<'_>) -> Result<MessageEnd, DecodeError> {
+pub(crate) fn end(f: Fields<'_>) -> Result<MessageEnd, DecodeError> {
     Ok(MessageEnd {
         message_id: f.string(F::MessageId.as_str())?,
         metadata: metadata(f)?,
@@ -656,7 +543,7 @@ fn end(f: Fields<'_>) -> Result<MessageEnd, DecodeError> {
 }
 
 /// `RUN_FINISHED.outcome`: strict, so any key beyond the schema's is an error.
-fn outcome(v: &Value) -> Result<Outcome, DecodeError> {
+pub(crate) fn outcome(v: &Value) -> Result<Outcome, DecodeError> {
     let f = Fields::of(v)?;
     match f.get("type") {
         Some(Value::String(t)) if t == "success" => {

@@ -130,240 +130,125 @@ pub struct ToolCallProgress<'a> {
     pub args: &'a Value,
 }
 
-/// The per-event context the reducer works out for the typed hooks.
-pub(crate) struct HookContext<'a> {
-    /// The text of the event's message before the delta (`""` if none).
-    pub(crate) buffer: &'a str,
-    /// For tool-call events.
-    pub(crate) tool_call: ToolCallProgress<'a>,
+/// The typed hooks, one row per hook: from this table come the
+/// [`Subscriber`] methods (each with a default that continues) and
+/// [`Tap`]'s forwarding of every one of them, so that a hook added here
+/// cannot be forgotten by a subscriber that passes hooks on.
+macro_rules! typed_hooks {
+    ( $( $(#[$doc:meta])* fn $name:ident( $( $arg:ident : $ty:ty ),* ); )* ) => {
+        /// Observes and steers a [`Reducer`](crate::reduce::Reducer). Every method
+        /// has a default that does nothing and continues; implement the ones you need.
+        #[allow(unused_variables)] // the defaults ignore their arguments
+        pub trait Subscriber {
+            /// Called first, for every event.
+            fn on_event(&mut self, event: &Event, view: &mut HookView<'_>) -> Flow {
+                Flow::Continue
+            }
+            $(
+                $(#[$doc])*
+                fn $name(&mut self, $( $arg: $ty, )* view: &mut HookView<'_>) -> Flow {
+                    Flow::Continue
+                }
+            )*
+            /// A message is complete or new (see the module docs for when).
+            fn on_new_message(&mut self, message: &Message) {}
+            /// A tool call is complete (at `TOOL_CALL_END`).
+            fn on_new_tool_call(&mut self, tool_call: &ToolCall) {}
+        }
+
+        impl<F: FnMut(&Event)> Subscriber for Tap<'_, F> {
+            fn on_event(&mut self, event: &Event, view: &mut HookView<'_>) -> Flow {
+                (self.tap)(event);
+                self.inner.on_event(event, view)
+            }
+            $(
+                fn $name(&mut self, $( $arg: $ty, )* view: &mut HookView<'_>) -> Flow {
+                    self.inner.$name($( $arg, )* view)
+                }
+            )*
+            fn on_new_message(&mut self, message: &Message) {
+                self.inner.on_new_message(message);
+            }
+            fn on_new_tool_call(&mut self, tool_call: &ToolCall) {
+                self.inner.on_new_tool_call(tool_call);
+            }
+        }
+    };
 }
 
-/// Observes and steers a [`Reducer`](crate::reduce::Reducer). Every method
-/// has a default that does nothing and continues; implement the ones you need.
-#[allow(unused_variables)] // the defaults ignore their arguments
-pub trait Subscriber {
-    /// Called first, for every event.
-    fn on_event(&mut self, event: &Event, view: &mut HookView<'_>) -> Flow {
-        Flow::Continue
-    }
-
+typed_hooks! {
     /// `RUN_STARTED`
-    fn on_run_started(&mut self, event: &RunStarted, view: &mut HookView<'_>) -> Flow {
-        Flow::Continue
-    }
+    fn on_run_started(event: &RunStarted);
     /// `RUN_FINISHED`
-    fn on_run_finished(&mut self, event: &RunFinished, view: &mut HookView<'_>) -> Flow {
-        Flow::Continue
-    }
+    fn on_run_finished(event: &RunFinished);
     /// `RUN_ERROR`
-    fn on_run_error(&mut self, event: &RunError, view: &mut HookView<'_>) -> Flow {
-        Flow::Continue
-    }
+    fn on_run_error(event: &RunError);
     /// `STEP_STARTED`
-    fn on_step_started(&mut self, event: &Step, view: &mut HookView<'_>) -> Flow {
-        Flow::Continue
-    }
+    fn on_step_started(event: &Step);
     /// `STEP_FINISHED`
-    fn on_step_finished(&mut self, event: &Step, view: &mut HookView<'_>) -> Flow {
-        Flow::Continue
-    }
-
+    fn on_step_finished(event: &Step);
     /// `TEXT_MESSAGE_START`
-    fn on_text_message_start(&mut self, event: &TextMessageStart, view: &mut HookView<'_>) -> Flow {
-        Flow::Continue
-    }
+    fn on_text_message_start(event: &TextMessageStart);
     /// `TEXT_MESSAGE_CONTENT`; `buffer` is the message's text before the delta.
-    fn on_text_message_content(
-        &mut self,
-        event: &MessageContent,
-        buffer: &str,
-        view: &mut HookView<'_>,
-    ) -> Flow {
-        Flow::Continue
-    }
+    fn on_text_message_content(event: &MessageContent, buffer: &str);
     /// `TEXT_MESSAGE_END`; `buffer` is the message's text.
-    fn on_text_message_end(
-        &mut self,
-        event: &MessageEnd,
-        buffer: &str,
-        view: &mut HookView<'_>,
-    ) -> Flow {
-        Flow::Continue
-    }
-
+    fn on_text_message_end(event: &MessageEnd, buffer: &str);
     /// `TOOL_CALL_START`
-    fn on_tool_call_start(&mut self, event: &ToolCallStart, view: &mut HookView<'_>) -> Flow {
-        Flow::Continue
-    }
+    fn on_tool_call_start(event: &ToolCallStart);
     /// `TOOL_CALL_ARGS`, with the name and the partial arguments.
-    fn on_tool_call_args(
-        &mut self,
-        event: &ToolCallArgs,
-        call: &ToolCallProgress<'_>,
-        view: &mut HookView<'_>,
-    ) -> Flow {
-        Flow::Continue
-    }
+    fn on_tool_call_args(event: &ToolCallArgs, call: &ToolCallProgress<'_>);
     /// `TOOL_CALL_END`, with the name and the final arguments.
-    fn on_tool_call_end(
-        &mut self,
-        event: &ToolCallEnd,
-        call: &ToolCallProgress<'_>,
-        view: &mut HookView<'_>,
-    ) -> Flow {
-        Flow::Continue
-    }
+    fn on_tool_call_end(event: &ToolCallEnd, call: &ToolCallProgress<'_>);
     /// `TOOL_CALL_RESULT`
-    fn on_tool_call_result(&mut self, event: &ToolCallResult, view: &mut HookView<'_>) -> Flow {
-        Flow::Continue
-    }
-
+    fn on_tool_call_result(event: &ToolCallResult);
     /// `THINKING_START`
-    fn on_thinking_start(&mut self, event: &ThinkingStart, view: &mut HookView<'_>) -> Flow {
-        Flow::Continue
-    }
+    fn on_thinking_start(event: &ThinkingStart);
     /// `THINKING_END`
-    fn on_thinking_end(&mut self, view: &mut HookView<'_>) -> Flow {
-        Flow::Continue
-    }
+    fn on_thinking_end();
     /// `THINKING_TEXT_MESSAGE_START`
-    fn on_thinking_text_message_start(&mut self, view: &mut HookView<'_>) -> Flow {
-        Flow::Continue
-    }
+    fn on_thinking_text_message_start();
     /// `THINKING_TEXT_MESSAGE_CONTENT`
-    fn on_thinking_text_message_content(
-        &mut self,
-        event: &ThinkingContent,
-        view: &mut HookView<'_>,
-    ) -> Flow {
-        Flow::Continue
-    }
+    fn on_thinking_text_message_content(event: &ThinkingContent);
     /// `THINKING_TEXT_MESSAGE_END`
-    fn on_thinking_text_message_end(&mut self, view: &mut HookView<'_>) -> Flow {
-        Flow::Continue
-    }
-
+    fn on_thinking_text_message_end();
     /// `REASONING_START`
-    fn on_reasoning_start(&mut self, event: &ReasoningPhase, view: &mut HookView<'_>) -> Flow {
-        Flow::Continue
-    }
+    fn on_reasoning_start(event: &ReasoningPhase);
     /// `REASONING_END`
-    fn on_reasoning_end(&mut self, event: &ReasoningPhase, view: &mut HookView<'_>) -> Flow {
-        Flow::Continue
-    }
+    fn on_reasoning_end(event: &ReasoningPhase);
     /// `REASONING_MESSAGE_START`
-    fn on_reasoning_message_start(
-        &mut self,
-        event: &ReasoningMessageStart,
-        view: &mut HookView<'_>,
-    ) -> Flow {
-        Flow::Continue
-    }
+    fn on_reasoning_message_start(event: &ReasoningMessageStart);
     /// `REASONING_MESSAGE_CONTENT`; `buffer` is the message's text before the delta.
-    fn on_reasoning_message_content(
-        &mut self,
-        event: &MessageContent,
-        buffer: &str,
-        view: &mut HookView<'_>,
-    ) -> Flow {
-        Flow::Continue
-    }
+    fn on_reasoning_message_content(event: &MessageContent, buffer: &str);
     /// `REASONING_MESSAGE_END`; `buffer` is the message's text.
-    fn on_reasoning_message_end(
-        &mut self,
-        event: &MessageEnd,
-        buffer: &str,
-        view: &mut HookView<'_>,
-    ) -> Flow {
-        Flow::Continue
-    }
+    fn on_reasoning_message_end(event: &MessageEnd, buffer: &str);
     /// `REASONING_ENCRYPTED_VALUE`
-    fn on_reasoning_encrypted_value(
-        &mut self,
-        event: &ReasoningEncryptedValue,
-        view: &mut HookView<'_>,
-    ) -> Flow {
-        Flow::Continue
-    }
-
+    fn on_reasoning_encrypted_value(event: &ReasoningEncryptedValue);
     /// `STATE_SNAPSHOT`
-    fn on_state_snapshot(&mut self, event: &StateSnapshot, view: &mut HookView<'_>) -> Flow {
-        Flow::Continue
-    }
+    fn on_state_snapshot(event: &StateSnapshot);
     /// `STATE_DELTA`
-    fn on_state_delta(&mut self, event: &StateDelta, view: &mut HookView<'_>) -> Flow {
-        Flow::Continue
-    }
+    fn on_state_delta(event: &StateDelta);
     /// `MESSAGES_SNAPSHOT`
-    fn on_messages_snapshot(&mut self, event: &MessagesSnapshot, view: &mut HookView<'_>) -> Flow {
-        Flow::Continue
-    }
+    fn on_messages_snapshot(event: &MessagesSnapshot);
     /// `ACTIVITY_SNAPSHOT`
-    fn on_activity_snapshot(&mut self, event: &ActivitySnapshot, view: &mut HookView<'_>) -> Flow {
-        Flow::Continue
-    }
+    fn on_activity_snapshot(event: &ActivitySnapshot);
     /// `ACTIVITY_DELTA`
-    fn on_activity_delta(&mut self, event: &ActivityDelta, view: &mut HookView<'_>) -> Flow {
-        Flow::Continue
-    }
+    fn on_activity_delta(event: &ActivityDelta);
     /// `RAW`
-    fn on_raw(&mut self, event: &Raw, view: &mut HookView<'_>) -> Flow {
-        Flow::Continue
-    }
+    fn on_raw(event: &Raw);
     /// `CUSTOM`
-    fn on_custom(&mut self, event: &Custom, view: &mut HookView<'_>) -> Flow {
-        Flow::Continue
-    }
+    fn on_custom(event: &Custom);
+}
 
-    /// A message is complete or new (see the module docs for when).
-    fn on_new_message(&mut self, message: &Message) {}
-    /// A tool call is complete (at `TOOL_CALL_END`).
-    fn on_new_tool_call(&mut self, tool_call: &ToolCall) {}
+/// Passes every hook on to `inner`, and shows each event to `tap` first.
+pub(crate) struct Tap<'a, F: FnMut(&Event)> {
+    /// Gets every hook.
+    pub(crate) inner: &'a mut dyn Subscriber,
+    /// Sees every event before `inner` does.
+    pub(crate) tap: F,
 }
 
 /// The subscriber that does nothing: [`Reducer::apply`](crate::reduce::Reducer::apply) uses it.
 impl Subscriber for () {}
-
-/// Calls the event type's own hook.
-pub(crate) fn dispatch(
-    sub: &mut dyn Subscriber,
-    event: &Event,
-    ctx: &HookContext<'_>,
-    view: &mut HookView<'_>,
-) -> Flow {
-    match event {
-        Event::RunStarted(e) => sub.on_run_started(e, view),
-        Event::RunFinished(e) => sub.on_run_finished(e, view),
-        Event::RunError(e) => sub.on_run_error(e, view),
-        Event::StepStarted(e) => sub.on_step_started(e, view),
-        Event::StepFinished(e) => sub.on_step_finished(e, view),
-        Event::TextMessageStart(e) => sub.on_text_message_start(e, view),
-        Event::TextMessageContent(e) => sub.on_text_message_content(e, ctx.buffer, view),
-        Event::TextMessageEnd(e) => sub.on_text_message_end(e, ctx.buffer, view),
-        Event::ToolCallStart(e) => sub.on_tool_call_start(e, view),
-        Event::ToolCallArgs(e) => sub.on_tool_call_args(e, &ctx.tool_call, view),
-        Event::ToolCallEnd(e) => sub.on_tool_call_end(e, &ctx.tool_call, view),
-        Event::ToolCallResult(e) => sub.on_tool_call_result(e, view),
-        Event::ThinkingStart(e) => sub.on_thinking_start(e, view),
-        Event::ThinkingEnd => sub.on_thinking_end(view),
-        Event::ThinkingTextMessageStart => sub.on_thinking_text_message_start(view),
-        Event::ThinkingTextMessageContent(e) => sub.on_thinking_text_message_content(e, view),
-        Event::ThinkingTextMessageEnd => sub.on_thinking_text_message_end(view),
-        Event::ReasoningStart(e) => sub.on_reasoning_start(e, view),
-        Event::ReasoningEnd(e) => sub.on_reasoning_end(e, view),
-        Event::ReasoningMessageStart(e) => sub.on_reasoning_message_start(e, view),
-        Event::ReasoningMessageContent(e) => sub.on_reasoning_message_content(e, ctx.buffer, view),
-        Event::ReasoningMessageEnd(e) => sub.on_reasoning_message_end(e, ctx.buffer, view),
-        Event::ReasoningEncryptedValue(e) => sub.on_reasoning_encrypted_value(e, view),
-        Event::StateSnapshot(e) => sub.on_state_snapshot(e, view),
-        Event::StateDelta(e) => sub.on_state_delta(e, view),
-        Event::MessagesSnapshot(e) => sub.on_messages_snapshot(e, view),
-        Event::ActivitySnapshot(e) => sub.on_activity_snapshot(e, view),
-        Event::ActivityDelta(e) => sub.on_activity_delta(e, view),
-        Event::Raw(e) => sub.on_raw(e, view),
-        Event::Custom(e) => sub.on_custom(e, view),
-    }
-}
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]

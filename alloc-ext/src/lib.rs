@@ -48,5 +48,6 @@ pub mod model;
 pub mod partial;
 pub mod patch;
 pub mod reduce;
+mod rules;
 pub mod size;
 pub mod value;

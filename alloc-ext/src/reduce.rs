@@ -73,9 +73,10 @@ use serde_json::Value;
 
 use crate::event::{
     ActivityDelta, ActivitySnapshot, EncryptedSubtype, Event, MessageContent, MessageEnd, Outcome,
-    ReasoningEncryptedValue, RunStarted, ToolCallArgs, ToolCallResult, ToolCallStart,
+    ReasoningEncryptedValue, ReasoningMessageStart, RunFinished, RunStarted, StateDelta,
+    StateSnapshot, TextMessageStart, ToolCallArgs, ToolCallEnd, ToolCallResult, ToolCallStart,
 };
-use crate::hooks::{self, Flow, HookContext, HookView, Subscriber, ToolCallProgress};
+use crate::hooks::{Flow, HookView, Subscriber, ToolCallProgress};
 use crate::index::{CallPos, Class, Index};
 use crate::model::{
     ActivityMessage, AssistantMessage, Interrupt, Message, MessageRole, Object, ToolCall,
@@ -83,6 +84,7 @@ use crate::model::{
 };
 use crate::partial::PartialArgs;
 use crate::patch::{apply_patch_sized, patch_size, Growth, OpName, PatchError, Refused};
+use crate::rules;
 use crate::size::{
     content_bytes, json_size, member_overhead, message_bytes, object_size, string_bytes,
     tool_call_bytes, Size,
@@ -232,6 +234,16 @@ fn args_slot<'s>(slots: &'s mut BTreeMap<String, ArgsSlot>, id: &str) -> Option<
     slots.get_mut(id)
 }
 
+/// The bytes of a `metadata` object (0 when absent).
+pub(crate) fn meta_bytes(metadata: &Option<Object>) -> usize {
+    metadata.as_ref().map_or(0, |m| object_size(m).bytes)
+}
+
+/// A sum that saturates instead of overflowing.
+pub(crate) fn sum(parts: &[usize]) -> usize {
+    parts.iter().fold(0usize, |a, b| a.saturating_add(*b))
+}
+
 /// The first tool call with this id (a free function, so that callers can
 /// borrow other fields of the reducer mutably meanwhile).
 fn find_call<'m>(messages: &'m [Message], index: &Index, id: &str) -> Option<&'m ToolCall> {
@@ -371,44 +383,7 @@ impl Reducer {
     /// `("args", value)` for a `TOOL_CALL_END`, when the tool call is in the
     /// messages; `None` otherwise.
     pub fn trace_args(&self, event: &Event) -> Option<(&'static str, &Value)> {
-        let (key, id, value) = match event {
-            Event::ToolCallArgs(e) => (
-                "partialArgs",
-                &e.tool_call_id,
-                self.partial_args(&e.tool_call_id),
-            ),
-            Event::ToolCallEnd(e) => ("args", &e.tool_call_id, self.final_args(&e.tool_call_id)),
-            Event::RunStarted(_)
-            | Event::RunFinished(_)
-            | Event::RunError(_)
-            | Event::StepStarted(_)
-            | Event::StepFinished(_)
-            | Event::TextMessageStart(_)
-            | Event::TextMessageContent(_)
-            | Event::TextMessageEnd(_)
-            | Event::ToolCallStart(_)
-            | Event::ToolCallResult(_)
-            | Event::ThinkingStart(_)
-            | Event::ThinkingEnd
-            | Event::ThinkingTextMessageStart
-            | Event::ThinkingTextMessageContent(_)
-            | Event::ThinkingTextMessageEnd
-            | Event::ReasoningStart(_)
-            | Event::ReasoningEnd(_)
-            | Event::ReasoningMessageStart(_)
-            | Event::ReasoningMessageContent(_)
-            | Event::ReasoningMessageEnd(_)
-            | Event::ReasoningEncryptedValue(_)
-            | Event::StateSnapshot(_)
-            | Event::StateDelta(_)
-            | Event::MessagesSnapshot(_)
-            | Event::ActivitySnapshot(_)
-            | Event::ActivityDelta(_)
-            | Event::Raw(_)
-            | Event::Custom(_) => return None,
-        };
-        self.tool_call(id)?;
-        Some((key, value?))
+        event.visit(rules::TraceArgs(self))
     }
 
     /// The patch failure of the last applied event, if it had one
@@ -527,81 +502,39 @@ impl Reducer {
     /// to the event; `MESSAGES_SNAPSHOT` and the content an `ACTIVITY_DELTA`
     /// patch adds are checked exactly by `check`).
     fn growth(&self, event: &Event) -> (usize, usize) {
-        let absent = |id: &str| usize::from(self.index.message(id).is_none());
-        let meta = |m: &Option<Object>| m.as_ref().map_or(0, |m| object_size(m).bytes);
-        let sum = |parts: &[usize]| parts.iter().fold(0usize, |a, b| a.saturating_add(*b));
-        // A new message's id and name; an existing one only merges metadata.
-        let start = |id: &str, name: Option<&String>, metadata| {
-            let new = absent(id);
-            let own = if new == 1 {
-                sum(&[id.len(), name.map_or(0, String::len)])
-            } else {
-                0
-            };
-            (new, own.saturating_add(meta(metadata)))
+        event.visit(rules::Growth(self))
+    }
+
+    /// 1 if no message has this id: a message it would make is new.
+    pub(crate) fn absent(&self, id: &str) -> usize {
+        usize::from(self.index.message(id).is_none())
+    }
+
+    /// The growth of a TEXT / REASONING_MESSAGE_START: a new message's id
+    /// and name; an existing one only merges metadata.
+    pub(crate) fn start_growth(
+        &self,
+        id: &str,
+        name: Option<&String>,
+        metadata: &Option<Object>,
+    ) -> (usize, usize) {
+        let new = self.absent(id);
+        let own = if new == 1 {
+            sum(&[id.len(), name.map_or(0, String::len)])
+        } else {
+            0
         };
-        match event {
-            Event::TextMessageStart(e) => start(&e.message_id, e.name.as_ref(), &e.metadata),
-            Event::ReasoningMessageStart(e) => start(&e.message_id, None, &e.metadata),
-            Event::TextMessageContent(e) | Event::ReasoningMessageContent(e) => {
-                (0, sum(&[e.delta.len(), meta(&e.metadata)]))
-            }
-            Event::TextMessageEnd(e) | Event::ReasoningMessageEnd(e) => (0, meta(&e.metadata)),
-            Event::ToolCallArgs(e) => (0, sum(&[e.delta.len(), meta(&e.metadata)])),
-            Event::ToolCallStart(e) => {
-                let owner = e.parent_message_id.as_ref().map_or(0, String::len);
-                let bytes = sum(&[
-                    e.tool_call_id.len().saturating_mul(2),
-                    owner,
-                    e.tool_call_name.len(),
-                    meta(&e.metadata),
-                ]);
-                (usize::from(self.tool_call_adds_message(e)), bytes)
-            }
-            Event::ToolCallEnd(e) => (0, meta(&e.metadata)),
-            Event::ToolCallResult(e) => (
-                1,
-                sum(&[
-                    e.message_id.len(),
-                    e.tool_call_id.len(),
-                    e.content.len(),
-                    meta(&e.metadata),
-                ]),
-            ),
-            Event::ReasoningEncryptedValue(e) => (0, e.encrypted_value.len()),
-            Event::ActivitySnapshot(e) => (
-                absent(&e.message_id),
-                sum(&[
-                    e.message_id.len(),
-                    e.activity_type.len(),
-                    object_size(&e.content).bytes,
-                    meta(&e.metadata),
-                ]),
-            ),
-            Event::ActivityDelta(e) => (0, sum(&[e.activity_type.len(), meta(&e.metadata)])),
-            Event::RunStarted(e) => e.input.as_ref().map_or((0, 0), |input| {
-                let new = input.messages.iter().filter(|m| absent(m.id()) == 1);
-                new.fold((0, 0), |(n, t), m| {
-                    (n + 1, t.saturating_add(message_bytes(m)))
-                })
-            }),
-            Event::RunFinished(_)
-            | Event::RunError(_)
-            | Event::StepStarted(_)
-            | Event::StepFinished(_)
-            | Event::StateSnapshot(_)
-            | Event::StateDelta(_)
-            | Event::MessagesSnapshot(_)
-            | Event::ThinkingStart(_)
-            | Event::ThinkingEnd
-            | Event::ThinkingTextMessageStart
-            | Event::ThinkingTextMessageContent(_)
-            | Event::ThinkingTextMessageEnd
-            | Event::ReasoningStart(_)
-            | Event::ReasoningEnd(_)
-            | Event::Raw(_)
-            | Event::Custom(_) => (0, 0),
-        }
+        (new, own.saturating_add(meta_bytes(metadata)))
+    }
+
+    /// The growth of a RUN_STARTED: the input messages not present yet.
+    pub(crate) fn input_growth(&self, e: &RunStarted) -> (usize, usize) {
+        e.input.as_ref().map_or((0, 0), |input| {
+            let new = input.messages.iter().filter(|m| self.absent(m.id()) == 1);
+            new.fold((0, 0), |(n, t), m| {
+                (n + 1, t.saturating_add(message_bytes(m)))
+            })
+        })
     }
 
     /// Adds to or takes from the bytes the messages hold.
@@ -612,7 +545,7 @@ impl Reducer {
             .saturating_sub(delta.minus);
     }
 
-    fn tool_call_adds_message(&self, e: &ToolCallStart) -> bool {
+    pub(crate) fn tool_call_adds_message(&self, e: &ToolCallStart) -> bool {
         if self.tool_call(&e.tool_call_id).is_some() {
             return false;
         }
@@ -627,71 +560,64 @@ impl Reducer {
     fn check(&mut self, event: &Event) -> Result<(), LimitError> {
         let (added, text) = self.growth(event);
         self.within_messages(added, text)?;
+        event.visit(rules::Check {
+            reducer: self,
+            text,
+        })
+    }
+
+    /// MESSAGES_SNAPSHOT: the messages and bytes after it, exactly.
+    pub(crate) fn check_messages_snapshot(&self, messages: &[Message]) -> Result<(), LimitError> {
         let limits = &self.limits;
-        match event {
-            Event::MessagesSnapshot(e) => {
-                let (count, bytes) = self.snapshot_size(&e.messages);
-                if count > limits.max_messages {
-                    return Err(LimitError::new(Limit::Messages, limits.max_messages, count));
-                }
-                if bytes > limits.max_message_bytes {
-                    let max = limits.max_message_bytes;
-                    return Err(LimitError::new(Limit::MessageBytes, max, bytes));
-                }
-                Ok(())
-            }
-            Event::StateSnapshot(e) => {
-                let size = e.snapshot.as_ref().map_or(NULL_SIZE, json_size);
-                limits.within_state(size)
-            }
-            Event::StateDelta(e) => {
-                let limits = self.limits;
-                fits(&mut self.state, self.state_size, &e.delta, &limits).map(drop)
-            }
-            Event::ActivitySnapshot(e) => limits.within_state(object_size(&e.content)),
-            Event::ActivityDelta(e) => {
-                let limits = self.limits;
-                let (now, after) = match self.activity_content(&e.message_id) {
-                    // A `null` content is patched as `{}`, left as it is here.
-                    Some((content, size)) if content.is_null() => {
-                        let mut empty = Value::Object(Object::new());
-                        let start = json_size(&empty);
-                        (size, fits(&mut empty, start, &e.patch, &limits)?)
-                    }
-                    Some((content, size)) => (size, fits(content, size, &e.patch, &limits)?),
-                    None => return Ok(()),
-                };
-                // The content is part of the bytes the messages hold.
-                let grown = after.bytes.saturating_sub(now.bytes);
-                self.within_messages(0, text.saturating_add(grown))
-            }
-            // Their growth is the message growth checked above.
-            Event::RunStarted(_)
-            | Event::RunFinished(_)
-            | Event::RunError(_)
-            | Event::StepStarted(_)
-            | Event::StepFinished(_)
-            | Event::TextMessageStart(_)
-            | Event::TextMessageContent(_)
-            | Event::TextMessageEnd(_)
-            | Event::ToolCallStart(_)
-            | Event::ToolCallArgs(_)
-            | Event::ToolCallEnd(_)
-            | Event::ToolCallResult(_)
-            | Event::ThinkingStart(_)
-            | Event::ThinkingEnd
-            | Event::ThinkingTextMessageStart
-            | Event::ThinkingTextMessageContent(_)
-            | Event::ThinkingTextMessageEnd
-            | Event::ReasoningStart(_)
-            | Event::ReasoningEnd(_)
-            | Event::ReasoningMessageStart(_)
-            | Event::ReasoningMessageContent(_)
-            | Event::ReasoningMessageEnd(_)
-            | Event::ReasoningEncryptedValue(_)
-            | Event::Raw(_)
-            | Event::Custom(_) => Ok(()),
+        let (count, bytes) = self.snapshot_size(messages);
+        if count > limits.max_messages {
+            return Err(LimitError::new(Limit::Messages, limits.max_messages, count));
         }
+        if bytes > limits.max_message_bytes {
+            let max = limits.max_message_bytes;
+            return Err(LimitError::new(Limit::MessageBytes, max, bytes));
+        }
+        Ok(())
+    }
+
+    /// STATE_SNAPSHOT: the new state's size.
+    pub(crate) fn check_state_snapshot(&self, snapshot: Option<&Value>) -> Result<(), LimitError> {
+        self.limits
+            .within_state(snapshot.map_or(NULL_SIZE, json_size))
+    }
+
+    /// STATE_DELTA: the state's size after the patch.
+    pub(crate) fn check_state_patch(&mut self, patch: &Value) -> Result<(), LimitError> {
+        let limits = self.limits;
+        fits(&mut self.state, self.state_size, patch, &limits).map(drop)
+    }
+
+    /// ACTIVITY_SNAPSHOT: the content's size.
+    pub(crate) fn check_activity_snapshot(&self, content: &Object) -> Result<(), LimitError> {
+        self.limits.within_state(object_size(content))
+    }
+
+    /// ACTIVITY_DELTA: the content's size after the patch, and the bytes it
+    /// adds to the messages besides `text` (the event's own growth).
+    pub(crate) fn check_activity_patch(
+        &mut self,
+        e: &ActivityDelta,
+        text: usize,
+    ) -> Result<(), LimitError> {
+        let limits = self.limits;
+        let (now, after) = match self.activity_content(&e.message_id) {
+            // A `null` content is patched as `{}`, left as it is here.
+            Some((content, size)) if content.is_null() => {
+                let mut empty = Value::Object(Object::new());
+                let start = json_size(&empty);
+                (size, fits(&mut empty, start, &e.patch, &limits)?)
+            }
+            Some((content, size)) => (size, fits(content, size, &e.patch, &limits)?),
+            None => return Ok(()),
+        };
+        // The content is part of the bytes the messages hold.
+        let grown = after.bytes.saturating_sub(now.bytes);
+        self.within_messages(0, text.saturating_add(grown))
     }
 
     /// The content of the activity message `id` (a `null` content is
@@ -816,9 +742,12 @@ impl Reducer {
             // the default handling appends it to the text.
             self.push_partial(&args.tool_call_id, &args.delta);
         }
-        let ctx = self.hook_context(event);
         let mut view = HookView::new(&self.messages, &self.state);
-        let flow = hooks::dispatch(subscriber, event, &ctx, &mut view);
+        let flow = event.visit(rules::Hook {
+            reducer: self,
+            subscriber,
+            view: &mut view,
+        });
         let replaced = view.into_replacements();
         *changed |= self.take_replacements(replaced);
         if let (Flow::Stop, Event::ToolCallArgs(args)) = (flow, event) {
@@ -832,61 +761,18 @@ impl Reducer {
         flow
     }
 
-    /// What the typed hooks get besides the event: the message's text, or
-    /// the tool call's name, text and arguments value.
-    fn hook_context(&self, event: &Event) -> HookContext<'_> {
-        let buffer = |id: &str| self.message(id).and_then(Message::text).unwrap_or("");
-        let mut ctx = HookContext {
-            buffer: "",
-            tool_call: ToolCallProgress {
-                name: "",
-                buffer: "",
-                args: &self.no_args,
-            },
-        };
-        match event {
-            Event::TextMessageContent(e) | Event::ReasoningMessageContent(e) => {
-                ctx.buffer = buffer(&e.message_id);
-            }
-            Event::TextMessageEnd(e) | Event::ReasoningMessageEnd(e) => {
-                ctx.buffer = buffer(&e.message_id);
-            }
-            Event::ToolCallArgs(e) => {
-                ctx.tool_call = self.progress(&e.tool_call_id, self.partial_args(&e.tool_call_id));
-            }
-            Event::ToolCallEnd(e) => {
-                ctx.tool_call = self.progress(&e.tool_call_id, self.final_args(&e.tool_call_id));
-            }
-            Event::RunStarted(_)
-            | Event::RunFinished(_)
-            | Event::RunError(_)
-            | Event::StepStarted(_)
-            | Event::StepFinished(_)
-            | Event::TextMessageStart(_)
-            | Event::ToolCallStart(_)
-            | Event::ToolCallResult(_)
-            | Event::ThinkingStart(_)
-            | Event::ThinkingEnd
-            | Event::ThinkingTextMessageStart
-            | Event::ThinkingTextMessageContent(_)
-            | Event::ThinkingTextMessageEnd
-            | Event::ReasoningStart(_)
-            | Event::ReasoningEnd(_)
-            | Event::ReasoningMessageStart(_)
-            | Event::ReasoningEncryptedValue(_)
-            | Event::StateSnapshot(_)
-            | Event::StateDelta(_)
-            | Event::MessagesSnapshot(_)
-            | Event::ActivitySnapshot(_)
-            | Event::ActivityDelta(_)
-            | Event::Raw(_)
-            | Event::Custom(_) => {}
-        }
-        ctx
+    /// The text of message `id` (`""` if it has none), as the typed hooks
+    /// of text and reasoning messages get it.
+    pub(crate) fn text_of(&self, id: &str) -> &str {
+        self.message(id).and_then(Message::text).unwrap_or("")
     }
 
     /// The tool-call hooks' view of call `id` with arguments `args`.
-    fn progress<'a>(&'a self, id: &str, args: Option<&'a Value>) -> ToolCallProgress<'a> {
+    pub(crate) fn progress<'a>(
+        &'a self,
+        id: &str,
+        args: Option<&'a Value>,
+    ) -> ToolCallProgress<'a> {
         let call = self.tool_call(id);
         ToolCallProgress {
             name: call.map_or("", |c| c.function.name.as_str()),
@@ -917,118 +803,71 @@ impl Reducer {
     /// The new-message / new-tool-call notifications of the END events,
     /// which fire even when a hook stopped the default handling.
     fn notify_end(&self, event: &Event, subscriber: &mut dyn Subscriber) {
-        match event {
-            Event::TextMessageEnd(e) | Event::ReasoningMessageEnd(e) => {
-                if let Some(message) = self.message(&e.message_id) {
-                    subscriber.on_new_message(message);
-                }
-            }
-            Event::ToolCallEnd(e) => {
-                if let Some(call) = self.tool_call(&e.tool_call_id) {
-                    subscriber.on_new_tool_call(call);
-                }
-            }
-            Event::RunStarted(_)
-            | Event::RunFinished(_)
-            | Event::RunError(_)
-            | Event::StepStarted(_)
-            | Event::StepFinished(_)
-            | Event::TextMessageStart(_)
-            | Event::TextMessageContent(_)
-            | Event::ToolCallStart(_)
-            | Event::ToolCallArgs(_)
-            | Event::ToolCallResult(_)
-            | Event::ThinkingStart(_)
-            | Event::ThinkingEnd
-            | Event::ThinkingTextMessageStart
-            | Event::ThinkingTextMessageContent(_)
-            | Event::ThinkingTextMessageEnd
-            | Event::ReasoningStart(_)
-            | Event::ReasoningEnd(_)
-            | Event::ReasoningMessageStart(_)
-            | Event::ReasoningMessageContent(_)
-            | Event::ReasoningEncryptedValue(_)
-            | Event::StateSnapshot(_)
-            | Event::StateDelta(_)
-            | Event::MessagesSnapshot(_)
-            | Event::ActivitySnapshot(_)
-            | Event::ActivityDelta(_)
-            | Event::Raw(_)
-            | Event::Custom(_) => {}
-        }
+        event.visit(rules::Notify {
+            reducer: self,
+            subscriber,
+        });
     }
 
     /// The default handling of SPEC section 5.
     fn reduce(&mut self, event: &Event, subscriber: &mut dyn Subscriber) -> Changed {
-        match event {
-            Event::RunStarted(e) => self.run_started(e),
-            Event::RunFinished(e) => {
-                self.interrupts = match &e.outcome {
-                    Some(Outcome::Interrupt(interrupts)) => interrupts.clone(),
-                    _ => Vec::new(),
-                };
-                Changed::NONE
-            }
-            Event::TextMessageStart(e) => {
-                let role = MessageRole::from(e.role);
-                let make = || Message::new_text(e.message_id.as_str(), role, e.name.clone());
-                self.message_start(&e.message_id, make, e.metadata.as_ref())
-            }
-            Event::ReasoningMessageStart(e) => {
-                let make =
-                    || Message::new_text(e.message_id.as_str(), MessageRole::Reasoning, None);
-                self.message_start(&e.message_id, make, e.metadata.as_ref())
-            }
-            Event::TextMessageContent(e) | Event::ReasoningMessageContent(e) => {
-                self.message_content(e)
-            }
-            Event::TextMessageEnd(e) | Event::ReasoningMessageEnd(e) => self.message_end(e),
-            Event::ToolCallStart(e) => self.tool_call_start(e),
-            Event::ToolCallArgs(e) => self.tool_call_args(e),
-            Event::ToolCallEnd(e) => match (self.tool_call_mut(&e.tool_call_id), &e.metadata) {
-                (Some(call), Some(metadata)) => {
-                    let delta = merge_metadata(&mut call.metadata, metadata);
-                    self.held(delta);
-                    Changed::MESSAGES
-                }
-                _ => Changed::NONE,
-            },
-            Event::ToolCallResult(e) => self.tool_call_result(e, subscriber),
-            Event::ReasoningEncryptedValue(e) => self.encrypted_value(e),
-            Event::StateSnapshot(e) => {
-                self.set_state(e.snapshot.clone().unwrap_or(Value::Null));
-                Changed::STATE
-            }
-            Event::StateDelta(e) => {
-                match apply_patch_sized(&mut self.state, &e.delta, self.state_size, UNBOUNDED) {
-                    Ok(size) => {
-                        self.state_size = size;
-                        Changed::STATE
-                    }
-                    Err(refused) => {
-                        self.warn(EventType::StateDelta, refused);
-                        Changed::NONE
-                    }
-                }
-            }
-            Event::MessagesSnapshot(e) => {
-                self.messages_snapshot(&e.messages);
+        event.visit(rules::Reduce {
+            reducer: self,
+            subscriber,
+        })
+    }
+
+    /// RUN_FINISHED: the run's interrupts are its outcome's, or none.
+    pub(crate) fn run_finished(&mut self, e: &RunFinished) -> Changed {
+        self.interrupts = match &e.outcome {
+            Some(Outcome::Interrupt(interrupts)) => interrupts.clone(),
+            Some(Outcome::Success) | None => Vec::new(),
+        };
+        Changed::NONE
+    }
+
+    /// TEXT_MESSAGE_START: a text message with the event's role and name.
+    pub(crate) fn text_message_start(&mut self, e: &TextMessageStart) -> Changed {
+        let role = MessageRole::from(e.role);
+        let make = || Message::new_text(e.message_id.as_str(), role, e.name.clone());
+        self.message_start(&e.message_id, make, e.metadata.as_ref())
+    }
+
+    /// REASONING_MESSAGE_START: a reasoning message.
+    pub(crate) fn reasoning_message_start(&mut self, e: &ReasoningMessageStart) -> Changed {
+        let make = || Message::new_text(e.message_id.as_str(), MessageRole::Reasoning, None);
+        self.message_start(&e.message_id, make, e.metadata.as_ref())
+    }
+
+    /// TOOL_CALL_END: merges its metadata into the call.
+    pub(crate) fn tool_call_end(&mut self, e: &ToolCallEnd) -> Changed {
+        match (self.tool_call_mut(&e.tool_call_id), &e.metadata) {
+            (Some(call), Some(metadata)) => {
+                let delta = merge_metadata(&mut call.metadata, metadata);
+                self.held(delta);
                 Changed::MESSAGES
             }
-            Event::ActivitySnapshot(e) => self.activity_snapshot(e, subscriber),
-            Event::ActivityDelta(e) => self.activity_delta(e),
-            Event::RunError(_)
-            | Event::StepStarted(_)
-            | Event::StepFinished(_)
-            | Event::ThinkingStart(_)
-            | Event::ThinkingEnd
-            | Event::ThinkingTextMessageStart
-            | Event::ThinkingTextMessageContent(_)
-            | Event::ThinkingTextMessageEnd
-            | Event::ReasoningStart(_)
-            | Event::ReasoningEnd(_)
-            | Event::Raw(_)
-            | Event::Custom(_) => Changed::NONE,
+            _ => Changed::NONE,
+        }
+    }
+
+    /// STATE_SNAPSHOT: the state is replaced (`null` when absent).
+    pub(crate) fn state_snapshot(&mut self, e: &StateSnapshot) -> Changed {
+        self.set_state(e.snapshot.clone().unwrap_or(Value::Null));
+        Changed::STATE
+    }
+
+    /// STATE_DELTA: the patch applies as a whole, or is a warning.
+    pub(crate) fn state_delta(&mut self, e: &StateDelta) -> Changed {
+        match apply_patch_sized(&mut self.state, &e.delta, self.state_size, UNBOUNDED) {
+            Ok(size) => {
+                self.state_size = size;
+                Changed::STATE
+            }
+            Err(refused) => {
+                self.warn(EventType::StateDelta, refused);
+                Changed::NONE
+            }
         }
     }
 
@@ -1102,7 +941,7 @@ impl Reducer {
 
     /// TEXT_MESSAGE_CONTENT / REASONING_MESSAGE_CONTENT: append in place;
     /// a change even for an empty delta.
-    fn message_content(&mut self, e: &MessageContent) -> Changed {
+    pub(crate) fn message_content(&mut self, e: &MessageContent) -> Changed {
         let Some(message) = self.message_mut(&e.message_id) else {
             return Changed::NONE;
         };
@@ -1151,7 +990,7 @@ impl Reducer {
     }
 
     /// TEXT_MESSAGE_END / REASONING_MESSAGE_END: only metadata.
-    fn message_end(&mut self, e: &MessageEnd) -> Changed {
+    pub(crate) fn message_end(&mut self, e: &MessageEnd) -> Changed {
         match (self.message_mut(&e.message_id), &e.metadata) {
             (Some(message), Some(metadata)) => {
                 let delta = merge_metadata(message.metadata_mut(), metadata);
@@ -1162,7 +1001,7 @@ impl Reducer {
         }
     }
 
-    fn tool_call_start(&mut self, e: &ToolCallStart) -> Changed {
+    pub(crate) fn tool_call_start(&mut self, e: &ToolCallStart) -> Changed {
         if let Some(call) = self.tool_call_mut(&e.tool_call_id) {
             // A replayed start: no new entry.
             let renamed = call.function.name != e.tool_call_name;
@@ -1245,7 +1084,7 @@ impl Reducer {
         }
     }
 
-    fn tool_call_args(&mut self, e: &ToolCallArgs) -> Changed {
+    pub(crate) fn tool_call_args(&mut self, e: &ToolCallArgs) -> Changed {
         let Some(at) = self.index.tool_call(&e.tool_call_id) else {
             return Changed::NONE;
         };
@@ -1292,7 +1131,11 @@ impl Reducer {
         slot.final_args = Some(args);
     }
 
-    fn tool_call_result(&mut self, e: &ToolCallResult, subscriber: &mut dyn Subscriber) -> Changed {
+    pub(crate) fn tool_call_result(
+        &mut self,
+        e: &ToolCallResult,
+        subscriber: &mut dyn Subscriber,
+    ) -> Changed {
         let message = Message::Tool(ToolMessage {
             id: e.message_id.clone(),
             content: e.content.clone(),
@@ -1337,7 +1180,7 @@ impl Reducer {
         pos
     }
 
-    fn encrypted_value(&mut self, e: &ReasoningEncryptedValue) -> Changed {
+    pub(crate) fn encrypted_value(&mut self, e: &ReasoningEncryptedValue) -> Changed {
         let slot = match e.subtype {
             EncryptedSubtype::ToolCall => self
                 .tool_call_mut(&e.entity_id)
@@ -1361,7 +1204,7 @@ impl Reducer {
 
     /// RUN_STARTED: append each input message whose id is not present yet;
     /// a change whenever the input is there.
-    fn run_started(&mut self, e: &RunStarted) -> Changed {
+    pub(crate) fn run_started(&mut self, e: &RunStarted) -> Changed {
         let Some(input) = &e.input else {
             return Changed::NONE;
         };
@@ -1377,7 +1220,7 @@ impl Reducer {
     /// (see `plan_snapshot`): replaced messages are overwritten where they
     /// are, removed ones taken out in one pass from the first of them, new
     /// ones appended.
-    fn messages_snapshot(&mut self, snapshot: &[Message]) {
+    pub(crate) fn messages_snapshot(&mut self, snapshot: &[Message]) {
         let merge = self.plan_snapshot(snapshot);
         let mut delta = Delta::default();
         for &(pos, entry) in &merge.replace {
@@ -1430,7 +1273,7 @@ impl Reducer {
         }
     }
 
-    fn activity_snapshot(
+    pub(crate) fn activity_snapshot(
         &mut self,
         e: &ActivitySnapshot,
         subscriber: &mut dyn Subscriber,
@@ -1495,7 +1338,7 @@ impl Reducer {
         Changed::MESSAGES
     }
 
-    fn activity_delta(&mut self, e: &ActivityDelta) -> Changed {
+    pub(crate) fn activity_delta(&mut self, e: &ActivityDelta) -> Changed {
         // The patch is atomic, so it can run in place; a `null` content is
         // patched as `{}` and stays `null` if the patch fails.
         let Some((content, size)) = self.activity_content(&e.message_id) else {

@@ -6,7 +6,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::ops::Range;
 
-use agui_alloc::event::Event;
+use agui_alloc::event::{Effect, Event};
 use agui_alloc::hooks::{Flow, HookView, Subscriber};
 use agui_alloc::model::{Message, MessageRole};
 use embedded_graphics::draw_target::DrawTarget;
@@ -194,46 +194,31 @@ impl<C: PixelColor> Kiosk<C> {
         if self.status.observe(event) {
             self.status_dirty = true;
         }
-        match event {
-            Event::StateSnapshot(_) | Event::StateDelta(_) => self.state_dirty = true,
-            Event::MessagesSnapshot(_) => self.rebuild = true,
-            Event::ToolCallResult(_) => self.realign = true,
-            Event::ToolCallStart(e) => {
+        match event.effect() {
+            Effect::State => self.state_dirty = true,
+            Effect::MessagesReplaced => self.rebuild = true,
+            Effect::ToolResult => self.realign = true,
+            Effect::ToolCallStarted(id) => {
                 if self.renamed.len() >= MAX_TOUCHED {
                     // Too many to look up one by one: all results, as before.
                     self.renamed.clear();
                     self.renamed.push(String::new());
                 } else if self.renamed.first().is_some_and(String::is_empty) {
-                } else if !self.renamed.contains(&e.tool_call_id) {
-                    self.renamed.push(e.tool_call_id.clone());
+                } else if !self.renamed.iter().any(|known| known == id) {
+                    self.renamed.push(id.into());
                 }
             }
-            Event::ActivitySnapshot(a) => self.touch(&a.message_id),
-            Event::ActivityDelta(a) => self.touch(&a.message_id),
-            // The message diff after the event finds what they changed.
-            Event::RunStarted(_)
-            | Event::RunFinished(_)
-            | Event::RunError(_)
-            | Event::StepStarted(_)
-            | Event::StepFinished(_)
-            | Event::TextMessageStart(_)
-            | Event::TextMessageContent(_)
-            | Event::TextMessageEnd(_)
-            | Event::ToolCallArgs(_)
-            | Event::ToolCallEnd(_)
-            | Event::ThinkingStart(_)
-            | Event::ThinkingEnd
-            | Event::ThinkingTextMessageStart
-            | Event::ThinkingTextMessageContent(_)
-            | Event::ThinkingTextMessageEnd
-            | Event::ReasoningStart(_)
-            | Event::ReasoningEnd(_)
-            | Event::ReasoningMessageStart(_)
-            | Event::ReasoningMessageContent(_)
-            | Event::ReasoningMessageEnd(_)
-            | Event::ReasoningEncryptedValue(_)
-            | Event::Raw(_)
-            | Event::Custom(_) => {}
+            Effect::Activity(id) => self.touch(id),
+            // The message diff after the event finds what they changed;
+            // the status line (above) shows the lifecycle.
+            Effect::RunStarted
+            | Effect::RunFinished(_)
+            | Effect::RunError(_)
+            | Effect::StepStarted(_)
+            | Effect::StepFinished(_)
+            | Effect::ReasoningStarted
+            | Effect::ReasoningEnded
+            | Effect::Plain => {}
         }
     }
 

@@ -4,7 +4,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
-use agui_alloc::event::{Event, Outcome};
+use agui_alloc::event::{Effect, Event, Outcome};
 
 /// Where the run is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -60,23 +60,23 @@ impl Status {
     /// Follows one event; `true` if the status changed.
     pub fn observe(&mut self, event: &Event) -> bool {
         let before = (self.run, self.steps.len(), self.reasoning);
-        match event {
-            Event::RunStarted(_) => {
+        match event.effect() {
+            Effect::RunStarted => {
                 self.run = RunState::Running;
                 self.steps.clear();
                 self.reasoning = false;
                 self.error = None;
                 return true;
             }
-            Event::RunFinished(f) => {
+            Effect::RunFinished(f) => {
                 self.run = match f.outcome {
                     Some(Outcome::Interrupt(_)) => RunState::Interrupted,
-                    _ => RunState::Finished,
+                    Some(Outcome::Success) | None => RunState::Finished,
                 };
                 self.steps.clear();
                 self.reasoning = false;
             }
-            Event::RunError(e) => {
+            Effect::RunError(e) => {
                 // The run is over: no step or reasoning is open any more.
                 self.run = RunState::Errored;
                 self.error = Some(e.message.clone());
@@ -84,39 +84,24 @@ impl Status {
                 self.reasoning = false;
                 return true;
             }
-            Event::StepStarted(s) => {
-                self.steps.push(s.step_name.clone());
+            Effect::StepStarted(name) => {
+                self.steps.push(name.into());
                 return true;
             }
-            Event::StepFinished(s) => {
-                if let Some(at) = self.steps.iter().rposition(|n| *n == s.step_name) {
+            Effect::StepFinished(name) => {
+                if let Some(at) = self.steps.iter().rposition(|n| n == name) {
                     self.steps.remove(at);
                 }
             }
-            Event::ReasoningStart(_) | Event::ThinkingStart(_) => self.reasoning = true,
-            Event::ReasoningEnd(_) | Event::ThinkingEnd => self.reasoning = false,
+            Effect::ReasoningStarted => self.reasoning = true,
+            Effect::ReasoningEnded => self.reasoning = false,
             // Nothing the status line shows.
-            Event::TextMessageStart(_)
-            | Event::TextMessageContent(_)
-            | Event::TextMessageEnd(_)
-            | Event::ToolCallStart(_)
-            | Event::ToolCallArgs(_)
-            | Event::ToolCallEnd(_)
-            | Event::ToolCallResult(_)
-            | Event::ThinkingTextMessageStart
-            | Event::ThinkingTextMessageContent(_)
-            | Event::ThinkingTextMessageEnd
-            | Event::ReasoningMessageStart(_)
-            | Event::ReasoningMessageContent(_)
-            | Event::ReasoningMessageEnd(_)
-            | Event::ReasoningEncryptedValue(_)
-            | Event::StateSnapshot(_)
-            | Event::StateDelta(_)
-            | Event::MessagesSnapshot(_)
-            | Event::ActivitySnapshot(_)
-            | Event::ActivityDelta(_)
-            | Event::Raw(_)
-            | Event::Custom(_) => {}
+            Effect::State
+            | Effect::MessagesReplaced
+            | Effect::ToolCallStarted(_)
+            | Effect::ToolResult
+            | Effect::Activity(_)
+            | Effect::Plain => {}
         }
         before != (self.run, self.steps.len(), self.reasoning)
     }
