@@ -28,40 +28,11 @@ fn has_chunk(stream: &Value) -> bool {
 
 /// The id the core hands out: messageId / toolCallId / stepName.
 fn core_id(kind: EventType, frame: &Value) -> String {
-    use EventType as T;
-    let key = match kind {
-        T::TextMessageStart
-        | T::TextMessageContent
-        | T::TextMessageEnd
-        | T::ReasoningMessageStart
-        | T::ReasoningMessageContent
-        | T::ReasoningMessageEnd => "messageId",
-        T::ToolCallStart | T::ToolCallArgs | T::ToolCallEnd => "toolCallId",
-        T::StepStarted | T::StepFinished => "stepName",
-        T::RunStarted
-        | T::RunFinished
-        | T::RunError
-        | T::TextMessageChunk
-        | T::ToolCallChunk
-        | T::ToolCallResult
-        | T::ThinkingStart
-        | T::ThinkingEnd
-        | T::ThinkingTextMessageStart
-        | T::ThinkingTextMessageContent
-        | T::ThinkingTextMessageEnd
-        | T::ReasoningStart
-        | T::ReasoningEnd
-        | T::ReasoningMessageChunk
-        | T::ReasoningEncryptedValue
-        | T::StateSnapshot
-        | T::StateDelta
-        | T::MessagesSnapshot
-        | T::ActivitySnapshot
-        | T::ActivityDelta
-        | T::Raw
-        | T::Custom => return String::new(),
-    };
-    frame[key].as_str().unwrap_or_default().to_owned()
+    // The core's event table says which field holds the id.
+    kind.id_field()
+        .and_then(|field| frame[field.as_str()].as_str())
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// One trace entry as the replay tool prints it.
