@@ -14,6 +14,12 @@
 //! - `client/<workload>/<n>`: the whole client, core plus reducer, in 4 KiB
 //!   reads, with a subscriber that reads the partial tool arguments after
 //!   every `TOOL_CALL_ARGS`, as a UI would (events/s).
+//! - `side_by_side/<what>/<workload>/<n>`: on the same NDJSON lines, the
+//!   core pipeline (`core`: framing, decoding, chunks, verification, no
+//!   allocation) against `serde_json::from_slice::<Value>` on each line
+//!   (`serde_value`: parsing only, into allocated values), and the whole
+//!   client (`client`); bytes/s. The reference client's figure on the same
+//!   workload is in BENCHMARKS.md ("Against the reference client").
 //! - `hostile/<workload>/<n>`: the whole client on the hostile workloads of
 //!   issue 11 (bytes/s); `cargo bench -p agui-tests --bench pipeline -- hostile/`.
 //!
@@ -118,6 +124,33 @@ fn run_core(bytes: &[u8]) -> usize {
     events
 }
 
+fn side_by_side(c: &mut Criterion) {
+    let mut group = c.benchmark_group("side_by_side");
+    each_workload(Encoding::Ndjson, |name, n, w| {
+        let lines: Vec<&[u8]> = documents(&w.bytes).collect();
+        group.throughput(Throughput::Bytes(w.bytes.len() as u64));
+        let id = |what: &str| BenchmarkId::new(format!("{what}/{name}"), n);
+        group.bench_with_input(id("core"), w, |b, w| b.iter(|| run_core(&w.bytes)));
+        group.bench_with_input(id("serde_value"), &lines, |b, lines| {
+            b.iter(|| parse_values(lines))
+        });
+        group.bench_with_input(id("client"), w, |b, w| b.iter(|| run_client(&w.bytes)));
+    });
+    group.finish();
+}
+
+/// Each NDJSON line parsed into a `serde_json::Value`, as a client built on
+/// serde_json would start.
+fn parse_values(lines: &[&[u8]]) -> usize {
+    lines
+        .iter()
+        .map(|line| {
+            let value: Value = serde_json::from_slice(line).expect("the workload is valid JSON");
+            black_box(value).as_object().map_or(0, serde_json::Map::len)
+        })
+        .sum()
+}
+
 fn client(c: &mut Criterion) {
     let mut group = c.benchmark_group("client");
     each_workload(Encoding::Sse, |name, n, w| {
@@ -190,6 +223,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = tokenizer, core, client, hostile
+    targets = tokenizer, core, side_by_side, client, hostile
 }
 criterion_main!(benches);
