@@ -15,6 +15,7 @@ use alloc::borrow::ToOwned;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::cell::RefCell;
 
 use crate::model::{Message, MessageRole};
 
@@ -77,6 +78,34 @@ pub(crate) struct Index {
     /// Bumped whenever a recorded result may no longer end its run of
     /// tool messages.
     generation: u64,
+    /// The last message id looked up and its first handle: a stream's
+    /// deltas name the same message one after another, so most look-ups
+    /// compare one id instead of walking the map. Handles do not move when
+    /// messages do; the entry is dropped whenever an id's list changes.
+    last_message: RefCell<LastId<Handle>>,
+    /// The same for tool-call ids.
+    last_call: RefCell<LastId<CallAt>>,
+}
+
+/// One remembered look-up: `id` found at `at` (valid when `at` is `Some`).
+/// The id's buffer is kept and reused, so remembering allocates only when
+/// an id is longer than any before.
+#[derive(Debug, Default)]
+struct LastId<T> {
+    id: String,
+    at: Option<T>,
+}
+
+impl<T: Copy> LastId<T> {
+    fn get(&self, id: &str) -> Option<T> {
+        self.at.filter(|_| self.id == id)
+    }
+
+    fn set(&mut self, id: &str, at: T) {
+        self.id.clear();
+        self.id.push_str(id);
+        self.at = Some(at);
+    }
 }
 
 const FREE: u32 = u32::MAX;
@@ -88,13 +117,25 @@ fn to_u32(n: usize) -> u32 {
 impl Index {
     /// The first message with this id.
     pub(crate) fn message(&self, id: &str) -> Option<usize> {
+        if let Some(handle) = self.last_message.borrow().get(id) {
+            return self.position_of(handle);
+        }
         let handle = *self.messages.get(id)?.first()?;
+        self.last_message.borrow_mut().set(id, handle);
         self.position_of(handle)
     }
 
     /// The first tool call with this id.
     pub(crate) fn tool_call(&self, id: &str) -> Option<CallPos> {
-        let (handle, call) = *self.tool_calls.get(id)?.first()?;
+        let cached = self.last_call.borrow().get(id);
+        let (handle, call) = match cached {
+            Some(at) => at,
+            None => {
+                let at = *self.tool_calls.get(id)?.first()?;
+                self.last_call.borrow_mut().set(id, at);
+                at
+            }
+        };
         Some(CallPos {
             message: self.position_of(handle)?,
             call,
@@ -239,7 +280,14 @@ impl Index {
         }
     }
 
+    /// Forgets the remembered look-ups: an id's list is about to change.
+    fn forget_last(&mut self) {
+        self.last_message.get_mut().at = None;
+        self.last_call.get_mut().at = None;
+    }
+
     fn add_entries(&mut self, handle: Handle, message: &Message) {
+        self.forget_last();
         let key = self.position_of(handle).unwrap_or(usize::MAX);
         let list = self.messages.entry(message.id().to_owned()).or_default();
         let at = list.partition_point(|h| {
@@ -256,6 +304,7 @@ impl Index {
     }
 
     fn remove_entries(&mut self, handle: Handle, message: &Message) {
+        self.forget_last();
         if let Some(list) = self.messages.get_mut(message.id()) {
             list.retain(|h| *h != handle);
             if list.is_empty() {
@@ -279,6 +328,7 @@ impl Index {
     /// Adds a tool call where it belongs in its id's list (by position,
     /// then place in the message).
     fn add_call(&mut self, id: &str, at: CallAt) {
+        self.forget_last();
         let position = &self.position;
         let key = |(h, c): &CallAt| {
             let p = position.get(*h as usize).copied().unwrap_or(FREE);
