@@ -292,6 +292,9 @@ pub struct Client {
     /// The current frame's string `delta`, as the core hands it out: the
     /// whole event of a plain text or argument delta (see `delta_event`).
     delta: String,
+    /// Buffers kept from frame to frame, so that a frame allocates nothing
+    /// once they have grown (see [`Scratch`]).
+    scratch: Scratch,
     /// Frame index of the current frame.
     index: u32,
     reducer: Reducer,
@@ -306,6 +309,98 @@ pub struct Client {
     trace: Option<Vec<TraceEntry>>,
     /// Bytes of the trace, as [`Limits::max_trace_bytes`] counts them.
     trace_bytes: usize,
+}
+
+/// The verified steps of one frame: type, origin and id, the ids kept in
+/// one string.
+#[derive(Debug, Default)]
+struct Steps {
+    ids: String,
+    list: Vec<(EventType, Origin, usize, usize)>,
+}
+
+impl Steps {
+    fn clear(&mut self) {
+        self.ids.clear();
+        self.list.clear();
+    }
+
+    fn push(&mut self, kind: EventType, origin: Origin, id: &str) {
+        let start = self.ids.len();
+        self.ids.push_str(id);
+        self.list.push((kind, origin, start, self.ids.len()));
+    }
+
+    /// Whether the frame made one event, its own.
+    fn only_own(&self) -> bool {
+        matches!(self.list.as_slice(), [(_, Origin::Frame, _, _)])
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (EventType, Origin, &str)> + '_ {
+        let id = |start: usize, end: usize| self.ids.get(start..end).unwrap_or_default();
+        self.list
+            .iter()
+            .map(move |&(kind, origin, start, end)| (kind, origin, id(start, end)))
+    }
+}
+
+/// Buffers the client keeps from frame to frame: a text or argument delta,
+/// the bulk of a stream, then costs no allocation once they have grown.
+#[derive(Debug, Default)]
+struct Scratch {
+    steps: Steps,
+    /// The frame's events (emptied after each frame, its capacity kept).
+    events: Vec<Event>,
+    /// A content event already applied, whose strings the next one reuses.
+    spare: Option<Event>,
+}
+
+impl Scratch {
+    /// The CONTENT / ARGS event of `item` for message or call `id`, with the
+    /// text in `delta` (swapped for a spare buffer, which the caller clears).
+    fn content_event(&mut self, item: Item, id: &str, delta: &mut String) -> Event {
+        fn refill(own_id: &mut String, own_delta: &mut String, id: &str, delta: &mut String) {
+            own_id.clear();
+            own_id.push_str(id);
+            core::mem::swap(own_delta, delta);
+        }
+        match (item, self.spare.take()) {
+            (Item::Text, Some(Event::TextMessageContent(mut c)))
+            | (Item::Reasoning, Some(Event::ReasoningMessageContent(mut c))) => {
+                refill(&mut c.message_id, &mut c.delta, id, delta);
+                c.metadata = None;
+                match item {
+                    Item::Text => Event::TextMessageContent(c),
+                    Item::Reasoning | Item::ToolCall => Event::ReasoningMessageContent(c),
+                }
+            }
+            (Item::ToolCall, Some(Event::ToolCallArgs(mut a))) => {
+                refill(&mut a.tool_call_id, &mut a.delta, id, delta);
+                a.metadata = None;
+                Event::ToolCallArgs(a)
+            }
+            (item, _) => content_event(item, id.into(), core::mem::take(delta), None),
+        }
+    }
+
+    /// Empties `events`, keeping a content event's strings for the next one.
+    fn recycle(&mut self, events: &mut Vec<Event>) {
+        for ev in events.drain(..) {
+            self.keep_spare(ev);
+        }
+    }
+
+    /// Keeps `ev` as the spare if it is a content event; drops it if not.
+    fn keep_spare(&mut self, ev: Event) {
+        if matches!(
+            ev,
+            Event::TextMessageContent(_)
+                | Event::ReasoningMessageContent(_)
+                | Event::ToolCallArgs(_)
+        ) {
+            self.spare = Some(ev);
+        }
+    }
 }
 
 impl Default for Client {
@@ -327,6 +422,7 @@ impl Client {
             reader: Box::default(),
             frame: Vec::new(),
             delta: String::new(),
+            scratch: Scratch::default(),
             skipping: false,
             index: 0,
             reducer: Reducer::new(),
@@ -570,8 +666,6 @@ impl Client {
     /// frame's text a second time.
     fn delta_event(&mut self, head: &Header) -> Option<Event> {
         let bits = |fields: &[Field]| fields.iter().fold(0u64, |b, f| b | 1u64 << (*f as u32));
-        let id = self.reader.decoder().id().to_owned();
-        let delta = core::mem::take(&mut self.delta);
         // A CONTENT / ARGS with only its id and delta: the event a chunk's
         // content part would make, built the same way.
         let Some((item, ChunkPart::Content)) = Item::part_of(head.kind) else {
@@ -581,7 +675,8 @@ impl Client {
         if head.fields != bits(&[Field::Type, id_field, Field::Delta]) {
             return None;
         }
-        Some(content_event(item, id, delta, None))
+        let id = self.reader.decoder().id();
+        Some(self.scratch.content_event(item, id, &mut self.delta))
     }
 
     fn end_frame(&mut self, subscriber: &mut dyn Subscriber) -> Result<(), ClientError> {
@@ -609,25 +704,29 @@ impl Client {
                 .map_err(|e| ClientError::decode(self.index, Some(head.kind), e))?;
             Some(ev)
         };
-        let mut steps: Vec<(EventType, Origin, String)> = Vec::new();
-        let mut collect =
-            |ev: &agui_core::Event<'_>| steps.push((ev.kind, ev.origin, ev.id.to_owned()));
+        let mut steps = core::mem::take(&mut self.scratch.steps);
+        steps.clear();
+        let mut collect = |ev: &agui_core::Event<'_>| steps.push(ev.kind, ev.origin, ev.id);
         match self.mode {
             Mode::Strict => {
                 // The events before a failing one are applied (SPEC section 0).
                 let verdict = self.reader.expand(&mut collect);
-                let events = self.events(steps, own, &value)?;
-                self.apply_all(&events, subscriber)?;
+                let applied = self.apply_steps(&steps, own, &value, subscriber);
+                self.scratch.steps = steps;
+                applied?;
                 verdict.map_err(|e| ClientError::from_core(&e))?;
             }
             Mode::KeepGoing => {
-                let checkpoint = self
-                    .reader
-                    .expand_atomic(&mut collect)
-                    .map_err(|e| ClientError::from_core(&e))?;
-                let applied = self
-                    .events(steps, own, &value)
-                    .and_then(|events| self.apply_all(&events, subscriber));
+                let expanded = self.reader.expand_atomic(&mut collect);
+                let checkpoint = match expanded {
+                    Ok(checkpoint) => checkpoint,
+                    Err(e) => {
+                        self.scratch.steps = steps;
+                        return Err(ClientError::from_core(&e));
+                    }
+                };
+                let applied = self.apply_steps(&steps, own, &value, subscriber);
+                self.scratch.steps = steps;
                 if let Err(e) = applied {
                     // The frame is refused as a whole: the verifier and
                     // the chunk expander go back to before it.
@@ -640,21 +739,50 @@ impl Client {
         Ok(())
     }
 
-    /// The reducer's events for the verified steps of the frame.
+    /// Applies the verified steps of the frame: the frame's own event
+    /// alone (the bulk of a stream) directly, else through the lists.
+    fn apply_steps(
+        &mut self,
+        steps: &Steps,
+        own: Option<Event>,
+        value: &Value,
+        subscriber: &mut dyn Subscriber,
+    ) -> Result<(), ClientError> {
+        match (steps.only_own(), own) {
+            (true, Some(ev)) => {
+                let result = self.apply_each(core::slice::from_ref(&ev), subscriber);
+                self.scratch.keep_spare(ev);
+                result
+            }
+            (_, own) => {
+                let events = self.events(steps, own, value)?;
+                self.apply_all(events, subscriber)
+            }
+        }
+    }
+
+    /// The reducer's events for the verified steps of the frame, in the
+    /// scratch list (taken out of `self`: give it back with `apply_all`).
     fn events(
-        &self,
-        steps: Vec<(EventType, Origin, String)>,
+        &mut self,
+        steps: &Steps,
         mut own: Option<Event>,
         value: &Value,
     ) -> Result<Vec<Event>, ClientError> {
-        let mut events = Vec::with_capacity(steps.len());
-        for (kind, origin, id) in steps {
+        let mut events = core::mem::take(&mut self.scratch.events);
+        events.clear();
+        for (kind, origin, id) in steps.iter() {
             let ev = match (origin, own.take()) {
                 (Origin::Frame, Some(ev)) => ev,
                 (_, keep) => {
                     own = keep;
-                    Event::from_core(kind, origin, &id, value)
-                        .map_err(|e| ClientError::decode(self.index, Some(kind), e))?
+                    match Event::from_core(kind, origin, id, value) {
+                        Ok(ev) => ev,
+                        Err(e) => {
+                            self.scratch.recycle(&mut events);
+                            return Err(ClientError::decode(self.index, Some(kind), e));
+                        }
+                    }
                 }
             };
             events.push(ev);
@@ -668,12 +796,26 @@ impl Client {
     /// chunked item, which change no message.
     fn apply_all(
         &mut self,
+        mut events: Vec<Event>,
+        subscriber: &mut dyn Subscriber,
+    ) -> Result<(), ClientError> {
+        let result = self.apply_each(&events, subscriber);
+        self.scratch.recycle(&mut events);
+        self.scratch.events = events;
+        result
+    }
+
+    fn apply_each(
+        &mut self,
         events: &[Event],
         subscriber: &mut dyn Subscriber,
     ) -> Result<(), ClientError> {
-        if let Err(e) = self.reducer.check_frame(events) {
-            let last = events.last().map_or(EventType::Raw, Event::kind);
-            return Err(ClientError::limit(self.index, last, &e));
+        // (One event: `try_apply_with` checks the same growth.)
+        if events.len() > 1 {
+            if let Err(e) = self.reducer.check_frame(events) {
+                let last = events.last().map_or(EventType::Raw, Event::kind);
+                return Err(ClientError::limit(self.index, last, &e));
+            }
         }
         for ev in events {
             let changed = match self.reducer.try_apply_with(ev, subscriber) {

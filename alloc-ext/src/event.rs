@@ -6,6 +6,7 @@
 //! fields the reducer and the hooks need, validating the nested structures
 //! the core leaves to this layer (messages, run input, outcome, metadata).
 
+use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -27,8 +28,9 @@ pub struct RunStarted {
     pub run_id: String,
     /// The run this one continues.
     pub parent_run_id: Option<String>,
-    /// The run's input, if the agent echoes it.
-    pub input: Option<RunAgentInput>,
+    /// The run's input, if the agent echoes it (boxed: it is large, and
+    /// every [`Event`] is as large as its largest variant).
+    pub input: Option<Box<RunAgentInput>>,
 }
 
 /// How a run ended (`RUN_FINISHED.outcome`).

@@ -1943,7 +1943,7 @@ mod tests {
                     thread_id: "t".into(),
                     run_id: "r".into(),
                     parent_run_id: None,
-                    input: Some(crate::model::RunAgentInput {
+                    input: Some(alloc::boxed::Box::new(crate::model::RunAgentInput {
                         thread_id: "t".into(),
                         run_id: "r".into(),
                         parent_run_id: None,
@@ -1953,7 +1953,7 @@ mod tests {
                         context: Vec::new(),
                         forwarded_props: None,
                         resume: None,
-                    }),
+                    })),
                 })
             }),
         ]

@@ -20,6 +20,7 @@
 //! The methods state decisions; the mechanisms they call (appending a
 //! delta, merging a snapshot, measuring a patch) live in `reduce.rs`.
 
+use alloc::boxed::Box;
 use alloc::string::String;
 
 use serde_json::Value;
@@ -204,7 +205,9 @@ impl Rules for kind::RunStarted {
             input: match f.get(F::Input.as_str()) {
                 None => None,
                 Some(v) => {
-                    Some(RunAgentInput::from_json(v).map_err(|e| e.within(F::Input.as_str()))?)
+                    let input =
+                        RunAgentInput::from_json(v).map_err(|e| e.within(F::Input.as_str()))?;
+                    Some(Box::new(input))
                 }
             },
         })
