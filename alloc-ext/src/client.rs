@@ -685,24 +685,26 @@ impl Client {
             .end_frame()
             .map_err(|e| ClientError::from_core(&e))?;
         let fast = self.delta_event(&head);
+        // A bare delta frame is not parsed again (nor is an empty object
+        // made and dropped for it): a close of a chunked item before its
+        // event needs no frame field.
         let value = match fast {
-            // A close of a chunked item before it needs no frame field.
-            Some(_) => Value::Object(Map::new()),
-            None => frame_value(&self.frame).map_err(|e| {
+            Some(_) => None,
+            None => Some(frame_value(&self.frame).map_err(|e| {
                 ClientError::decode(self.index, Some(head.kind), DecodeError::new(e))
-            })?,
+            })?),
         };
         // The frame's own event is built (and its nested values checked)
         // before verification, so a bad frame changes no state.
-        let own = if fast.is_some() {
-            fast
-        } else if head.kind.is_chunk() {
-            None
-        } else {
-            let id = self.reader.decoder().id();
-            let ev = Event::from_core(head.kind, Origin::Frame, id, &value)
-                .map_err(|e| ClientError::decode(self.index, Some(head.kind), e))?;
-            Some(ev)
+        let own = match (fast, &value) {
+            (Some(ev), _) => Some(ev),
+            (None, Some(frame)) if !head.kind.is_chunk() => {
+                let id = self.reader.decoder().id();
+                let ev = Event::from_core(head.kind, Origin::Frame, id, frame)
+                    .map_err(|e| ClientError::decode(self.index, Some(head.kind), e))?;
+                Some(ev)
+            }
+            (None, _) => None,
         };
         let mut steps = core::mem::take(&mut self.scratch.steps);
         steps.clear();
@@ -711,7 +713,7 @@ impl Client {
             Mode::Strict => {
                 // The events before a failing one are applied (SPEC section 0).
                 let verdict = self.reader.expand(&mut collect);
-                let applied = self.apply_steps(&steps, own, &value, subscriber);
+                let applied = self.apply_steps(&steps, own, value.as_ref(), subscriber);
                 self.scratch.steps = steps;
                 applied?;
                 verdict.map_err(|e| ClientError::from_core(&e))?;
@@ -725,7 +727,7 @@ impl Client {
                         return Err(ClientError::from_core(&e));
                     }
                 };
-                let applied = self.apply_steps(&steps, own, &value, subscriber);
+                let applied = self.apply_steps(&steps, own, value.as_ref(), subscriber);
                 self.scratch.steps = steps;
                 if let Err(e) = applied {
                     // The frame is refused as a whole: the verifier and
@@ -745,7 +747,7 @@ impl Client {
         &mut self,
         steps: &Steps,
         own: Option<Event>,
-        value: &Value,
+        value: Option<&Value>,
         subscriber: &mut dyn Subscriber,
     ) -> Result<(), ClientError> {
         match (steps.only_own(), own) {
@@ -767,8 +769,10 @@ impl Client {
         &mut self,
         steps: &Steps,
         mut own: Option<Event>,
-        value: &Value,
+        value: Option<&Value>,
     ) -> Result<Vec<Event>, ClientError> {
+        let empty = Value::Object(Map::new());
+        let value = value.unwrap_or(&empty);
         let mut events = core::mem::take(&mut self.scratch.events);
         events.clear();
         for (kind, origin, id) in steps.iter() {

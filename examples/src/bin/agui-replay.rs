@@ -131,17 +131,25 @@ fn run(args: &Args) -> Result<bool, String> {
     // Keep-going never stops the stream; its verdict is the first skip.
     let result = result.and_then(|()| client.error().cloned().map_or(Ok(()), Err));
     let stdout = io::stdout();
-    let mut out = stdout.lock();
+    // One buffered writer: the report is written straight into it, not
+    // formatted through `Display` first.
+    let mut out = io::BufWriter::with_capacity(64 * 1024, stdout.lock());
     let written = if args.json {
-        writeln!(
-            out,
-            "{}",
-            report(&client, result.as_ref().err(), args.trace)
-        )
+        let value = report(&client, result.as_ref().err(), args.trace);
+        let written = agui_examples::json_out::write_value(&mut out, &value)
+            .and_then(|()| out.write_all(b"\n"));
+        // The process ends after this: the system takes the memory back at
+        // once, where dropping the report frees it one allocation at a time.
+        std::mem::forget(value);
+        written
     } else {
         transcript(&mut Printable(&mut out), &client, result.as_ref().err())
     };
-    written.map_err(|e| format!("cannot write the output: {e}"))?;
+    written
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("cannot write the output: {e}"))?;
+    // The same for the conversation the client holds.
+    std::mem::forget(client);
     Ok(result.is_ok())
 }
 
