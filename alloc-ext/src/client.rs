@@ -706,6 +706,11 @@ impl Client {
             }
             (None, _) => None,
         };
+        // Once the frame's own event is built, the rest of the frame (a
+        // close of a chunked item before it) needs no field of it: the
+        // parsed frame goes now, so that a large snapshot is not held
+        // three times (parsed, as the event, in the reducer) at once.
+        let value = value.filter(|_| own.is_none());
         let mut steps = core::mem::take(&mut self.scratch.steps);
         steps.clear();
         let mut collect = |ev: &agui_core::Event<'_>| steps.push(ev.kind, ev.origin, ev.id);
@@ -751,8 +756,8 @@ impl Client {
         subscriber: &mut dyn Subscriber,
     ) -> Result<(), ClientError> {
         match (steps.only_own(), own) {
-            (true, Some(ev)) => {
-                let result = self.apply_each(core::slice::from_ref(&ev), subscriber);
+            (true, Some(mut ev)) => {
+                let result = self.apply_each(core::slice::from_mut(&mut ev), subscriber);
                 self.scratch.keep_spare(ev);
                 result
             }
@@ -803,15 +808,17 @@ impl Client {
         mut events: Vec<Event>,
         subscriber: &mut dyn Subscriber,
     ) -> Result<(), ClientError> {
-        let result = self.apply_each(&events, subscriber);
+        let result = self.apply_each(&mut events, subscriber);
         self.scratch.recycle(&mut events);
         self.scratch.events = events;
         result
     }
 
+    /// Applies the frame's events, which the client gives up to the
+    /// reducer (a snapshot is moved into it, not copied).
     fn apply_each(
         &mut self,
-        events: &[Event],
+        events: &mut [Event],
         subscriber: &mut dyn Subscriber,
     ) -> Result<(), ClientError> {
         // (One event: `try_apply_with` checks the same growth.)
@@ -822,7 +829,7 @@ impl Client {
             }
         }
         for ev in events {
-            let changed = match self.reducer.try_apply_with(ev, subscriber) {
+            let changed = match self.reducer.try_apply_owned(ev, subscriber) {
                 Ok(changed) => changed,
                 Err(e) => return Err(ClientError::limit(self.index, ev.kind(), &e)),
             };

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 pub use crate::model::DecodeError;
 use crate::model::{Fields, Interrupt, Message, Object, RunAgentInput};
-use crate::rules::{EffectOf, Rules, Visit};
+use crate::rules::{EffectOf, Rules, Visit, VisitMut};
 
 /// `RUN_STARTED`
 #[derive(Debug, Clone, PartialEq)]
@@ -351,6 +351,14 @@ macro_rules! events {
                 match self {
                     $( Event::$name(e) => v.visit::<kind::$name>(e), )*
                     $( Event::$unit => v.visit::<kind::$unit>(&()), )*
+                }
+            }
+
+            /// The same with the payload to change (or take from).
+            pub(crate) fn visit_mut<V: VisitMut>(&mut self, v: V) -> V::Out {
+                match self {
+                    $( Event::$name(e) => v.visit::<kind::$name>(e), )*
+                    $( Event::$unit => v.visit::<kind::$unit>(&mut ()), )*
                 }
             }
         }

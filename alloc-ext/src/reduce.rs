@@ -74,7 +74,7 @@ use serde_json::Value;
 use crate::event::{
     ActivityDelta, ActivitySnapshot, EncryptedSubtype, Event, MessageContent, MessageEnd, Outcome,
     ReasoningEncryptedValue, ReasoningMessageStart, RunFinished, RunStarted, StateDelta,
-    StateSnapshot, TextMessageStart, ToolCallArgs, ToolCallEnd, ToolCallResult, ToolCallStart,
+    TextMessageStart, ToolCallArgs, ToolCallEnd, ToolCallResult, ToolCallStart,
 };
 use crate::hooks::{Flow, HookView, Subscriber, ToolCallProgress};
 use crate::index::{CallPos, Class, Index};
@@ -242,6 +242,40 @@ pub(crate) fn meta_bytes(metadata: &Option<Object>) -> usize {
 /// A sum that saturates instead of overflowing.
 pub(crate) fn sum(parts: &[usize]) -> usize {
     parts.iter().fold(0usize, |a, b| a.saturating_add(*b))
+}
+
+/// What [`Reducer::forget`] does, on the fields it needs (a free function,
+/// so that the message may be one of the list's).
+fn forget_in(
+    activity_sizes: &mut BTreeMap<String, Size>,
+    args: &mut BTreeMap<String, ArgsSlot>,
+    index: &Index,
+    message: &Message,
+) {
+    activity_sizes.remove(message.id());
+    for call in message.tool_calls() {
+        let id = call.id.as_str();
+        if index.tool_call(id).is_none() {
+            args.remove(id);
+        } else if let Some(slot) = args.get_mut(id) {
+            slot.rewind();
+        }
+    }
+}
+
+/// An event being applied: kept by the caller, or given up.
+enum Applied<'e> {
+    Shared(&'e Event),
+    Owned(&'e mut Event),
+}
+
+impl Applied<'_> {
+    fn get(&self) -> &Event {
+        match self {
+            Applied::Shared(e) => e,
+            Applied::Owned(e) => e,
+        }
+    }
 }
 
 /// The first tool call with this id (a free function, so that callers can
@@ -459,7 +493,20 @@ impl Reducer {
     ) -> Result<Changed, LimitError> {
         self.refused = None;
         self.check(event)?;
-        Ok(self.apply_checked(event, subscriber))
+        Ok(self.apply_checked(Applied::Shared(event), subscriber))
+    }
+
+    /// [`try_apply_with`](Self::try_apply_with) for a caller that no longer
+    /// needs the event's contents: what the reducer keeps of it (a
+    /// snapshot) is moved out of it, not copied. The hooks see it whole.
+    pub(crate) fn try_apply_owned(
+        &mut self,
+        event: &mut Event,
+        subscriber: &mut dyn Subscriber,
+    ) -> Result<Changed, LimitError> {
+        self.refused = None;
+        self.check(event)?;
+        Ok(self.apply_checked(Applied::Owned(event), subscriber))
     }
 
     /// Checks that the events of one frame, applied in order, stay within
@@ -706,27 +753,37 @@ impl Reducer {
         (count, bytes)
     }
 
-    fn apply_checked(&mut self, event: &Event, subscriber: &mut dyn Subscriber) -> Changed {
+    fn apply_checked(
+        &mut self,
+        mut event: Applied<'_>,
+        subscriber: &mut dyn Subscriber,
+    ) -> Changed {
         self.warning = None;
         let mut changed = Changed::NONE;
 
         let mut view = HookView::new(&self.messages, &self.state);
-        let mut flow = subscriber.on_event(event, &mut view);
+        let mut flow = subscriber.on_event(event.get(), &mut view);
         let replaced = view.into_replacements();
         changed |= self.take_replacements(replaced);
 
-        if let Event::ToolCallEnd(end) = event {
+        if let Event::ToolCallEnd(end) = event.get() {
             // The args at END are an observation of the call as it is now,
             // recorded whatever the hooks decide.
             self.finish_args(&end.tool_call_id);
         }
         if flow == Flow::Continue {
-            flow = self.typed_hook(event, subscriber, &mut changed);
+            flow = self.typed_hook(event.get(), subscriber, &mut changed);
         }
         if flow == Flow::Continue {
-            changed |= self.reduce(event, subscriber);
+            changed |= match &mut event {
+                Applied::Shared(e) => self.reduce(e, subscriber),
+                Applied::Owned(e) => e.visit_mut(rules::Reduce {
+                    reducer: self,
+                    subscriber,
+                }),
+            };
         }
-        self.notify_end(event, subscriber);
+        self.notify_end(event.get(), subscriber);
         changed
     }
 
@@ -852,8 +909,8 @@ impl Reducer {
     }
 
     /// STATE_SNAPSHOT: the state is replaced (`null` when absent).
-    pub(crate) fn state_snapshot(&mut self, e: &StateSnapshot) -> Changed {
-        self.set_state(e.snapshot.clone().unwrap_or(Value::Null));
+    pub(crate) fn state_snapshot(&mut self, snapshot: Option<Value>) -> Changed {
+        self.set_state(snapshot.unwrap_or(Value::Null));
         Changed::STATE
     }
 
@@ -1222,19 +1279,56 @@ impl Reducer {
     /// ones appended.
     pub(crate) fn messages_snapshot(&mut self, snapshot: &[Message]) {
         let merge = self.plan_snapshot(snapshot);
+        self.merge_snapshot(&merge, |entry| snapshot.get(entry).cloned());
+    }
+
+    /// The same with a snapshot the caller gives up: each entry is moved
+    /// into the list at its last use (cloned before that, for the rare
+    /// entry that replaces several local messages), so that a large
+    /// snapshot is not held twice.
+    pub(crate) fn messages_snapshot_owned(&mut self, snapshot: &mut Vec<Message>) {
+        let merge = self.plan_snapshot(snapshot);
+        let mut uses = alloc::vec![0u32; snapshot.len()];
+        let used = merge.replace.iter().map(|&(_, entry)| entry);
+        for entry in used.chain(merge.append.iter().copied()) {
+            if let Some(count) = uses.get_mut(entry) {
+                *count = count.saturating_add(1);
+            }
+        }
+        let mut slots: Vec<Option<Message>> = mem::take(snapshot).into_iter().map(Some).collect();
+        self.merge_snapshot(&merge, |entry| {
+            let left = uses.get_mut(entry)?;
+            *left = left.saturating_sub(1);
+            let slot = slots.get_mut(entry)?;
+            if *left == 0 {
+                slot.take()
+            } else {
+                slot.clone()
+            }
+        });
+    }
+
+    /// Carries out a planned merge; `entry(i)` gives snapshot entry `i`.
+    fn merge_snapshot(&mut self, merge: &Merge, mut entry: impl FnMut(usize) -> Option<Message>) {
         let mut delta = Delta::default();
-        for &(pos, entry) in &merge.replace {
-            let (Some(new), Some(slot)) = (snapshot.get(entry), self.messages.get_mut(pos)) else {
+        for &(pos, at) in &merge.replace {
+            let (Some(new), true) = (entry(at), pos < self.messages.len()) else {
                 continue;
             };
-            let old = mem::replace(slot, new.clone());
+            let plus = message_bytes(&new);
+            let Some(slot) = self.messages.get_mut(pos) else {
+                continue;
+            };
+            let old = mem::replace(slot, new);
             delta += Delta {
-                plus: message_bytes(new),
+                plus,
                 minus: message_bytes(&old),
             };
-            self.index.replaced(pos, &old, new);
+            if let Some(new) = self.messages.get(pos) {
+                self.index.replaced(pos, &old, new);
+            }
             self.forget(&old);
-            self.forget(new);
+            self.forget_at(pos);
         }
         for &pos in &merge.remove {
             if let Some(old) = self.messages.get(pos) {
@@ -1246,10 +1340,10 @@ impl Reducer {
             self.forget(&old);
         }
         self.held(delta);
-        for entry in merge.append {
-            if let Some(new) = snapshot.get(entry) {
-                self.push_message(new.clone());
-                self.forget(new);
+        for &at in &merge.append {
+            if let Some(new) = entry(at) {
+                let pos = self.push_message(new);
+                self.forget_at(pos);
             }
         }
     }
@@ -1262,14 +1356,23 @@ impl Reducer {
     /// The partial arguments of an id that no tool call has any more are
     /// dropped, so that what the reducer keeps stays bounded by the list.
     fn forget(&mut self, message: &Message) {
-        self.activity_sizes.remove(message.id());
-        for call in message.tool_calls() {
-            let id = call.id.as_str();
-            if self.index.tool_call(id).is_none() {
-                self.args.remove(id);
-            } else if let Some(slot) = self.args.get_mut(id) {
-                slot.rewind();
-            }
+        forget_in(
+            &mut self.activity_sizes,
+            &mut self.args,
+            &self.index,
+            message,
+        );
+    }
+
+    /// [`forget`](Self::forget) for the message at `pos` of the list.
+    fn forget_at(&mut self, pos: usize) {
+        if let Some(message) = self.messages.get(pos) {
+            forget_in(
+                &mut self.activity_sizes,
+                &mut self.args,
+                &self.index,
+                message,
+            );
         }
     }
 

@@ -51,8 +51,9 @@ pub(crate) trait Rules {
     fn check(e: &Self::Payload, r: &mut Reducer, text: usize) -> Result<(), LimitError>;
     /// Its typed hook.
     fn hook(e: &Self::Payload, r: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow;
-    /// Its default handling.
-    fn reduce(e: &Self::Payload, r: &mut Reducer, s: &mut dyn Subscriber) -> Changed;
+    /// Its default handling; the payload is the caller's to give up when
+    /// the caller owns the event (a large snapshot is moved, not copied).
+    fn reduce(e: Given<'_, Self::Payload>, r: &mut Reducer, s: &mut dyn Subscriber) -> Changed;
     /// Notifications after the event, whatever the hooks decided.
     fn notify(e: &Self::Payload, r: &Reducer, s: &mut dyn Subscriber);
     /// The arguments value the trace shows after it.
@@ -68,6 +69,46 @@ pub(crate) trait Visit<'e> {
     type Out;
     /// Runs the operation on one event.
     fn visit<R: Rules>(self, e: &'e R::Payload) -> Self::Out;
+}
+
+/// An operation over any event that may change it (see [`Given`]).
+pub(crate) trait VisitMut {
+    /// What the operation returns.
+    type Out;
+    /// Runs the operation on one event.
+    fn visit<R: Rules>(self, e: &mut R::Payload) -> Self::Out;
+}
+
+/// A payload as [`Rules::reduce`] gets it: borrowed from a caller that
+/// keeps the event, or given up by one that does not need it any more, so
+/// that what the reducer keeps can be moved out of it instead of copied.
+pub(crate) enum Given<'e, P> {
+    /// The caller keeps the event.
+    Shared(&'e P),
+    /// The caller gives up the event's contents.
+    Owned(&'e mut P),
+}
+
+impl<'e, P> Given<'e, P> {
+    /// The payload.
+    pub(crate) fn get(&self) -> &P {
+        match self {
+            Given::Shared(p) => p,
+            Given::Owned(p) => p,
+        }
+    }
+
+    /// A part of the payload: moved out when it is given up, else copied.
+    pub(crate) fn take<T: Clone + Default>(
+        self,
+        part: impl Fn(&mut P) -> &mut T,
+        copy: impl Fn(&P) -> &T,
+    ) -> T {
+        match self {
+            Given::Shared(p) => copy(p).clone(),
+            Given::Owned(p) => core::mem::take(part(p)),
+        }
+    }
 }
 
 /// An event that adds nothing to the messages.
@@ -113,7 +154,8 @@ impl Visit<'_> for Hook<'_, '_, '_, '_> {
     }
 }
 
-/// [`Rules::reduce`].
+/// [`Rules::reduce`], on an event the caller keeps ([`Visit`]) or gives
+/// up ([`VisitMut`]).
 pub(crate) struct Reduce<'r, 's> {
     pub(crate) reducer: &'r mut Reducer,
     pub(crate) subscriber: &'s mut dyn Subscriber,
@@ -122,7 +164,14 @@ pub(crate) struct Reduce<'r, 's> {
 impl Visit<'_> for Reduce<'_, '_> {
     type Out = Changed;
     fn visit<R: Rules>(self, e: &R::Payload) -> Changed {
-        R::reduce(e, self.reducer, self.subscriber)
+        R::reduce(Given::Shared(e), self.reducer, self.subscriber)
+    }
+}
+
+impl VisitMut for Reduce<'_, '_> {
+    type Out = Changed;
+    fn visit<R: Rules>(self, e: &mut R::Payload) -> Changed {
+        R::reduce(Given::Owned(e), self.reducer, self.subscriber)
     }
 }
 
@@ -221,7 +270,8 @@ impl Rules for kind::RunStarted {
     fn hook(e: &RunStarted, _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
         s.on_run_started(e, v)
     }
-    fn reduce(e: &RunStarted, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(given: Given<'_, RunStarted>, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+        let e = given.get();
         r.run_started(e)
     }
     fn notify(_: &RunStarted, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -256,7 +306,8 @@ impl Rules for kind::RunFinished {
     fn hook(e: &RunFinished, _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
         s.on_run_finished(e, v)
     }
-    fn reduce(e: &RunFinished, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(given: Given<'_, RunFinished>, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+        let e = given.get();
         r.run_finished(e)
     }
     fn notify(_: &RunFinished, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -286,7 +337,7 @@ impl Rules for kind::RunError {
     fn hook(e: &RunError, _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
         s.on_run_error(e, v)
     }
-    fn reduce(_: &RunError, _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(_: Given<'_, RunError>, _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
         Changed::NONE
     }
     fn notify(_: &RunError, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -320,7 +371,7 @@ impl Rules for kind::StepStarted {
     fn hook(e: &Step, _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
         s.on_step_started(e, v)
     }
-    fn reduce(_: &Step, _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(_: Given<'_, Step>, _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
         Changed::NONE
     }
     fn notify(_: &Step, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -346,7 +397,7 @@ impl Rules for kind::StepFinished {
     fn hook(e: &Step, _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
         s.on_step_finished(e, v)
     }
-    fn reduce(_: &Step, _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(_: Given<'_, Step>, _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
         Changed::NONE
     }
     fn notify(_: &Step, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -385,7 +436,12 @@ impl Rules for kind::TextMessageStart {
     ) -> Flow {
         s.on_text_message_start(e, v)
     }
-    fn reduce(e: &TextMessageStart, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(
+        given: Given<'_, TextMessageStart>,
+        r: &mut Reducer,
+        _: &mut dyn Subscriber,
+    ) -> Changed {
+        let e = given.get();
         r.text_message_start(e)
     }
     fn notify(_: &TextMessageStart, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -411,7 +467,12 @@ impl Rules for kind::TextMessageContent {
     fn hook(e: &MessageContent, r: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
         s.on_text_message_content(e, r.text_of(&e.message_id), v)
     }
-    fn reduce(e: &MessageContent, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(
+        given: Given<'_, MessageContent>,
+        r: &mut Reducer,
+        _: &mut dyn Subscriber,
+    ) -> Changed {
+        let e = given.get();
         r.message_content(e)
     }
     fn notify(_: &MessageContent, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -437,7 +498,8 @@ impl Rules for kind::TextMessageEnd {
     fn hook(e: &MessageEnd, r: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
         s.on_text_message_end(e, r.text_of(&e.message_id), v)
     }
-    fn reduce(e: &MessageEnd, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(given: Given<'_, MessageEnd>, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+        let e = given.get();
         r.message_end(e)
     }
     fn notify(e: &MessageEnd, r: &Reducer, s: &mut dyn Subscriber) {
@@ -481,7 +543,8 @@ impl Rules for kind::ToolCallStart {
     fn hook(e: &ToolCallStart, _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
         s.on_tool_call_start(e, v)
     }
-    fn reduce(e: &ToolCallStart, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(given: Given<'_, ToolCallStart>, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+        let e = given.get();
         r.tool_call_start(e)
     }
     fn notify(_: &ToolCallStart, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -512,7 +575,8 @@ impl Rules for kind::ToolCallArgs {
         let id = &e.tool_call_id;
         s.on_tool_call_args(e, &r.progress(id, r.partial_args(id)), v)
     }
-    fn reduce(e: &ToolCallArgs, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(given: Given<'_, ToolCallArgs>, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+        let e = given.get();
         r.tool_call_args(e)
     }
     fn notify(_: &ToolCallArgs, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -543,7 +607,8 @@ impl Rules for kind::ToolCallEnd {
         let id = &e.tool_call_id;
         s.on_tool_call_end(e, &r.progress(id, r.final_args(id)), v)
     }
-    fn reduce(e: &ToolCallEnd, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(given: Given<'_, ToolCallEnd>, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+        let e = given.get();
         r.tool_call_end(e)
     }
     fn notify(e: &ToolCallEnd, r: &Reducer, s: &mut dyn Subscriber) {
@@ -588,7 +653,12 @@ impl Rules for kind::ToolCallResult {
     fn hook(e: &ToolCallResult, _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
         s.on_tool_call_result(e, v)
     }
-    fn reduce(e: &ToolCallResult, r: &mut Reducer, s: &mut dyn Subscriber) -> Changed {
+    fn reduce(
+        given: Given<'_, ToolCallResult>,
+        r: &mut Reducer,
+        s: &mut dyn Subscriber,
+    ) -> Changed {
+        let e = given.get();
         r.tool_call_result(e, s)
     }
     fn notify(_: &ToolCallResult, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -620,7 +690,7 @@ impl Rules for kind::ThinkingStart {
     fn hook(e: &ThinkingStart, _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
         s.on_thinking_start(e, v)
     }
-    fn reduce(_: &ThinkingStart, _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(_: Given<'_, ThinkingStart>, _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
         Changed::NONE
     }
     fn notify(_: &ThinkingStart, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -646,7 +716,7 @@ impl Rules for kind::ThinkingEnd {
     fn hook(_: &(), _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
         s.on_thinking_end(v)
     }
-    fn reduce(_: &(), _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(_: Given<'_, ()>, _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
         Changed::NONE
     }
     fn notify(_: &(), _: &Reducer, _: &mut dyn Subscriber) {}
@@ -672,7 +742,7 @@ impl Rules for kind::ThinkingTextMessageStart {
     fn hook(_: &(), _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
         s.on_thinking_text_message_start(v)
     }
-    fn reduce(_: &(), _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(_: Given<'_, ()>, _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
         Changed::NONE
     }
     fn notify(_: &(), _: &Reducer, _: &mut dyn Subscriber) {}
@@ -706,7 +776,7 @@ impl Rules for kind::ThinkingTextMessageContent {
     ) -> Flow {
         s.on_thinking_text_message_content(e, v)
     }
-    fn reduce(_: &ThinkingContent, _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(_: Given<'_, ThinkingContent>, _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
         Changed::NONE
     }
     fn notify(_: &ThinkingContent, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -732,7 +802,7 @@ impl Rules for kind::ThinkingTextMessageEnd {
     fn hook(_: &(), _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
         s.on_thinking_text_message_end(v)
     }
-    fn reduce(_: &(), _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(_: Given<'_, ()>, _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
         Changed::NONE
     }
     fn notify(_: &(), _: &Reducer, _: &mut dyn Subscriber) {}
@@ -769,7 +839,7 @@ impl Rules for kind::ReasoningStart {
     fn hook(e: &ReasoningPhase, _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
         s.on_reasoning_start(e, v)
     }
-    fn reduce(_: &ReasoningPhase, _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(_: Given<'_, ReasoningPhase>, _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
         Changed::NONE
     }
     fn notify(_: &ReasoningPhase, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -795,7 +865,7 @@ impl Rules for kind::ReasoningEnd {
     fn hook(e: &ReasoningPhase, _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
         s.on_reasoning_end(e, v)
     }
-    fn reduce(_: &ReasoningPhase, _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(_: Given<'_, ReasoningPhase>, _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
         Changed::NONE
     }
     fn notify(_: &ReasoningPhase, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -830,7 +900,12 @@ impl Rules for kind::ReasoningMessageStart {
     ) -> Flow {
         s.on_reasoning_message_start(e, v)
     }
-    fn reduce(e: &ReasoningMessageStart, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(
+        given: Given<'_, ReasoningMessageStart>,
+        r: &mut Reducer,
+        _: &mut dyn Subscriber,
+    ) -> Changed {
+        let e = given.get();
         r.reasoning_message_start(e)
     }
     fn notify(_: &ReasoningMessageStart, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -859,7 +934,12 @@ impl Rules for kind::ReasoningMessageContent {
     fn hook(e: &MessageContent, r: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
         s.on_reasoning_message_content(e, r.text_of(&e.message_id), v)
     }
-    fn reduce(e: &MessageContent, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(
+        given: Given<'_, MessageContent>,
+        r: &mut Reducer,
+        _: &mut dyn Subscriber,
+    ) -> Changed {
+        let e = given.get();
         r.message_content(e)
     }
     fn notify(_: &MessageContent, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -885,7 +965,8 @@ impl Rules for kind::ReasoningMessageEnd {
     fn hook(e: &MessageEnd, r: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
         s.on_reasoning_message_end(e, r.text_of(&e.message_id), v)
     }
-    fn reduce(e: &MessageEnd, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(given: Given<'_, MessageEnd>, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+        let e = given.get();
         r.message_end(e)
     }
     fn notify(e: &MessageEnd, r: &Reducer, s: &mut dyn Subscriber) {
@@ -926,7 +1007,12 @@ impl Rules for kind::ReasoningEncryptedValue {
     ) -> Flow {
         s.on_reasoning_encrypted_value(e, v)
     }
-    fn reduce(e: &ReasoningEncryptedValue, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(
+        given: Given<'_, ReasoningEncryptedValue>,
+        r: &mut Reducer,
+        _: &mut dyn Subscriber,
+    ) -> Changed {
+        let e = given.get();
         r.encrypted_value(e)
     }
     fn notify(_: &ReasoningEncryptedValue, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -961,8 +1047,8 @@ impl Rules for kind::StateSnapshot {
     fn hook(e: &StateSnapshot, _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
         s.on_state_snapshot(e, v)
     }
-    fn reduce(e: &StateSnapshot, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
-        r.state_snapshot(e)
+    fn reduce(given: Given<'_, StateSnapshot>, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+        r.state_snapshot(given.take(|e| &mut e.snapshot, |e| &e.snapshot))
     }
     fn notify(_: &StateSnapshot, _: &Reducer, _: &mut dyn Subscriber) {}
     fn trace_args<'r>(_: &StateSnapshot, _: &'r Reducer) -> Option<(&'static str, &'r Value)> {
@@ -990,7 +1076,8 @@ impl Rules for kind::StateDelta {
     fn hook(e: &StateDelta, _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
         s.on_state_delta(e, v)
     }
-    fn reduce(e: &StateDelta, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(given: Given<'_, StateDelta>, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+        let e = given.get();
         r.state_delta(e)
     }
     fn notify(_: &StateDelta, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -1025,8 +1112,15 @@ impl Rules for kind::MessagesSnapshot {
     ) -> Flow {
         s.on_messages_snapshot(e, v)
     }
-    fn reduce(e: &MessagesSnapshot, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
-        r.messages_snapshot(&e.messages);
+    fn reduce(
+        given: Given<'_, MessagesSnapshot>,
+        r: &mut Reducer,
+        _: &mut dyn Subscriber,
+    ) -> Changed {
+        match given {
+            Given::Shared(e) => r.messages_snapshot(&e.messages),
+            Given::Owned(e) => r.messages_snapshot_owned(&mut e.messages),
+        }
         Changed::MESSAGES
     }
     fn notify(_: &MessagesSnapshot, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -1072,7 +1166,12 @@ impl Rules for kind::ActivitySnapshot {
     ) -> Flow {
         s.on_activity_snapshot(e, v)
     }
-    fn reduce(e: &ActivitySnapshot, r: &mut Reducer, s: &mut dyn Subscriber) -> Changed {
+    fn reduce(
+        given: Given<'_, ActivitySnapshot>,
+        r: &mut Reducer,
+        s: &mut dyn Subscriber,
+    ) -> Changed {
+        let e = given.get();
         r.activity_snapshot(e, s)
     }
     fn notify(_: &ActivitySnapshot, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -1104,7 +1203,8 @@ impl Rules for kind::ActivityDelta {
     fn hook(e: &ActivityDelta, _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
         s.on_activity_delta(e, v)
     }
-    fn reduce(e: &ActivityDelta, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(given: Given<'_, ActivityDelta>, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+        let e = given.get();
         r.activity_delta(e)
     }
     fn notify(_: &ActivityDelta, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -1137,7 +1237,7 @@ impl Rules for kind::Raw {
     fn hook(e: &Raw, _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
         s.on_raw(e, v)
     }
-    fn reduce(_: &Raw, _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(_: Given<'_, Raw>, _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
         Changed::NONE
     }
     fn notify(_: &Raw, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -1167,7 +1267,7 @@ impl Rules for kind::Custom {
     fn hook(e: &Custom, _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
         s.on_custom(e, v)
     }
-    fn reduce(_: &Custom, _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+    fn reduce(_: Given<'_, Custom>, _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
         Changed::NONE
     }
     fn notify(_: &Custom, _: &Reducer, _: &mut dyn Subscriber) {}
