@@ -295,6 +295,9 @@ pub struct Client {
     /// Buffers kept from frame to frame, so that a frame allocates nothing
     /// once they have grown (see [`Scratch`]).
     scratch: Scratch,
+    /// Set while [`feed`](Self::feed) or [`finish`](Self::finish) runs:
+    /// there is no subscriber, so the reducer skips the hook steps.
+    unobserved: bool,
     /// Frame index of the current frame.
     index: u32,
     reducer: Reducer,
@@ -423,6 +426,7 @@ impl Client {
             frame: Vec::new(),
             delta: String::new(),
             scratch: Scratch::default(),
+            unobserved: false,
             skipping: false,
             index: 0,
             reducer: Reducer::new(),
@@ -541,7 +545,11 @@ impl Client {
     /// The first rejected frame; the stream stops there (strict mode) and
     /// every later call returns the same error.
     pub fn feed(&mut self, bytes: &[u8]) -> Result<(), ClientError> {
-        self.feed_with(bytes, &mut ())
+        // No subscriber: the reducer skips the hook steps altogether.
+        self.unobserved = true;
+        let result = self.feed_with(bytes, &mut ());
+        self.unobserved = false;
+        result
     }
 
     /// [`feed`](Self::feed), running `subscriber`'s hooks on every event.
@@ -571,7 +579,10 @@ impl Client {
     /// # Errors
     /// As [`feed`](Self::feed).
     pub fn finish(&mut self) -> Result<(), ClientError> {
-        self.finish_with(&mut ())
+        self.unobserved = true;
+        let result = self.finish_with(&mut ());
+        self.unobserved = false;
+        result
     }
 
     /// [`finish`](Self::finish) with hooks.
@@ -829,7 +840,12 @@ impl Client {
             }
         }
         for ev in events {
-            let changed = match self.reducer.try_apply_owned(ev, subscriber) {
+            let applied = if self.unobserved {
+                self.reducer.try_apply_owned(ev, None)
+            } else {
+                self.reducer.try_apply_owned(ev, Some(&mut *subscriber))
+            };
+            let changed = match applied {
                 Ok(changed) => changed,
                 Err(e) => return Err(ClientError::limit(self.index, ev.kind(), &e)),
             };

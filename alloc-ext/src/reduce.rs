@@ -502,11 +502,28 @@ impl Reducer {
     pub(crate) fn try_apply_owned(
         &mut self,
         event: &mut Event,
-        subscriber: &mut dyn Subscriber,
+        subscriber: Option<&mut dyn Subscriber>,
     ) -> Result<Changed, LimitError> {
         self.refused = None;
         self.check(event)?;
-        Ok(self.apply_checked(Applied::Owned(event), subscriber))
+        Ok(match subscriber {
+            Some(subscriber) => self.apply_checked(Applied::Owned(event), subscriber),
+            None => self.apply_unobserved(event),
+        })
+    }
+
+    /// An event applied with no subscriber at all: the default handling
+    /// alone, without the hook steps (what a subscriber that does nothing
+    /// would leave: no replacement, no stop).
+    fn apply_unobserved(&mut self, event: &mut Event) -> Changed {
+        self.warning = None;
+        if let Event::ToolCallEnd(end) = &*event {
+            self.finish_args(&end.tool_call_id);
+        }
+        event.visit_mut(rules::Reduce {
+            reducer: self,
+            subscriber: &mut (),
+        })
     }
 
     /// Checks that the events of one frame, applied in order, stay within

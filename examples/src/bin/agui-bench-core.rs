@@ -168,10 +168,10 @@ fn measure(stage: Stage, bytes: &[u8], docs: &[&[u8]], repeat: usize) -> Result<
             Stage::Framer => frame(bytes, &mut seen),
             Stage::Tokenizer => tokenize(docs, &mut seen)?,
             Stage::Core => core(bytes, &mut seen)?,
-            Stage::Client => client(bytes, &mut (), &mut seen)?,
+            Stage::Client => client(bytes, None, &mut seen)?,
             Stage::ClientWatch => {
                 let mut ui = Watcher::default();
-                client(bytes, &mut ui, &mut seen)?;
+                client(bytes, Some(&mut ui), &mut seen)?;
                 seen.rows += ui.rows;
             }
         }
@@ -242,14 +242,30 @@ fn core(bytes: &[u8], seen: &mut Seen) -> Result<(), String> {
 }
 
 /// The whole client, in 4 KiB reads as from a socket.
-fn client(bytes: &[u8], subscriber: &mut dyn Subscriber, seen: &mut Seen) -> Result<(), String> {
+/// The whole client in 4 KiB reads: `feed` without a subscriber (as
+/// `agui-replay` runs it), `feed_with` with one.
+fn client(
+    bytes: &[u8],
+    subscriber: Option<&mut dyn Subscriber>,
+    seen: &mut Seen,
+) -> Result<(), String> {
     let mut client = Client::new();
-    for piece in bytes.chunks(4096) {
-        client
-            .feed_with(piece, subscriber)
-            .map_err(|e| e.to_string())?;
+    match subscriber {
+        Some(subscriber) => {
+            for piece in bytes.chunks(4096) {
+                client
+                    .feed_with(piece, subscriber)
+                    .map_err(|e| e.to_string())?;
+            }
+            client.finish_with(subscriber).map_err(|e| e.to_string())?;
+        }
+        None => {
+            for piece in bytes.chunks(4096) {
+                client.feed(piece).map_err(|e| e.to_string())?;
+            }
+            client.finish().map_err(|e| e.to_string())?;
+        }
     }
-    client.finish_with(subscriber).map_err(|e| e.to_string())?;
     seen.events += client.accepted() as usize;
     seen.bytes += bytes.len();
     Ok(())
