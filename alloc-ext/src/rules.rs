@@ -12,7 +12,7 @@
 //! | `growth` | how many messages and bytes it may add (an upper bound, in time proportional to the event) | the limits, before anything is applied |
 //! | `check` | any limit beyond that growth (snapshots, patches) | the limits |
 //! | `hook` | which typed hook of [`Subscriber`] it calls, with what context | `Reducer::apply_with` |
-//! | `reduce` | its default handling (SPEC section 5) | `Reducer::apply_with` |
+//! | `reduce` | its default handling (SPEC section 5); the payload comes as [`Given`]: shared, or given up by the client, so that a snapshot is moved into the reducer, not copied | `Reducer::apply_with`, the client |
 //! | `notify` | the notifications that fire even when a hook stopped it | `Reducer::apply_with` |
 //! | `trace_args` | the arguments value the replay trace shows after it (SPEC section 7) | `Reducer::trace_args` |
 //! | `effect` | what it means for a display ([`Effect`]) | the kiosk, the conversation |
