@@ -314,6 +314,13 @@ pub struct Client {
     trace_bytes: usize,
 }
 
+/// The frame's own event, once built: the client's spare content event
+/// (a bare delta frame, filled in place), or one decoded from the frame.
+enum Own {
+    Spare,
+    Event(Event),
+}
+
 /// The verified steps of one frame: type, origin and id, the ids kept in
 /// one string.
 #[derive(Debug, Default)]
@@ -330,7 +337,10 @@ impl Steps {
 
     fn push(&mut self, kind: EventType, origin: Origin, id: &str) {
         let start = self.ids.len();
-        self.ids.push_str(id);
+        // A frame's own event is built from the frame, which names its id.
+        if origin != Origin::Frame {
+            self.ids.push_str(id);
+        }
         self.list.push((kind, origin, start, self.ids.len()));
     }
 
@@ -359,30 +369,32 @@ struct Scratch {
 }
 
 impl Scratch {
-    /// The CONTENT / ARGS event of `item` for message or call `id`, with the
-    /// text in `delta` (swapped for a spare buffer, which the caller clears).
-    fn content_event(&mut self, item: Item, id: &str, delta: &mut String) -> Event {
+    /// Makes the spare the CONTENT / ARGS event of `item` for message or
+    /// call `id`, with the text in `delta` (swapped for the spare's old
+    /// buffer, which the caller clears), reusing the spare's strings when it
+    /// is of the same type.
+    fn fill_content(&mut self, item: Item, id: &str, delta: &mut String) {
         fn refill(own_id: &mut String, own_delta: &mut String, id: &str, delta: &mut String) {
             own_id.clear();
             own_id.push_str(id);
             core::mem::swap(own_delta, delta);
         }
-        match (item, self.spare.take()) {
-            (Item::Text, Some(Event::TextMessageContent(mut c)))
-            | (Item::Reasoning, Some(Event::ReasoningMessageContent(mut c))) => {
+        let reused = match (item, &mut self.spare) {
+            (Item::Text, Some(Event::TextMessageContent(c)))
+            | (Item::Reasoning, Some(Event::ReasoningMessageContent(c))) => {
                 refill(&mut c.message_id, &mut c.delta, id, delta);
                 c.metadata = None;
-                match item {
-                    Item::Text => Event::TextMessageContent(c),
-                    Item::Reasoning | Item::ToolCall => Event::ReasoningMessageContent(c),
-                }
+                true
             }
-            (Item::ToolCall, Some(Event::ToolCallArgs(mut a))) => {
+            (Item::ToolCall, Some(Event::ToolCallArgs(a))) => {
                 refill(&mut a.tool_call_id, &mut a.delta, id, delta);
                 a.metadata = None;
-                Event::ToolCallArgs(a)
+                true
             }
-            (item, _) => content_event(item, id.into(), core::mem::take(delta), None),
+            _ => false,
+        };
+        if !reused {
+            self.spare = Some(content_event(item, id.into(), core::mem::take(delta), None));
         }
     }
 
@@ -675,19 +687,22 @@ impl Client {
     /// stream. The core has checked all of it, so the event is built from
     /// the id and the delta fragments it handed out, without decoding the
     /// frame's text a second time.
-    fn delta_event(&mut self, head: &Header) -> Option<Event> {
+    fn delta_event(&mut self, head: &Header) -> bool {
         let bits = |fields: &[Field]| fields.iter().fold(0u64, |b, f| b | 1u64 << (*f as u32));
         // A CONTENT / ARGS with only its id and delta: the event a chunk's
         // content part would make, built the same way.
         let Some((item, ChunkPart::Content)) = Item::part_of(head.kind) else {
-            return None;
+            return false;
         };
-        let id_field = item.start().id_field()?;
+        let Some(id_field) = item.start().id_field() else {
+            return false;
+        };
         if head.fields != bits(&[Field::Type, id_field, Field::Delta]) {
-            return None;
+            return false;
         }
         let id = self.reader.decoder().id();
-        Some(self.scratch.content_event(item, id, &mut self.delta))
+        self.scratch.fill_content(item, id, &mut self.delta);
+        true
     }
 
     fn end_frame(&mut self, subscriber: &mut dyn Subscriber) -> Result<(), ClientError> {
@@ -699,23 +714,24 @@ impl Client {
         // A bare delta frame is not parsed again (nor is an empty object
         // made and dropped for it): a close of a chunked item before its
         // event needs no frame field.
-        let value = match fast {
-            Some(_) => None,
-            None => Some(frame_value(&self.frame).map_err(|e| {
+        let value = if fast {
+            None
+        } else {
+            Some(frame_value(&self.frame).map_err(|e| {
                 ClientError::decode(self.index, Some(head.kind), DecodeError::new(e))
-            })?),
+            })?)
         };
         // The frame's own event is built (and its nested values checked)
         // before verification, so a bad frame changes no state.
         let own = match (fast, &value) {
-            (Some(ev), _) => Some(ev),
-            (None, Some(frame)) if !head.kind.is_chunk() => {
+            (true, _) => Some(Own::Spare),
+            (false, Some(frame)) if !head.kind.is_chunk() => {
                 let id = self.reader.decoder().id();
                 let ev = Event::from_core(head.kind, Origin::Frame, id, frame)
                     .map_err(|e| ClientError::decode(self.index, Some(head.kind), e))?;
-                Some(ev)
+                Some(Own::Event(ev))
             }
-            (None, _) => None,
+            (false, _) => None,
         };
         // Once the frame's own event is built, the rest of the frame (a
         // close of a chunked item before it) needs no field of it: the
@@ -762,21 +778,44 @@ impl Client {
     fn apply_steps(
         &mut self,
         steps: &Steps,
-        own: Option<Event>,
+        own: Option<Own>,
         value: Option<&Value>,
         subscriber: &mut dyn Subscriber,
     ) -> Result<(), ClientError> {
         match (steps.only_own(), own) {
-            (true, Some(mut ev)) => {
+            (true, Some(Own::Spare)) if self.trace.is_none() => self.apply_spare(subscriber),
+            (true, Some(Own::Event(mut ev))) => {
                 let result = self.apply_each(core::slice::from_mut(&mut ev), subscriber);
                 self.scratch.keep_spare(ev);
                 result
             }
             (_, own) => {
+                let own = match own {
+                    Some(Own::Spare) => self.scratch.spare.take(),
+                    Some(Own::Event(ev)) => Some(ev),
+                    None => None,
+                };
                 let events = self.events(steps, own, value)?;
                 self.apply_all(events, subscriber)
             }
         }
+    }
+
+    /// Applies the spare content event where it is (a delta frame, the
+    /// bulk of a stream, moves no event around); what `apply_each` does
+    /// for one event when there is no trace to record.
+    fn apply_spare(&mut self, subscriber: &mut dyn Subscriber) -> Result<(), ClientError> {
+        let Some(ev) = self.scratch.spare.as_mut() else {
+            return Ok(());
+        };
+        let applied = if self.unobserved {
+            self.reducer.try_apply_owned(ev, None)
+        } else {
+            self.reducer.try_apply_owned(ev, Some(subscriber))
+        };
+        applied
+            .map(drop)
+            .map_err(|e| ClientError::limit(self.index, ev.kind(), &e))
     }
 
     /// The reducer's events for the verified steps of the frame, in the
