@@ -611,6 +611,7 @@ impl Client {
         Ok(())
     }
 
+    #[inline(always)]
     fn on_frame_event(
         &mut self,
         event: FrameEvent<'_>,
@@ -738,30 +739,22 @@ impl Client {
         // parsed frame goes now, so that a large snapshot is not held
         // three times (parsed, as the event, in the reducer) at once.
         let value = value.filter(|_| own.is_none());
-        let mut steps = core::mem::take(&mut self.scratch.steps);
+        let steps = &mut self.scratch.steps;
         steps.clear();
         let mut collect = |ev: &agui_core::Event<'_>| steps.push(ev.kind, ev.origin, ev.id);
         match self.mode {
             Mode::Strict => {
                 // The events before a failing one are applied (SPEC section 0).
                 let verdict = self.reader.expand(&mut collect);
-                let applied = self.apply_steps(&steps, own, value.as_ref(), subscriber);
-                self.scratch.steps = steps;
-                applied?;
+                self.apply_steps(own, value.as_ref(), subscriber)?;
                 verdict.map_err(|e| ClientError::from_core(&e))?;
             }
             Mode::KeepGoing => {
-                let expanded = self.reader.expand_atomic(&mut collect);
-                let checkpoint = match expanded {
-                    Ok(checkpoint) => checkpoint,
-                    Err(e) => {
-                        self.scratch.steps = steps;
-                        return Err(ClientError::from_core(&e));
-                    }
-                };
-                let applied = self.apply_steps(&steps, own, value.as_ref(), subscriber);
-                self.scratch.steps = steps;
-                if let Err(e) = applied {
+                let checkpoint = self
+                    .reader
+                    .expand_atomic(&mut collect)
+                    .map_err(|e| ClientError::from_core(&e))?;
+                if let Err(e) = self.apply_steps(own, value.as_ref(), subscriber) {
                     // The frame is refused as a whole: the verifier and
                     // the chunk expander go back to before it.
                     self.reader.rollback(checkpoint);
@@ -775,14 +768,16 @@ impl Client {
 
     /// Applies the verified steps of the frame: the frame's own event
     /// alone (the bulk of a stream) directly, else through the lists.
+    /// Applies the verified steps of the frame (in the scratch step list):
+    /// the frame's own event alone (the bulk of a stream) directly, else
+    /// through the lists.
     fn apply_steps(
         &mut self,
-        steps: &Steps,
         own: Option<Own>,
         value: Option<&Value>,
         subscriber: &mut dyn Subscriber,
     ) -> Result<(), ClientError> {
-        match (steps.only_own(), own) {
+        match (self.scratch.steps.only_own(), own) {
             (true, Some(Own::Spare)) if self.trace.is_none() => self.apply_spare(subscriber),
             (true, Some(Own::Event(mut ev))) => {
                 let result = self.apply_each(core::slice::from_mut(&mut ev), subscriber);
@@ -795,8 +790,12 @@ impl Client {
                     Some(Own::Event(ev)) => Some(ev),
                     None => None,
                 };
-                let events = self.events(steps, own, value)?;
-                self.apply_all(events, subscriber)
+                let steps = core::mem::take(&mut self.scratch.steps);
+                let result = self
+                    .events(&steps, own, value)
+                    .and_then(|events| self.apply_all(events, subscriber));
+                self.scratch.steps = steps;
+                result
             }
         }
     }

@@ -542,7 +542,7 @@ impl Reducer {
         self.within_messages(added, text)
     }
 
-    fn within_messages(&self, added: usize, text: usize) -> Result<(), LimitError> {
+    pub(crate) fn within_messages(&self, added: usize, text: usize) -> Result<(), LimitError> {
         let count = self.messages.len().saturating_add(added);
         if added > 0 && count > self.limits.max_messages {
             return Err(LimitError::new(
@@ -622,12 +622,8 @@ impl Reducer {
     /// own values when that is enough to know it fits, else by a dry run on
     /// the document (applied, measured, rolled back: the cost of applying it).
     fn check(&mut self, event: &Event) -> Result<(), LimitError> {
-        let (added, text) = self.growth(event);
-        self.within_messages(added, text)?;
-        event.visit(rules::Check {
-            reducer: self,
-            text,
-        })
+        // Growth, then the type's own check, in one dispatch.
+        event.visit(rules::Check(self))
     }
 
     /// MESSAGES_SNAPSHOT: the messages and bytes after it, exactly.

@@ -128,15 +128,14 @@ impl Visit<'_> for Growth<'_> {
 }
 
 /// [`Rules::check`].
-pub(crate) struct Check<'r> {
-    pub(crate) reducer: &'r mut Reducer,
-    pub(crate) text: usize,
-}
+pub(crate) struct Check<'r>(pub(crate) &'r mut Reducer);
 
 impl Visit<'_> for Check<'_> {
     type Out = Result<(), LimitError>;
     fn visit<R: Rules>(self, e: &R::Payload) -> Result<(), LimitError> {
-        R::check(e, self.reducer, self.text)
+        let (added, text) = R::growth(e, self.0);
+        self.0.within_messages(added, text)?;
+        R::check(e, self.0, text)
     }
 }
 
