@@ -314,6 +314,28 @@ pub struct Client {
     trace_bytes: usize,
 }
 
+/// Applies one event of frame `frame`, which the client gives up to the
+/// reducer; without a subscriber (`unobserved`) the hook steps are skipped.
+/// A free function, so that the event may be the client's spare while the
+/// reducer is borrowed.
+// Inlined: it runs for every delta frame (out of line it cost 0.3 M
+// instructions on the 20k chat).
+#[inline(always)]
+fn apply_one(
+    reducer: &mut Reducer,
+    unobserved: bool,
+    frame: u32,
+    ev: &mut Event,
+    subscriber: &mut dyn Subscriber,
+) -> Result<Changed, ClientError> {
+    let applied = if unobserved {
+        reducer.try_apply_owned(ev, None)
+    } else {
+        reducer.try_apply_owned(ev, Some(subscriber))
+    };
+    applied.map_err(|e| ClientError::limit(frame, ev.kind(), &e))
+}
+
 /// The frame's own event, once built: the client's spare content event
 /// (a bare delta frame, filled in place), or one decoded from the frame.
 enum Own {
@@ -807,14 +829,8 @@ impl Client {
         let Some(ev) = self.scratch.spare.as_mut() else {
             return Ok(());
         };
-        let applied = if self.unobserved {
-            self.reducer.try_apply_owned(ev, None)
-        } else {
-            self.reducer.try_apply_owned(ev, Some(subscriber))
-        };
-        applied
-            .map(drop)
-            .map_err(|e| ClientError::limit(self.index, ev.kind(), &e))
+        let unobserved = self.unobserved;
+        apply_one(&mut self.reducer, unobserved, self.index, ev, subscriber).map(drop)
     }
 
     /// The reducer's events for the verified steps of the frame, in the
@@ -878,15 +894,8 @@ impl Client {
             }
         }
         for ev in events {
-            let applied = if self.unobserved {
-                self.reducer.try_apply_owned(ev, None)
-            } else {
-                self.reducer.try_apply_owned(ev, Some(&mut *subscriber))
-            };
-            let changed = match applied {
-                Ok(changed) => changed,
-                Err(e) => return Err(ClientError::limit(self.index, ev.kind(), &e)),
-            };
+            let unobserved = self.unobserved;
+            let changed = apply_one(&mut self.reducer, unobserved, self.index, ev, subscriber)?;
             self.record(ev, changed)?;
         }
         Ok(())

@@ -512,14 +512,22 @@ impl Reducer {
         })
     }
 
+    /// At `TOOL_CALL_END`, the call's arguments as they are now: an
+    /// observation of the call, recorded whatever the hooks decide.
+    // Inlined: a type test on every applied event's hot path.
+    #[inline(always)]
+    fn record_final_args(&mut self, event: &Event) {
+        if let Event::ToolCallEnd(end) = event {
+            self.finish_args(&end.tool_call_id);
+        }
+    }
+
     /// An event applied with no subscriber at all: the default handling
     /// alone, without the hook steps (what a subscriber that does nothing
     /// would leave: no replacement, no stop).
     fn apply_unobserved(&mut self, event: &mut Event) -> Changed {
         self.warning = None;
-        if let Event::ToolCallEnd(end) = &*event {
-            self.finish_args(&end.tool_call_id);
-        }
+        self.record_final_args(event);
         event.visit_mut(rules::Reduce {
             reducer: self,
             subscriber: &mut (),
@@ -779,11 +787,7 @@ impl Reducer {
         let replaced = view.into_replacements();
         changed |= self.take_replacements(replaced);
 
-        if let Event::ToolCallEnd(end) = event.get() {
-            // The args at END are an observation of the call as it is now,
-            // recorded whatever the hooks decide.
-            self.finish_args(&end.tool_call_id);
-        }
+        self.record_final_args(event.get());
         if flow == Flow::Continue {
             flow = self.typed_hook(event.get(), subscriber, &mut changed);
         }
