@@ -404,13 +404,19 @@ impl PartialArgs {
     /// The arguments at `TOOL_CALL_END`: the buffer as JSON if it is one
     /// complete, valid document (surrounding whitespace allowed), else `{}`.
     pub fn finish(&self) -> Value {
+        self.finished().cloned().unwrap_or_else(empty)
+    }
+
+    /// The buffer's value if it is one complete, valid JSON document, by
+    /// reference (`None` where [`finish`](Self::finish) gives `{}`).
+    pub fn finished(&self) -> Option<&Value> {
         if self.failed {
-            return empty();
+            return None;
         }
         let mut tokenizer = self.tokenizer.clone();
         match (tokenizer.finish(), &self.builder.root) {
-            (Ok(_), Some(value)) => value.clone(),
-            _ => empty(),
+            (Ok(_), Some(value)) => Some(value),
+            _ => None,
         }
     }
 

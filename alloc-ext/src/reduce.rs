@@ -187,7 +187,20 @@ struct ArgsSlot {
     partial: PartialArgs,
     consumed: usize,
     /// The arguments at the last `TOOL_CALL_END`.
-    final_args: Option<Value>,
+    final_args: FinalArgs,
+}
+
+/// The arguments at a tool call's last `TOOL_CALL_END`.
+#[derive(Debug)]
+enum FinalArgs {
+    /// No `TOOL_CALL_END` yet.
+    None,
+    /// The partial value's complete document ([`PartialArgs::finished`]),
+    /// which has not changed since: held once, not copied. Made an owned
+    /// copy before the partial value changes again.
+    Partial,
+    /// Its own value.
+    Owned(Value),
 }
 
 impl ArgsSlot {
@@ -195,15 +208,34 @@ impl ArgsSlot {
         ArgsSlot {
             partial: PartialArgs::new(),
             consumed: 0,
-            final_args: None,
+            final_args: FinalArgs::None,
         }
+    }
+
+    /// The arguments at the last `TOOL_CALL_END`.
+    fn final_args(&self) -> Option<&Value> {
+        match &self.final_args {
+            FinalArgs::None => None,
+            FinalArgs::Partial => self.partial.finished(),
+            FinalArgs::Owned(value) => Some(value),
+        }
+    }
+
+    /// The partial value, about to change: final arguments that are still
+    /// its document get their own copy first.
+    fn partial_mut(&mut self) -> &mut PartialArgs {
+        if let FinalArgs::Partial = self.final_args {
+            let value = self.partial.finished().cloned().unwrap_or_else(empty_args);
+            self.final_args = FinalArgs::Owned(value);
+        }
+        &mut self.partial
     }
 
     /// Forgets the text read so far (keeping the last good value): the
     /// call's text was replaced, so the next [`ArgsSlot::sync`] reads it
     /// whole.
     fn rewind(&mut self) {
-        self.partial.restart("");
+        self.partial_mut().restart("");
         self.consumed = 0;
     }
 
@@ -220,7 +252,7 @@ impl ArgsSlot {
             }
         };
         if !rest.is_empty() {
-            self.partial.push(rest);
+            self.partial_mut().push(rest);
             self.consumed = text.len();
         }
     }
@@ -409,7 +441,7 @@ impl Reducer {
     /// The arguments at the tool call's last `TOOL_CALL_END`: its text
     /// parsed, or `{}` if that does not parse.
     pub fn final_args(&self, tool_call_id: &str) -> Option<&Value> {
-        self.args.get(tool_call_id)?.final_args.as_ref()
+        self.args.get(tool_call_id)?.final_args()
     }
 
     /// The arguments value the replay trace shows for `event`, just applied
@@ -1149,7 +1181,7 @@ impl Reducer {
         };
         if let Some(slot) = args_slot(&mut self.args, id) {
             slot.sync(&call.function.arguments);
-            slot.partial.push(delta);
+            slot.partial_mut().push(delta);
             slot.consumed = slot.consumed.saturating_add(delta.len());
         }
     }
@@ -1193,12 +1225,14 @@ impl Reducer {
         let text = &call.function.arguments;
         // The partial value has read exactly the text unless the text came
         // from elsewhere (a snapshot, the run input) and no delta followed.
-        let args = if slot.consumed == text.len() {
-            slot.partial.finish()
+        slot.final_args = if slot.consumed != text.len() {
+            FinalArgs::Owned(parse_args(text))
+        } else if slot.partial.finished().is_some() {
+            // Shared with the partial value until that changes.
+            FinalArgs::Partial
         } else {
-            parse_args(text)
+            FinalArgs::Owned(empty_args())
         };
-        slot.final_args = Some(args);
     }
 
     pub(crate) fn tool_call_result(
@@ -1772,7 +1806,12 @@ fn merge_metadata(target: &mut Option<Object>, event: &Object) -> Delta {
 /// A tool call's arguments text parsed, or `{}` if it does not parse.
 /// Read as the reference's `JSON.parse` reads it (see [`crate::value`]).
 fn parse_args(text: &str) -> Value {
-    crate::value::parse(text.as_bytes()).unwrap_or_else(|_| Value::Object(Object::new()))
+    crate::value::parse(text.as_bytes()).unwrap_or_else(|_| empty_args())
+}
+
+/// `{}`: the arguments of a text that does not parse.
+fn empty_args() -> Value {
+    Value::Object(Object::new())
 }
 
 #[cfg(test)]
