@@ -98,11 +98,18 @@ enum Open {
 }
 
 /// The value tree under construction and the path to its open end.
+///
+/// A scalar (string or number) is put into the tree once it is complete,
+/// with one walk down the path; one still open at the end of a delta is
+/// placed there with its text so far (and updated at the end of each later
+/// delta and when it ends). So a string or number that starts and ends
+/// within one delta costs one walk, not one per token.
 #[derive(Debug, Clone)]
 struct Builder {
     /// The top-level value, once it has started.
     root: Option<Value>,
-    /// From the root to the innermost open value (empty: the root itself).
+    /// From the root to the innermost open value in the tree (empty: the
+    /// root itself).
     path: Vec<Segment>,
     /// The key being read, or read and waiting for its value.
     key: String,
@@ -110,8 +117,15 @@ struct Builder {
     in_key: bool,
     /// The text of the open number.
     number: String,
+    /// The text of the open string.
+    text: String,
     /// The open scalar.
     open: Open,
+    /// Whether the open string or number is in the tree (placed at the end
+    /// of an earlier delta; the path ends at it).
+    placed: bool,
+    /// How much of `text` the placed string holds.
+    shown: usize,
 }
 
 /// The text could not be JSON (or holds a number out of range).
@@ -125,7 +139,10 @@ impl Builder {
             key: String::new(),
             in_key: false,
             number: String::new(),
+            text: String::new(),
             open: Open::Nothing,
+            placed: false,
+            shown: 0,
         }
     }
 
@@ -144,33 +161,45 @@ impl Builder {
             }
             Token::KeyEnd => self.in_key = false,
             Token::StrStart => {
-                self.place(Value::String(String::new()));
+                self.text.clear();
+                self.shown = 0;
+                self.placed = false;
                 self.open = Open::Str;
             }
             Token::Text(text) if self.in_key => self.key.push_str(text),
             Token::Char(c) if self.in_key => self.key.push(c),
-            Token::Text(text) => {
-                if let Some(Value::String(s)) = self.frontier() {
-                    s.push_str(text);
+            Token::Text(text) => self.text.push_str(text),
+            Token::Char(c) => self.text.push(c),
+            Token::StrEnd => {
+                if self.placed {
+                    self.show_text();
+                    self.path.pop();
+                } else {
+                    self.put(Value::String(self.text.clone()));
                 }
+                self.open = Open::Nothing;
+                self.placed = false;
             }
-            Token::Char(c) => {
-                if let Some(Value::String(s)) = self.frontier() {
-                    s.push(c);
-                }
-            }
-            Token::StrEnd => self.close_scalar(),
             Token::Number(text) => {
                 if self.open != Open::Number {
                     self.number.clear();
-                    self.place(Value::Null);
+                    self.placed = false;
                     self.open = Open::Number;
                 }
                 self.number.push_str(text);
             }
             Token::NumberEnd => {
-                self.settle_number()?;
-                self.close_scalar();
+                let number = self.number_value()?;
+                if self.placed {
+                    if let Some(slot) = self.frontier() {
+                        *slot = number;
+                    }
+                    self.path.pop();
+                } else {
+                    self.put(number);
+                }
+                self.open = Open::Nothing;
+                self.placed = false;
             }
             Token::True | Token::False | Token::Null => {
                 let value = match token {
@@ -191,56 +220,100 @@ impl Builder {
                     | Token::Null => Value::Null,
                 };
                 // A cut literal is already in place with this very value.
-                if self.open != Open::Literal {
-                    self.place(value);
+                if self.open == Open::Literal {
+                    self.path.pop();
+                } else {
+                    self.put(value);
                 }
-                self.close_scalar();
+                self.open = Open::Nothing;
             }
         }
         Ok(())
     }
 
     /// Completes the cut end of the tree after the last token of a delta:
-    /// the open number gets its tentative value, a cut literal its full one.
+    /// the open string or number is shown with its text so far, a cut
+    /// literal with its full value.
     fn settle(&mut self, pending: Option<Literal>) -> Result<(), Invalid> {
-        // The open number is re-read at every delta; past MAX_NUMBER_TEXT
-        // it keeps its last tentative value until it ends, so that a number
-        // streamed digit by digit does not cost its whole text per delta.
-        if self.open == Open::Number && self.number.len() <= MAX_NUMBER_TEXT {
-            self.settle_number()?;
-        }
-        if let (Some(lit), Open::Nothing) = (pending, self.open) {
-            self.place(match lit {
-                Literal::True => Value::Bool(true),
-                Literal::False => Value::Bool(false),
-                Literal::Null => Value::Null,
-            });
-            self.open = Open::Literal;
+        match self.open {
+            Open::Str => {
+                if self.placed {
+                    self.show_text();
+                } else {
+                    self.place(Value::String(self.text.clone()));
+                    self.shown = self.text.len();
+                    self.placed = true;
+                }
+            }
+            // The open number is re-read at every delta; past
+            // MAX_NUMBER_TEXT it keeps its last tentative value until it
+            // ends, so that a number streamed digit by digit does not cost
+            // its whole text per delta.
+            Open::Number => {
+                let number = if self.number.len() <= MAX_NUMBER_TEXT {
+                    Some(self.number_value()?)
+                } else {
+                    None
+                };
+                match (number, self.placed) {
+                    (Some(number), true) => {
+                        if let Some(slot) = self.frontier() {
+                            *slot = number;
+                        }
+                    }
+                    (number, false) => {
+                        self.place(number.unwrap_or(Value::Null));
+                        self.placed = true;
+                    }
+                    (None, true) => {}
+                }
+            }
+            Open::Nothing => {
+                if let Some(lit) = pending {
+                    self.place(match lit {
+                        Literal::True => Value::Bool(true),
+                        Literal::False => Value::Bool(false),
+                        Literal::Null => Value::Null,
+                    });
+                    self.open = Open::Literal;
+                }
+            }
+            Open::Literal => {}
         }
         Ok(())
     }
 
-    /// Sets the open number from its text, completed with a `0` if it
+    /// Brings the placed open string up to `text`.
+    fn show_text(&mut self) {
+        let Some(new) = self.text.get(self.shown..) else {
+            return;
+        };
+        if new.is_empty() {
+            return;
+        }
+        if let Some(Value::String(s)) = at_mut_opt(self.root.as_mut(), &self.path) {
+            s.push_str(new);
+        }
+        self.shown = self.text.len();
+    }
+
+    /// The open number's value from its text, completed with a `0` if it
     /// stops where a digit must follow (`-`, `1.`, `1e`, `1e+`).
-    fn settle_number(&mut self) -> Result<(), Invalid> {
+    fn number_value(&self) -> Result<Value, Invalid> {
         let needs_digit = matches!(
             self.number.as_bytes().last(),
             Some(b'-' | b'+' | b'.' | b'e' | b'E')
         );
         // Beyond the double range the value is `null`, the reference's
         // Infinity as it prints (see `crate::value`).
-        let number = if needs_digit {
+        Ok(if needs_digit {
             let mut text = String::with_capacity(self.number.len().saturating_add(1));
             text.push_str(&self.number);
             text.push('0');
             number_value(&text)
         } else {
             number_value(&self.number)
-        };
-        if let Some(slot) = self.frontier() {
-            *slot = number;
-        }
-        Ok(())
+        })
     }
 
     /// Puts a new value where the next value goes (the root, the end of the
@@ -267,16 +340,32 @@ impl Builder {
         }
     }
 
-    /// The open value at the end of the path.
-    fn frontier(&mut self) -> Option<&mut Value> {
-        at_mut(self.root.as_mut()?, &self.path)
+    /// Puts a complete value where the next value goes, leaving the path
+    /// as it is (the value is not open).
+    fn put(&mut self, value: Value) {
+        let Some(root) = self.root.as_mut() else {
+            self.root = Some(value);
+            return;
+        };
+        match at_mut(root, &self.path) {
+            Some(Value::Array(items)) => items.push(value),
+            Some(Value::Object(members)) => {
+                members.insert(core::mem::take(&mut self.key), value);
+            }
+            // The tokenizer only opens a value inside a container.
+            _ => {}
+        }
     }
 
-    /// The open scalar is complete.
-    fn close_scalar(&mut self) {
-        self.open = Open::Nothing;
-        self.path.pop();
+    /// The open value at the end of the path.
+    fn frontier(&mut self) -> Option<&mut Value> {
+        at_mut_opt(self.root.as_mut(), &self.path)
     }
+}
+
+/// [`at_mut`] from a root that may not have started.
+fn at_mut_opt<'v>(value: Option<&'v mut Value>, path: &[Segment]) -> Option<&'v mut Value> {
+    at_mut(value?, path)
 }
 
 /// Follows `path` down from `value`.
