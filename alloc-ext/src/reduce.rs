@@ -258,12 +258,89 @@ impl ArgsSlot {
     }
 }
 
-/// The slot of `id`, made if missing.
-fn args_slot<'s>(slots: &'s mut BTreeMap<String, ArgsSlot>, id: &str) -> Option<&'s mut ArgsSlot> {
-    if !slots.contains_key(id) {
-        slots.insert(id.to_owned(), ArgsSlot::new());
+/// The argument slots by tool-call id. The slot used last is kept out of
+/// the map: deltas name the same tool call one after another, and each
+/// delta looks its slot up several times (hook, fold), so that most look-ups
+/// are one string compare.
+#[derive(Debug, Default)]
+struct ArgsSlots {
+    /// The slot used last, with its id.
+    hot: Option<(String, ArgsSlot)>,
+    /// The others.
+    cold: BTreeMap<String, ArgsSlot>,
+}
+
+impl ArgsSlots {
+    fn is_hot(&self, id: &str) -> bool {
+        matches!(&self.hot, Some((key, _)) if key == id)
     }
-    slots.get_mut(id)
+
+    fn get(&self, id: &str) -> Option<&ArgsSlot> {
+        match &self.hot {
+            Some((key, slot)) if key == id => Some(slot),
+            Some(_) | None => self.cold.get(id),
+        }
+    }
+
+    fn get_mut(&mut self, id: &str) -> Option<&mut ArgsSlot> {
+        if let Some((key, slot)) = &mut self.hot {
+            if key == id {
+                return Some(slot);
+            }
+        }
+        self.cold.get_mut(id)
+    }
+
+    /// The slot of `id`, made if missing; it becomes the hot one.
+    fn slot(&mut self, id: &str) -> Option<&mut ArgsSlot> {
+        if !self.is_hot(id) {
+            let entry = self
+                .cold
+                .remove_entry(id)
+                .unwrap_or_else(|| (id.to_owned(), ArgsSlot::new()));
+            if let Some((key, slot)) = self.hot.replace(entry) {
+                self.cold.insert(key, slot);
+            }
+        }
+        self.hot.as_mut().map(|(_, slot)| slot)
+    }
+
+    fn remove(&mut self, id: &str) {
+        if self.is_hot(id) {
+            self.hot = None;
+        } else {
+            self.cold.remove(id);
+        }
+    }
+
+    fn retain(&mut self, mut keep: impl FnMut(&str) -> bool) {
+        if let Some((key, _)) = &self.hot {
+            if !keep(key) {
+                self.hot = None;
+            }
+        }
+        self.cold.retain(|key, _| keep(key));
+    }
+
+    fn values_mut(&mut self) -> impl Iterator<Item = &mut ArgsSlot> {
+        self.hot
+            .iter_mut()
+            .map(|(_, slot)| slot)
+            .chain(self.cold.values_mut())
+    }
+
+    #[cfg(test)]
+    fn iter(&self) -> impl Iterator<Item = (&String, &ArgsSlot)> {
+        self.hot
+            .iter()
+            .map(|(key, slot)| (key, slot))
+            .chain(self.cold.iter())
+    }
+}
+
+/// The slot of `id`, made if missing.
+fn args_slot<'s>(slots: &'s mut ArgsSlots, id: &str) -> Option<&'s mut ArgsSlot> {
+    slots.slot(id)
 }
 
 /// The bytes of a `metadata` object (0 when absent).
@@ -280,7 +357,7 @@ pub(crate) fn sum(parts: &[usize]) -> usize {
 /// so that the message may be one of the list's).
 fn forget_in(
     activity_sizes: &mut BTreeMap<String, Size>,
-    args: &mut BTreeMap<String, ArgsSlot>,
+    args: &mut ArgsSlots,
     index: &Index,
     message: &Message,
 ) {
@@ -324,7 +401,7 @@ pub struct Reducer {
     state: Value,
     interrupts: Vec<Interrupt>,
     index: Index,
-    args: BTreeMap<String, ArgsSlot>,
+    args: ArgsSlots,
     warning: Option<Warning>,
     /// `{}`: what the tool-call hooks get for a call not in the messages.
     no_args: Value,
@@ -366,7 +443,7 @@ impl Reducer {
             state,
             interrupts: Vec::new(),
             index,
-            args: BTreeMap::new(),
+            args: ArgsSlots::default(),
             warning: None,
             no_args: Value::Object(Object::new()),
             limits: ReducerLimits::default(),
@@ -990,7 +1067,7 @@ impl Reducer {
         // The tool calls' texts may have been replaced; ids no call has any
         // more lose their slot.
         let index = &self.index;
-        self.args.retain(|id, _| index.tool_call(id).is_some());
+        self.args.retain(|id| index.tool_call(id).is_some());
         self.args.values_mut().for_each(ArgsSlot::rewind);
     }
 
@@ -1915,7 +1992,7 @@ mod tests {
             assert_eq!(held, scan, "{class:?}");
         }
         // Slots are kept only for ids that some tool call has.
-        for id in r.args.keys() {
+        for (id, _) in r.args.iter() {
             assert!(
                 calls.contains(id.as_str()),
                 "slot of {id:?} outlived its calls"
@@ -1923,7 +2000,7 @@ mod tests {
         }
         // Without hooks, a slot has read all of its call's text, or none of
         // it (rewound: the text was replaced).
-        for (id, slot) in &r.args {
+        for (id, slot) in r.args.iter() {
             if let Some(call) = r.tool_call(id) {
                 let len = call.function.arguments.len();
                 assert!(slot.consumed == len || slot.consumed == 0, "slot of {id:?}");
