@@ -108,8 +108,9 @@ enum Open {
 struct Builder {
     /// The top-level value, once it has started.
     root: Option<Value>,
-    /// From the root to the innermost open value in the tree (empty: the
-    /// root itself).
+    /// From the root to the innermost open container (empty: the root
+    /// itself). An open scalar in the tree is not on it: it is the
+    /// container's member named `key`, or its last element.
     path: Vec<Segment>,
     /// The key being read, or read and waiting for its value.
     key: String,
@@ -122,7 +123,7 @@ struct Builder {
     /// The open scalar.
     open: Open,
     /// Whether the open string or number is in the tree (placed at the end
-    /// of an earlier delta; the path ends at it).
+    /// of an earlier delta).
     placed: bool,
     /// How much of `text` the placed string holds.
     shown: usize,
@@ -173,7 +174,6 @@ impl Builder {
             Token::StrEnd => {
                 if self.placed {
                     self.show_text();
-                    self.path.pop();
                 } else {
                     self.put(Value::String(self.text.clone()));
                 }
@@ -191,10 +191,9 @@ impl Builder {
             Token::NumberEnd => {
                 let number = self.number_value()?;
                 if self.placed {
-                    if let Some(slot) = self.frontier() {
+                    if let Some(slot) = self.open_scalar() {
                         *slot = number;
                     }
-                    self.path.pop();
                 } else {
                     self.put(number);
                 }
@@ -220,9 +219,7 @@ impl Builder {
                     | Token::Null => Value::Null,
                 };
                 // A cut literal is already in place with this very value.
-                if self.open == Open::Literal {
-                    self.path.pop();
-                } else {
+                if self.open != Open::Literal {
                     self.put(value);
                 }
                 self.open = Open::Nothing;
@@ -240,7 +237,7 @@ impl Builder {
                 if self.placed {
                     self.show_text();
                 } else {
-                    self.place(Value::String(self.text.clone()));
+                    self.put(Value::String(self.text.clone()));
                     self.shown = self.text.len();
                     self.placed = true;
                 }
@@ -257,12 +254,12 @@ impl Builder {
                 };
                 match (number, self.placed) {
                     (Some(number), true) => {
-                        if let Some(slot) = self.frontier() {
+                        if let Some(slot) = self.open_scalar() {
                             *slot = number;
                         }
                     }
                     (number, false) => {
-                        self.place(number.unwrap_or(Value::Null));
+                        self.put(number.unwrap_or(Value::Null));
                         self.placed = true;
                     }
                     (None, true) => {}
@@ -270,7 +267,7 @@ impl Builder {
             }
             Open::Nothing => {
                 if let Some(lit) = pending {
-                    self.place(match lit {
+                    self.put(match lit {
                         Literal::True => Value::Bool(true),
                         Literal::False => Value::Bool(false),
                         Literal::Null => Value::Null,
@@ -291,7 +288,10 @@ impl Builder {
         if new.is_empty() {
             return;
         }
-        if let Some(Value::String(s)) = at_mut_opt(self.root.as_mut(), &self.path) {
+        let Some(root) = self.root.as_mut() else {
+            return;
+        };
+        if let Some(Value::String(s)) = open_scalar(root, &self.path, &self.key) {
             s.push_str(new);
         }
         self.shown = self.text.len();
@@ -340,8 +340,9 @@ impl Builder {
         }
     }
 
-    /// Puts a complete value where the next value goes, leaving the path
-    /// as it is (the value is not open).
+    /// Puts a scalar where the next value goes, leaving the path as it is
+    /// (the key stays until the next key starts: an open scalar is found
+    /// again by it, see [`Builder::open_scalar`]).
     fn put(&mut self, value: Value) {
         let Some(root) = self.root.as_mut() else {
             self.root = Some(value);
@@ -350,22 +351,30 @@ impl Builder {
         match at_mut(root, &self.path) {
             Some(Value::Array(items)) => items.push(value),
             Some(Value::Object(members)) => {
-                members.insert(core::mem::take(&mut self.key), value);
+                members.insert(self.key.clone(), value);
             }
             // The tokenizer only opens a value inside a container.
             _ => {}
         }
     }
 
-    /// The open value at the end of the path.
-    fn frontier(&mut self) -> Option<&mut Value> {
-        at_mut_opt(self.root.as_mut(), &self.path)
+    /// The open scalar [`put`](Self::put) in the tree: the member `key` of
+    /// the innermost open container, its last element, or the root.
+    fn open_scalar(&mut self) -> Option<&mut Value> {
+        open_scalar(self.root.as_mut()?, &self.path, &self.key)
     }
 }
 
-/// [`at_mut`] from a root that may not have started.
-fn at_mut_opt<'v>(value: Option<&'v mut Value>, path: &[Segment]) -> Option<&'v mut Value> {
-    at_mut(value?, path)
+/// See [`Builder::open_scalar`] (a free function, so that the builder's
+/// other fields stay free to borrow).
+fn open_scalar<'v>(root: &'v mut Value, path: &[Segment], key: &str) -> Option<&'v mut Value> {
+    match at_mut(root, path)? {
+        Value::Array(items) => items.last_mut(),
+        Value::Object(members) => members.get_mut(key),
+        scalar @ (Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_)) => {
+            Some(scalar)
+        }
+    }
 }
 
 /// Follows `path` down from `value`.
@@ -604,6 +613,39 @@ mod tests {
     /// The value of `text` pushed in one delta.
     fn one(text: &str) -> Value {
         PartialArgs::new().push(text).clone()
+    }
+
+    /// Values open across deltas (strings, numbers, cut literals, under
+    /// keys, in arrays, at the root, under a repeated key) read the same
+    /// whatever the cuts: char by char, and in two pieces at every point.
+    #[test]
+    fn open_values_across_deltas_match_one_push() {
+        let docs = [
+            r#"{"a":"x\"y","b":[12.5e3,"t\u00e9",[true,null]],"a":"zz","c":-0.25}"#,
+            r#"["abc",{"k":"v","k":{"n":[1,"2",false]}},"é😀",-12]"#,
+            r#""root string with \n escape""#,
+            "-123.5e-2",
+            "[fals",
+            r#"{"rows":[{"id":1,"name":"row 1","tags":["t1","t2"],"note":null}]}"#,
+        ];
+        for doc in docs {
+            let cuts: Vec<usize> = (0..=doc.len())
+                .filter(|&i| doc.is_char_boundary(i))
+                .collect();
+            // Char by char.
+            let mut args = PartialArgs::new();
+            for pair in cuts.windows(2) {
+                let got = args.push(&doc[pair[0]..pair[1]]).clone();
+                assert_eq!(got, one(&doc[..pair[1]]), "{:?}", &doc[..pair[1]]);
+            }
+            assert_eq!(args.finish(), PartialArgs::with_prefix(doc).finish());
+            // Two pieces.
+            for &cut in &cuts {
+                let mut args = PartialArgs::new();
+                assert_eq!(args.push(&doc[..cut]), &one(&doc[..cut]));
+                assert_eq!(args.push(&doc[cut..]), &one(doc), "cut at {cut} of {doc:?}");
+            }
+        }
     }
 
     #[test]
