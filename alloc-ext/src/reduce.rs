@@ -412,6 +412,10 @@ pub struct Reducer {
     /// The state's compact JSON size (exact) and nesting depth (an upper
     /// bound), kept up to date by every change.
     state_size: Size,
+    /// The size of the `STATE_SNAPSHOT` just checked, for its fold (a
+    /// large snapshot is measured once, not twice). Set by the check, taken
+    /// by the fold, cleared before every check.
+    checked_state: Option<Size>,
     /// The same for the content of activity messages that deltas patched,
     /// by id (the first message with the id is the one patched), so that a
     /// delta costs what it touches, not the size of the content.
@@ -449,6 +453,7 @@ impl Reducer {
             limits: ReducerLimits::default(),
             text_bytes,
             state_size,
+            checked_state: None,
             activity_sizes: BTreeMap::new(),
             refused: None,
         }
@@ -731,6 +736,7 @@ impl Reducer {
     /// own values when that is enough to know it fits, else by a dry run on
     /// the document (applied, measured, rolled back: the cost of applying it).
     fn check(&mut self, event: &Event) -> Result<(), LimitError> {
+        self.checked_state = None;
         // Growth, then the type's own check, in one dispatch.
         event.visit(rules::Check(self))
     }
@@ -750,9 +756,13 @@ impl Reducer {
     }
 
     /// STATE_SNAPSHOT: the new state's size.
-    pub(crate) fn check_state_snapshot(&self, snapshot: Option<&Value>) -> Result<(), LimitError> {
-        self.limits
-            .within_state(snapshot.map_or(NULL_SIZE, json_size))
+    pub(crate) fn check_state_snapshot(
+        &mut self,
+        snapshot: Option<&Value>,
+    ) -> Result<(), LimitError> {
+        let size = snapshot.map_or(NULL_SIZE, json_size);
+        self.checked_state = Some(size);
+        self.limits.within_state(size)
     }
 
     /// STATE_DELTA: the state's size after the patch.
@@ -1032,7 +1042,13 @@ impl Reducer {
 
     /// STATE_SNAPSHOT: the state is replaced (`null` when absent).
     pub(crate) fn state_snapshot(&mut self, snapshot: Option<Value>) -> Changed {
-        self.set_state(snapshot.unwrap_or(Value::Null));
+        let state = snapshot.unwrap_or(Value::Null);
+        // Measured by the check just before (the event is the same).
+        self.state_size = match self.checked_state.take() {
+            Some(size) => size,
+            None => json_size(&state),
+        };
+        self.state = state;
         Changed::STATE
     }
 
@@ -1901,6 +1917,34 @@ mod tests {
     use alloc::vec;
     use proptest::prelude::*;
     use serde_json::json;
+
+    /// A snapshot is measured once, by its check, and the fold keeps that
+    /// size; a check whose fold did not run (a hook stopped it) leaves no
+    /// size behind for the next fold.
+    #[test]
+    fn state_snapshot_size_is_the_checked_one() {
+        use crate::event::StateSnapshot;
+        use crate::hooks::{Flow, HookView, Subscriber};
+        struct StopAll;
+        impl Subscriber for StopAll {
+            fn on_event(&mut self, _: &Event, _: &mut HookView<'_>) -> Flow {
+                Flow::Stop
+            }
+        }
+        let snap = |v: Value| Event::StateSnapshot(StateSnapshot { snapshot: Some(v) });
+        let mut r = Reducer::new();
+        r.try_apply_with(&snap(json!({"a": [1, 2, "three"]})), &mut ())
+            .unwrap();
+        assert_eq!(r.state_size, json_size(&r.state));
+        r.try_apply_with(&snap(json!({"big": "x".repeat(100)})), &mut StopAll)
+            .unwrap();
+        assert_eq!(r.state, json!({"a": [1, 2, "three"]}));
+        assert_eq!(r.state_size, json_size(&r.state));
+        let mut e = snap(json!([{"b": null}]));
+        r.try_apply_owned(&mut e, None).unwrap();
+        assert_eq!(r.state, json!([{"b": null}]));
+        assert_eq!(r.state_size, json_size(&r.state));
+    }
 
     fn msg(v: Value) -> Message {
         Message::from_json(&v).unwrap()
