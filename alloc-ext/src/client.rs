@@ -282,6 +282,25 @@ impl TraceEntry {
     }
 }
 
+/// The frame's own event, from the parsed frame, which it may take values
+/// out of: a `STATE_SNAPSHOT`'s `snapshot` is moved into the event, not
+/// copied (the frame is dropped once its own event is built).
+fn own_event(kind: EventType, id: &str, frame: &mut Value) -> Result<Event, DecodeError> {
+    let mut snapshot = None;
+    if kind == EventType::StateSnapshot {
+        if let Value::Object(members) = frame {
+            snapshot = members.remove(Field::Snapshot.as_str());
+        }
+    }
+    // Decoding reads `snapshot` as an optional value of any kind: without
+    // it the event is the same but for the snapshot, put back here.
+    let mut event = Event::from_core(kind, Origin::Frame, id, frame)?;
+    if let (Event::StateSnapshot(e), Some(snapshot)) = (&mut event, snapshot) {
+        e.snapshot = Some(snapshot);
+    }
+    Ok(event)
+}
+
 /// The AG-UI client: see the [module docs](self).
 pub struct Client {
     framer: Framer,
@@ -715,7 +734,7 @@ impl Client {
         // A bare delta frame is not parsed again (nor is an empty object
         // made and dropped for it): a close of a chunked item before its
         // event needs no frame field.
-        let value = if fast {
+        let mut value = if fast {
             None
         } else {
             Some(frame_value(&self.frame).map_err(|e| {
@@ -724,11 +743,11 @@ impl Client {
         };
         // The frame's own event is built (and its nested values checked)
         // before verification, so a bad frame changes no state.
-        let own = match (fast, &value) {
+        let own = match (fast, &mut value) {
             (true, _) => Some(Own::Spare),
             (false, Some(frame)) if !head.kind.is_chunk() => {
                 let id = self.reader.decoder().id();
-                let ev = Event::from_core(head.kind, Origin::Frame, id, frame)
+                let ev = own_event(head.kind, id, frame)
                     .map_err(|e| ClientError::decode(self.index, Some(head.kind), e))?;
                 Some(Own::Event(ev))
             }
