@@ -416,6 +416,9 @@ pub struct Reducer {
     /// large snapshot is measured once, not twice). Set by the check, taken
     /// by the fold, cleared before every check.
     checked_state: Option<Size>,
+    /// The size of the snapshot of the `STATE_SNAPSHOT` about to be
+    /// applied, when its reader measured it (see [`Reducer::expect_state_size`]).
+    known_state: Option<Size>,
     /// The same for the content of activity messages that deltas patched,
     /// by id (the first message with the id is the one patched), so that a
     /// delta costs what it touches, not the size of the content.
@@ -454,6 +457,7 @@ impl Reducer {
             text_bytes,
             state_size,
             checked_state: None,
+            known_state: None,
             activity_sizes: BTreeMap::new(),
             refused: None,
         }
@@ -626,6 +630,14 @@ impl Reducer {
         })
     }
 
+    /// The size of the snapshot of the `STATE_SNAPSHOT` about to be
+    /// applied, measured as it was read (so that its check does not walk
+    /// it again); `None` to forget it. The caller sets it just before the
+    /// event and clears it after, whatever happened.
+    pub(crate) fn expect_state_size(&mut self, size: Option<Size>) {
+        self.known_state = size;
+    }
+
     /// An event applied with no subscriber at all: the default handling
     /// alone, without the hook steps (what a subscriber that does nothing
     /// would leave: no replacement, no stop).
@@ -760,7 +772,10 @@ impl Reducer {
         &mut self,
         snapshot: Option<&Value>,
     ) -> Result<(), LimitError> {
-        let size = snapshot.map_or(NULL_SIZE, json_size);
+        let size = match (self.known_state.take(), snapshot) {
+            (Some(size), Some(_)) => size,
+            (_, snapshot) => snapshot.map_or(NULL_SIZE, json_size),
+        };
         self.checked_state = Some(size);
         self.limits.within_state(size)
     }
