@@ -68,8 +68,8 @@ use crate::event::{content_event, Event};
 use crate::hooks::Subscriber;
 use crate::model::{DecodeError, Message};
 use crate::reduce::{Changed, LimitError, Reducer, ReducerLimits};
-use crate::size::json_size;
-use crate::value::frame_value;
+use crate::size::{json_size, Size};
+use crate::value::frame_value_sized;
 
 /// Id capacity of the client's verifier, in bytes.
 pub const ID_CAPACITY: usize = 128;
@@ -280,6 +280,25 @@ impl TraceEntry {
         }
         Value::Object(entry)
     }
+}
+
+/// The frame's own event, from the parsed frame, which it may take values
+/// out of: a `STATE_SNAPSHOT`'s `snapshot` is moved into the event, not
+/// copied (the frame is dropped once its own event is built).
+fn own_event(kind: EventType, id: &str, frame: &mut Value) -> Result<Event, DecodeError> {
+    let mut snapshot = None;
+    if kind == EventType::StateSnapshot {
+        if let Value::Object(members) = frame {
+            snapshot = members.remove(Field::Snapshot.as_str());
+        }
+    }
+    // Decoding reads `snapshot` as an optional value of any kind: without
+    // it the event is the same but for the snapshot, put back here.
+    let mut event = Event::from_core(kind, Origin::Frame, id, frame)?;
+    if let (Event::StateSnapshot(e), Some(snapshot)) = (&mut event, snapshot) {
+        e.snapshot = Some(snapshot);
+    }
+    Ok(event)
 }
 
 /// The AG-UI client: see the [module docs](self).
@@ -737,20 +756,24 @@ impl Client {
         // A bare delta frame is not parsed again (nor is an empty object
         // made and dropped for it): a close of a chunked item before its
         // event needs no frame field.
-        let value = if fast {
-            None
+        // A STATE_SNAPSHOT's snapshot is measured as it is read, for its
+        // limit check.
+        let measure = (head.kind == EventType::StateSnapshot).then_some(Field::Snapshot.as_str());
+        let (mut value, state_size) = if fast {
+            (None, None)
         } else {
-            Some(frame_value(&self.frame).map_err(|e| {
+            let (value, size) = frame_value_sized(&self.frame, measure).map_err(|e| {
                 ClientError::decode(self.index, Some(head.kind), DecodeError::new(e))
-            })?)
+            })?;
+            (Some(value), size)
         };
         // The frame's own event is built (and its nested values checked)
         // before verification, so a bad frame changes no state.
-        let own = match (fast, &value) {
+        let own = match (fast, &mut value) {
             (true, _) => Some(Own::Spare),
             (false, Some(frame)) if !head.kind.is_chunk() => {
                 let id = self.reader.decoder().id();
-                let ev = Event::from_core(head.kind, Origin::Frame, id, frame)
+                let ev = own_event(head.kind, id, frame)
                     .map_err(|e| ClientError::decode(self.index, Some(head.kind), e))?;
                 Some(Own::Event(ev))
             }
@@ -768,7 +791,7 @@ impl Client {
             Mode::Strict => {
                 // The events before a failing one are applied (SPEC section 0).
                 let verdict = self.reader.expand(&mut collect);
-                self.apply_steps(own, value.as_ref(), subscriber)?;
+                self.apply_sized(state_size, own, value.as_ref(), subscriber)?;
                 verdict.map_err(|e| ClientError::from_core(&e))?;
             }
             Mode::KeepGoing => {
@@ -776,7 +799,7 @@ impl Client {
                     .reader
                     .expand_atomic(&mut collect)
                     .map_err(|e| ClientError::from_core(&e))?;
-                if let Err(e) = self.apply_steps(own, value.as_ref(), subscriber) {
+                if let Err(e) = self.apply_sized(state_size, own, value.as_ref(), subscriber) {
                     // The frame is refused as a whole: the verifier and
                     // the chunk expander go back to before it.
                     self.reader.rollback(checkpoint);
@@ -786,6 +809,24 @@ impl Client {
         }
         self.accepted = self.accepted.saturating_add(1);
         Ok(())
+    }
+
+    /// [`apply_steps`](Self::apply_steps), the reducer knowing the size of
+    /// the frame's state snapshot if it was measured.
+    fn apply_sized(
+        &mut self,
+        state_size: Option<Size>,
+        own: Option<Own>,
+        value: Option<&Value>,
+        subscriber: &mut dyn Subscriber,
+    ) -> Result<(), ClientError> {
+        if state_size.is_none() {
+            return self.apply_steps(own, value, subscriber);
+        }
+        self.reducer.expect_state_size(state_size);
+        let applied = self.apply_steps(own, value, subscriber);
+        self.reducer.expect_state_size(None);
+        applied
     }
 
     /// Applies the verified steps of the frame: the frame's own event

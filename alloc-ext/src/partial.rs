@@ -98,11 +98,19 @@ enum Open {
 }
 
 /// The value tree under construction and the path to its open end.
+///
+/// A scalar (string or number) is put into the tree once it is complete,
+/// with one walk down the path; one still open at the end of a delta is
+/// placed there with its text so far (and updated at the end of each later
+/// delta and when it ends). So a string or number that starts and ends
+/// within one delta costs one walk, not one per token.
 #[derive(Debug, Clone)]
 struct Builder {
     /// The top-level value, once it has started.
     root: Option<Value>,
-    /// From the root to the innermost open value (empty: the root itself).
+    /// From the root to the innermost open container (empty: the root
+    /// itself). An open scalar in the tree is not on it: it is the
+    /// container's member named `key`, or its last element.
     path: Vec<Segment>,
     /// The key being read, or read and waiting for its value.
     key: String,
@@ -110,8 +118,15 @@ struct Builder {
     in_key: bool,
     /// The text of the open number.
     number: String,
+    /// The text of the open string.
+    text: String,
     /// The open scalar.
     open: Open,
+    /// Whether the open string or number is in the tree (placed at the end
+    /// of an earlier delta).
+    placed: bool,
+    /// How much of `text` the placed string holds.
+    shown: usize,
 }
 
 /// The text could not be JSON (or holds a number out of range).
@@ -125,7 +140,10 @@ impl Builder {
             key: String::new(),
             in_key: false,
             number: String::new(),
+            text: String::new(),
             open: Open::Nothing,
+            placed: false,
+            shown: 0,
         }
     }
 
@@ -144,33 +162,43 @@ impl Builder {
             }
             Token::KeyEnd => self.in_key = false,
             Token::StrStart => {
-                self.place(Value::String(String::new()));
+                self.text.clear();
+                self.shown = 0;
+                self.placed = false;
                 self.open = Open::Str;
             }
             Token::Text(text) if self.in_key => self.key.push_str(text),
             Token::Char(c) if self.in_key => self.key.push(c),
-            Token::Text(text) => {
-                if let Some(Value::String(s)) = self.frontier() {
-                    s.push_str(text);
+            Token::Text(text) => self.text.push_str(text),
+            Token::Char(c) => self.text.push(c),
+            Token::StrEnd => {
+                if self.placed {
+                    self.show_text();
+                } else {
+                    self.put(Value::String(self.text.clone()));
                 }
+                self.open = Open::Nothing;
+                self.placed = false;
             }
-            Token::Char(c) => {
-                if let Some(Value::String(s)) = self.frontier() {
-                    s.push(c);
-                }
-            }
-            Token::StrEnd => self.close_scalar(),
             Token::Number(text) => {
                 if self.open != Open::Number {
                     self.number.clear();
-                    self.place(Value::Null);
+                    self.placed = false;
                     self.open = Open::Number;
                 }
                 self.number.push_str(text);
             }
             Token::NumberEnd => {
-                self.settle_number()?;
-                self.close_scalar();
+                let number = self.number_value()?;
+                if self.placed {
+                    if let Some(slot) = self.open_scalar() {
+                        *slot = number;
+                    }
+                } else {
+                    self.put(number);
+                }
+                self.open = Open::Nothing;
+                self.placed = false;
             }
             Token::True | Token::False | Token::Null => {
                 let value = match token {
@@ -192,55 +220,100 @@ impl Builder {
                 };
                 // A cut literal is already in place with this very value.
                 if self.open != Open::Literal {
-                    self.place(value);
+                    self.put(value);
                 }
-                self.close_scalar();
+                self.open = Open::Nothing;
             }
         }
         Ok(())
     }
 
     /// Completes the cut end of the tree after the last token of a delta:
-    /// the open number gets its tentative value, a cut literal its full one.
+    /// the open string or number is shown with its text so far, a cut
+    /// literal with its full value.
     fn settle(&mut self, pending: Option<Literal>) -> Result<(), Invalid> {
-        // The open number is re-read at every delta; past MAX_NUMBER_TEXT
-        // it keeps its last tentative value until it ends, so that a number
-        // streamed digit by digit does not cost its whole text per delta.
-        if self.open == Open::Number && self.number.len() <= MAX_NUMBER_TEXT {
-            self.settle_number()?;
-        }
-        if let (Some(lit), Open::Nothing) = (pending, self.open) {
-            self.place(match lit {
-                Literal::True => Value::Bool(true),
-                Literal::False => Value::Bool(false),
-                Literal::Null => Value::Null,
-            });
-            self.open = Open::Literal;
+        match self.open {
+            Open::Str => {
+                if self.placed {
+                    self.show_text();
+                } else {
+                    self.put(Value::String(self.text.clone()));
+                    self.shown = self.text.len();
+                    self.placed = true;
+                }
+            }
+            // The open number is re-read at every delta; past
+            // MAX_NUMBER_TEXT it keeps its last tentative value until it
+            // ends, so that a number streamed digit by digit does not cost
+            // its whole text per delta.
+            Open::Number => {
+                let number = if self.number.len() <= MAX_NUMBER_TEXT {
+                    Some(self.number_value()?)
+                } else {
+                    None
+                };
+                match (number, self.placed) {
+                    (Some(number), true) => {
+                        if let Some(slot) = self.open_scalar() {
+                            *slot = number;
+                        }
+                    }
+                    (number, false) => {
+                        self.put(number.unwrap_or(Value::Null));
+                        self.placed = true;
+                    }
+                    (None, true) => {}
+                }
+            }
+            Open::Nothing => {
+                if let Some(lit) = pending {
+                    self.put(match lit {
+                        Literal::True => Value::Bool(true),
+                        Literal::False => Value::Bool(false),
+                        Literal::Null => Value::Null,
+                    });
+                    self.open = Open::Literal;
+                }
+            }
+            Open::Literal => {}
         }
         Ok(())
     }
 
-    /// Sets the open number from its text, completed with a `0` if it
+    /// Brings the placed open string up to `text`.
+    fn show_text(&mut self) {
+        let Some(new) = self.text.get(self.shown..) else {
+            return;
+        };
+        if new.is_empty() {
+            return;
+        }
+        let Some(root) = self.root.as_mut() else {
+            return;
+        };
+        if let Some(Value::String(s)) = open_scalar(root, &self.path, &self.key) {
+            s.push_str(new);
+        }
+        self.shown = self.text.len();
+    }
+
+    /// The open number's value from its text, completed with a `0` if it
     /// stops where a digit must follow (`-`, `1.`, `1e`, `1e+`).
-    fn settle_number(&mut self) -> Result<(), Invalid> {
+    fn number_value(&self) -> Result<Value, Invalid> {
         let needs_digit = matches!(
             self.number.as_bytes().last(),
             Some(b'-' | b'+' | b'.' | b'e' | b'E')
         );
         // Beyond the double range the value is `null`, the reference's
         // Infinity as it prints (see `crate::value`).
-        let number = if needs_digit {
+        Ok(if needs_digit {
             let mut text = String::with_capacity(self.number.len().saturating_add(1));
             text.push_str(&self.number);
             text.push('0');
             number_value(&text)
         } else {
             number_value(&self.number)
-        };
-        if let Some(slot) = self.frontier() {
-            *slot = number;
-        }
-        Ok(())
+        })
     }
 
     /// Puts a new value where the next value goes (the root, the end of the
@@ -267,15 +340,40 @@ impl Builder {
         }
     }
 
-    /// The open value at the end of the path.
-    fn frontier(&mut self) -> Option<&mut Value> {
-        at_mut(self.root.as_mut()?, &self.path)
+    /// Puts a scalar where the next value goes, leaving the path as it is
+    /// (the key stays until the next key starts: an open scalar is found
+    /// again by it, see [`Builder::open_scalar`]).
+    fn put(&mut self, value: Value) {
+        let Some(root) = self.root.as_mut() else {
+            self.root = Some(value);
+            return;
+        };
+        match at_mut(root, &self.path) {
+            Some(Value::Array(items)) => items.push(value),
+            Some(Value::Object(members)) => {
+                members.insert(self.key.clone(), value);
+            }
+            // The tokenizer only opens a value inside a container.
+            _ => {}
+        }
     }
 
-    /// The open scalar is complete.
-    fn close_scalar(&mut self) {
-        self.open = Open::Nothing;
-        self.path.pop();
+    /// The open scalar [`put`](Self::put) in the tree: the member `key` of
+    /// the innermost open container, its last element, or the root.
+    fn open_scalar(&mut self) -> Option<&mut Value> {
+        open_scalar(self.root.as_mut()?, &self.path, &self.key)
+    }
+}
+
+/// See [`Builder::open_scalar`] (a free function, so that the builder's
+/// other fields stay free to borrow).
+fn open_scalar<'v>(root: &'v mut Value, path: &[Segment], key: &str) -> Option<&'v mut Value> {
+    match at_mut(root, path)? {
+        Value::Array(items) => items.last_mut(),
+        Value::Object(members) => members.get_mut(key),
+        scalar @ (Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_)) => {
+            Some(scalar)
+        }
     }
 }
 
@@ -404,13 +502,19 @@ impl PartialArgs {
     /// The arguments at `TOOL_CALL_END`: the buffer as JSON if it is one
     /// complete, valid document (surrounding whitespace allowed), else `{}`.
     pub fn finish(&self) -> Value {
+        self.finished().cloned().unwrap_or_else(empty)
+    }
+
+    /// The buffer's value if it is one complete, valid JSON document, by
+    /// reference (`None` where [`finish`](Self::finish) gives `{}`).
+    pub fn finished(&self) -> Option<&Value> {
         if self.failed {
-            return empty();
+            return None;
         }
         let mut tokenizer = self.tokenizer.clone();
         match (tokenizer.finish(), &self.builder.root) {
-            (Ok(_), Some(value)) => value.clone(),
-            _ => empty(),
+            (Ok(_), Some(value)) => Some(value),
+            _ => None,
         }
     }
 
@@ -509,6 +613,39 @@ mod tests {
     /// The value of `text` pushed in one delta.
     fn one(text: &str) -> Value {
         PartialArgs::new().push(text).clone()
+    }
+
+    /// Values open across deltas (strings, numbers, cut literals, under
+    /// keys, in arrays, at the root, under a repeated key) read the same
+    /// whatever the cuts: char by char, and in two pieces at every point.
+    #[test]
+    fn open_values_across_deltas_match_one_push() {
+        let docs = [
+            r#"{"a":"x\"y","b":[12.5e3,"t\u00e9",[true,null]],"a":"zz","c":-0.25}"#,
+            r#"["abc",{"k":"v","k":{"n":[1,"2",false]}},"é😀",-12]"#,
+            r#""root string with \n escape""#,
+            "-123.5e-2",
+            "[fals",
+            r#"{"rows":[{"id":1,"name":"row 1","tags":["t1","t2"],"note":null}]}"#,
+        ];
+        for doc in docs {
+            let cuts: Vec<usize> = (0..=doc.len())
+                .filter(|&i| doc.is_char_boundary(i))
+                .collect();
+            // Char by char.
+            let mut args = PartialArgs::new();
+            for pair in cuts.windows(2) {
+                let got = args.push(&doc[pair[0]..pair[1]]).clone();
+                assert_eq!(got, one(&doc[..pair[1]]), "{:?}", &doc[..pair[1]]);
+            }
+            assert_eq!(args.finish(), PartialArgs::with_prefix(doc).finish());
+            // Two pieces.
+            for &cut in &cuts {
+                let mut args = PartialArgs::new();
+                assert_eq!(args.push(&doc[..cut]), &one(&doc[..cut]));
+                assert_eq!(args.push(&doc[cut..]), &one(doc), "cut at {cut} of {doc:?}");
+            }
+        }
     }
 
     #[test]

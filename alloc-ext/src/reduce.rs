@@ -187,7 +187,20 @@ struct ArgsSlot {
     partial: PartialArgs,
     consumed: usize,
     /// The arguments at the last `TOOL_CALL_END`.
-    final_args: Option<Value>,
+    final_args: FinalArgs,
+}
+
+/// The arguments at a tool call's last `TOOL_CALL_END`.
+#[derive(Debug)]
+enum FinalArgs {
+    /// No `TOOL_CALL_END` yet.
+    None,
+    /// The partial value's complete document ([`PartialArgs::finished`]),
+    /// which has not changed since: held once, not copied. Made an owned
+    /// copy before the partial value changes again.
+    Partial,
+    /// Its own value.
+    Owned(Value),
 }
 
 impl ArgsSlot {
@@ -195,15 +208,34 @@ impl ArgsSlot {
         ArgsSlot {
             partial: PartialArgs::new(),
             consumed: 0,
-            final_args: None,
+            final_args: FinalArgs::None,
         }
+    }
+
+    /// The arguments at the last `TOOL_CALL_END`.
+    fn final_args(&self) -> Option<&Value> {
+        match &self.final_args {
+            FinalArgs::None => None,
+            FinalArgs::Partial => self.partial.finished(),
+            FinalArgs::Owned(value) => Some(value),
+        }
+    }
+
+    /// The partial value, about to change: final arguments that are still
+    /// its document get their own copy first.
+    fn partial_mut(&mut self) -> &mut PartialArgs {
+        if let FinalArgs::Partial = self.final_args {
+            let value = self.partial.finished().cloned().unwrap_or_else(empty_args);
+            self.final_args = FinalArgs::Owned(value);
+        }
+        &mut self.partial
     }
 
     /// Forgets the text read so far (keeping the last good value): the
     /// call's text was replaced, so the next [`ArgsSlot::sync`] reads it
     /// whole.
     fn rewind(&mut self) {
-        self.partial.restart("");
+        self.partial_mut().restart("");
         self.consumed = 0;
     }
 
@@ -220,18 +252,95 @@ impl ArgsSlot {
             }
         };
         if !rest.is_empty() {
-            self.partial.push(rest);
+            self.partial_mut().push(rest);
             self.consumed = text.len();
         }
     }
 }
 
-/// The slot of `id`, made if missing.
-fn args_slot<'s>(slots: &'s mut BTreeMap<String, ArgsSlot>, id: &str) -> Option<&'s mut ArgsSlot> {
-    if !slots.contains_key(id) {
-        slots.insert(id.to_owned(), ArgsSlot::new());
+/// The argument slots by tool-call id. The slot used last is kept out of
+/// the map: deltas name the same tool call one after another, and each
+/// delta looks its slot up several times (hook, fold), so that most look-ups
+/// are one string compare.
+#[derive(Debug, Default)]
+struct ArgsSlots {
+    /// The slot used last, with its id.
+    hot: Option<(String, ArgsSlot)>,
+    /// The others.
+    cold: BTreeMap<String, ArgsSlot>,
+}
+
+impl ArgsSlots {
+    fn is_hot(&self, id: &str) -> bool {
+        matches!(&self.hot, Some((key, _)) if key == id)
     }
-    slots.get_mut(id)
+
+    fn get(&self, id: &str) -> Option<&ArgsSlot> {
+        match &self.hot {
+            Some((key, slot)) if key == id => Some(slot),
+            Some(_) | None => self.cold.get(id),
+        }
+    }
+
+    fn get_mut(&mut self, id: &str) -> Option<&mut ArgsSlot> {
+        if let Some((key, slot)) = &mut self.hot {
+            if key == id {
+                return Some(slot);
+            }
+        }
+        self.cold.get_mut(id)
+    }
+
+    /// The slot of `id`, made if missing; it becomes the hot one.
+    fn slot(&mut self, id: &str) -> Option<&mut ArgsSlot> {
+        if !self.is_hot(id) {
+            let entry = self
+                .cold
+                .remove_entry(id)
+                .unwrap_or_else(|| (id.to_owned(), ArgsSlot::new()));
+            if let Some((key, slot)) = self.hot.replace(entry) {
+                self.cold.insert(key, slot);
+            }
+        }
+        self.hot.as_mut().map(|(_, slot)| slot)
+    }
+
+    fn remove(&mut self, id: &str) {
+        if self.is_hot(id) {
+            self.hot = None;
+        } else {
+            self.cold.remove(id);
+        }
+    }
+
+    fn retain(&mut self, mut keep: impl FnMut(&str) -> bool) {
+        if let Some((key, _)) = &self.hot {
+            if !keep(key) {
+                self.hot = None;
+            }
+        }
+        self.cold.retain(|key, _| keep(key));
+    }
+
+    fn values_mut(&mut self) -> impl Iterator<Item = &mut ArgsSlot> {
+        self.hot
+            .iter_mut()
+            .map(|(_, slot)| slot)
+            .chain(self.cold.values_mut())
+    }
+
+    #[cfg(test)]
+    fn iter(&self) -> impl Iterator<Item = (&String, &ArgsSlot)> {
+        self.hot
+            .iter()
+            .map(|(key, slot)| (key, slot))
+            .chain(self.cold.iter())
+    }
+}
+
+/// The slot of `id`, made if missing.
+fn args_slot<'s>(slots: &'s mut ArgsSlots, id: &str) -> Option<&'s mut ArgsSlot> {
+    slots.slot(id)
 }
 
 /// The bytes of a `metadata` object (0 when absent).
@@ -248,7 +357,7 @@ pub(crate) fn sum(parts: &[usize]) -> usize {
 /// so that the message may be one of the list's).
 fn forget_in(
     activity_sizes: &mut BTreeMap<String, Size>,
-    args: &mut BTreeMap<String, ArgsSlot>,
+    args: &mut ArgsSlots,
     index: &Index,
     message: &Message,
 ) {
@@ -292,7 +401,7 @@ pub struct Reducer {
     state: Value,
     interrupts: Vec<Interrupt>,
     index: Index,
-    args: BTreeMap<String, ArgsSlot>,
+    args: ArgsSlots,
     warning: Option<Warning>,
     /// `{}`: what the tool-call hooks get for a call not in the messages.
     no_args: Value,
@@ -303,6 +412,13 @@ pub struct Reducer {
     /// The state's compact JSON size (exact) and nesting depth (an upper
     /// bound), kept up to date by every change.
     state_size: Size,
+    /// The size of the `STATE_SNAPSHOT` just checked, for its fold (a
+    /// large snapshot is measured once, not twice). Set by the check, taken
+    /// by the fold, cleared before every check.
+    checked_state: Option<Size>,
+    /// The size of the snapshot of the `STATE_SNAPSHOT` about to be
+    /// applied, when its reader measured it (see [`Reducer::expect_state_size`]).
+    known_state: Option<Size>,
     /// The same for the content of activity messages that deltas patched,
     /// by id (the first message with the id is the one patched), so that a
     /// delta costs what it touches, not the size of the content.
@@ -334,12 +450,14 @@ impl Reducer {
             state,
             interrupts: Vec::new(),
             index,
-            args: BTreeMap::new(),
+            args: ArgsSlots::default(),
             warning: None,
             no_args: Value::Object(Object::new()),
             limits: ReducerLimits::default(),
             text_bytes,
             state_size,
+            checked_state: None,
+            known_state: None,
             activity_sizes: BTreeMap::new(),
             refused: None,
         }
@@ -409,7 +527,7 @@ impl Reducer {
     /// The arguments at the tool call's last `TOOL_CALL_END`: its text
     /// parsed, or `{}` if that does not parse.
     pub fn final_args(&self, tool_call_id: &str) -> Option<&Value> {
-        self.args.get(tool_call_id)?.final_args.as_ref()
+        self.args.get(tool_call_id)?.final_args()
     }
 
     /// The arguments value the replay trace shows for `event`, just applied
@@ -522,6 +640,14 @@ impl Reducer {
         }
     }
 
+    /// The size of the snapshot of the `STATE_SNAPSHOT` about to be
+    /// applied, measured as it was read (so that its check does not walk
+    /// it again); `None` to forget it. The caller sets it just before the
+    /// event and clears it after, whatever happened.
+    pub(crate) fn expect_state_size(&mut self, size: Option<Size>) {
+        self.known_state = size;
+    }
+
     /// An event applied with no subscriber at all: the default handling
     /// alone, without the hook steps (what a subscriber that does nothing
     /// would leave: no replacement, no stop).
@@ -630,6 +756,7 @@ impl Reducer {
     /// own values when that is enough to know it fits, else by a dry run on
     /// the document (applied, measured, rolled back: the cost of applying it).
     fn check(&mut self, event: &Event) -> Result<(), LimitError> {
+        self.checked_state = None;
         // Growth, then the type's own check, in one dispatch.
         event.visit(rules::Check(self))
     }
@@ -649,9 +776,16 @@ impl Reducer {
     }
 
     /// STATE_SNAPSHOT: the new state's size.
-    pub(crate) fn check_state_snapshot(&self, snapshot: Option<&Value>) -> Result<(), LimitError> {
-        self.limits
-            .within_state(snapshot.map_or(NULL_SIZE, json_size))
+    pub(crate) fn check_state_snapshot(
+        &mut self,
+        snapshot: Option<&Value>,
+    ) -> Result<(), LimitError> {
+        let size = match (self.known_state.take(), snapshot) {
+            (Some(size), Some(_)) => size,
+            (_, snapshot) => snapshot.map_or(NULL_SIZE, json_size),
+        };
+        self.checked_state = Some(size);
+        self.limits.within_state(size)
     }
 
     /// STATE_DELTA: the state's size after the patch.
@@ -927,7 +1061,13 @@ impl Reducer {
 
     /// STATE_SNAPSHOT: the state is replaced (`null` when absent).
     pub(crate) fn state_snapshot(&mut self, snapshot: Option<Value>) -> Changed {
-        self.set_state(snapshot.unwrap_or(Value::Null));
+        let state = snapshot.unwrap_or(Value::Null);
+        // Measured by the check just before (the event is the same).
+        self.state_size = match self.checked_state.take() {
+            Some(size) => size,
+            None => json_size(&state),
+        };
+        self.state = state;
         Changed::STATE
     }
 
@@ -962,7 +1102,7 @@ impl Reducer {
         // The tool calls' texts may have been replaced; ids no call has any
         // more lose their slot.
         let index = &self.index;
-        self.args.retain(|id, _| index.tool_call(id).is_some());
+        self.args.retain(|id| index.tool_call(id).is_some());
         self.args.values_mut().for_each(ArgsSlot::rewind);
     }
 
@@ -1153,7 +1293,7 @@ impl Reducer {
         };
         if let Some(slot) = args_slot(&mut self.args, id) {
             slot.sync(&call.function.arguments);
-            slot.partial.push(delta);
+            slot.partial_mut().push(delta);
             slot.consumed = slot.consumed.saturating_add(delta.len());
         }
     }
@@ -1197,12 +1337,14 @@ impl Reducer {
         let text = &call.function.arguments;
         // The partial value has read exactly the text unless the text came
         // from elsewhere (a snapshot, the run input) and no delta followed.
-        let args = if slot.consumed == text.len() {
-            slot.partial.finish()
+        slot.final_args = if slot.consumed != text.len() {
+            FinalArgs::Owned(parse_args(text))
+        } else if slot.partial.finished().is_some() {
+            // Shared with the partial value until that changes.
+            FinalArgs::Partial
         } else {
-            parse_args(text)
+            FinalArgs::Owned(empty_args())
         };
-        slot.final_args = Some(args);
     }
 
     pub(crate) fn tool_call_result(
@@ -1776,7 +1918,12 @@ fn merge_metadata(target: &mut Option<Object>, event: &Object) -> Delta {
 /// A tool call's arguments text parsed, or `{}` if it does not parse.
 /// Read as the reference's `JSON.parse` reads it (see [`crate::value`]).
 fn parse_args(text: &str) -> Value {
-    crate::value::parse(text.as_bytes()).unwrap_or_else(|_| Value::Object(Object::new()))
+    crate::value::parse(text.as_bytes()).unwrap_or_else(|_| empty_args())
+}
+
+/// `{}`: the arguments of a text that does not parse.
+fn empty_args() -> Value {
+    Value::Object(Object::new())
 }
 
 #[cfg(test)]
@@ -1789,6 +1936,34 @@ mod tests {
     use alloc::vec;
     use proptest::prelude::*;
     use serde_json::json;
+
+    /// A snapshot is measured once, by its check, and the fold keeps that
+    /// size; a check whose fold did not run (a hook stopped it) leaves no
+    /// size behind for the next fold.
+    #[test]
+    fn state_snapshot_size_is_the_checked_one() {
+        use crate::event::StateSnapshot;
+        use crate::hooks::{Flow, HookView, Subscriber};
+        struct StopAll;
+        impl Subscriber for StopAll {
+            fn on_event(&mut self, _: &Event, _: &mut HookView<'_>) -> Flow {
+                Flow::Stop
+            }
+        }
+        let snap = |v: Value| Event::StateSnapshot(StateSnapshot { snapshot: Some(v) });
+        let mut r = Reducer::new();
+        r.try_apply_with(&snap(json!({"a": [1, 2, "three"]})), &mut ())
+            .unwrap();
+        assert_eq!(r.state_size, json_size(&r.state));
+        r.try_apply_with(&snap(json!({"big": "x".repeat(100)})), &mut StopAll)
+            .unwrap();
+        assert_eq!(r.state, json!({"a": [1, 2, "three"]}));
+        assert_eq!(r.state_size, json_size(&r.state));
+        let mut e = snap(json!([{"b": null}]));
+        r.try_apply_owned(&mut e, None).unwrap();
+        assert_eq!(r.state, json!([{"b": null}]));
+        assert_eq!(r.state_size, json_size(&r.state));
+    }
 
     fn msg(v: Value) -> Message {
         Message::from_json(&v).unwrap()
@@ -1880,7 +2055,7 @@ mod tests {
             assert_eq!(held, scan, "{class:?}");
         }
         // Slots are kept only for ids that some tool call has.
-        for id in r.args.keys() {
+        for (id, _) in r.args.iter() {
             assert!(
                 calls.contains(id.as_str()),
                 "slot of {id:?} outlived its calls"
@@ -1888,7 +2063,7 @@ mod tests {
         }
         // Without hooks, a slot has read all of its call's text, or none of
         // it (rewound: the text was replaced).
-        for (id, slot) in &r.args {
+        for (id, slot) in r.args.iter() {
             if let Some(call) = r.tool_call(id) {
                 let len = call.function.arguments.len();
                 assert!(slot.consumed == len || slot.consumed == 0, "slot of {id:?}");

@@ -63,6 +63,17 @@ pub fn number_bytes(n: &Number) -> usize {
     count.0
 }
 
+/// Compact JSON length of a scalar (0 for an array or object).
+pub(crate) fn scalar_bytes(v: &Value) -> usize {
+    match v {
+        Value::Null => 4,
+        Value::Bool(b) => 5 - usize::from(*b),
+        Value::Number(n) => number_bytes(n),
+        Value::String(s) => string_bytes(s),
+        Value::Array(_) | Value::Object(_) => 0,
+    }
+}
+
 /// Compact JSON length and depth of `value`.
 ///
 /// ```
@@ -77,10 +88,7 @@ pub fn json_size(value: &Value) -> Size {
     let mut size = Size::default();
     while let Some((v, level)) = stack.pop() {
         let here = match v {
-            Value::Null => 4,
-            Value::Bool(b) => 5 - usize::from(*b),
-            Value::Number(n) => number_bytes(n),
-            Value::String(s) => string_bytes(s),
+            Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => scalar_bytes(v),
             Value::Array(items) => {
                 size.depth = size.depth.max(level);
                 stack.extend(items.iter().map(|i| (i, level.saturating_add(1))));

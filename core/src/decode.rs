@@ -1001,6 +1001,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
     }
 
     /// Appends to a slot's buffer; false if it does not fit.
+    #[inline]
     fn push_slot(&mut self, slot: Slot, text: &str) -> bool {
         match slot {
             Slot::Type => self.ty.push_str(text).is_ok(),
