@@ -17,6 +17,7 @@ pub mod assistant;
 #[allow(unsafe_code)]
 pub mod hw;
 pub mod link;
+pub mod mem;
 #[cfg(feature = "kiosk")]
 pub mod panel;
 pub mod ssd0323;
