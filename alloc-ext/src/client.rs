@@ -201,7 +201,7 @@ impl ClientError {
             code: e.code,
             event: e.event,
             message: e.message().to_string(),
-            detail: ClientDetail::Core(Box::new(e.clone())),
+            detail: ClientDetail::Core(Box::new(*e)),
         }
     }
 

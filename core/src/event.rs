@@ -59,10 +59,8 @@ macro_rules! event_types {
             /// assert_eq!(EventType::from_wire("run_started"), None);
             /// ```
             pub fn from_wire(name: &str) -> Option<EventType> {
-                match name {
-                    $($wire => Some(EventType::$variant),)*
-                    _ => None,
-                }
+                let i = TYPE_INDEX.find(TYPE_NAMES, name.as_bytes())?;
+                EventType::ALL.get(i).copied()
             }
 
             /// The field holding the id the ordering rules and chunk
@@ -103,6 +101,12 @@ macro_rules! event_types {
                 }
             }
         }
+
+        /// The wire names, in the order of [`EventType::ALL`].
+        const TYPE_NAMES: &[&str] = &[$($wire,)*];
+
+        /// Their perfect hash, found at compile time.
+        static TYPE_INDEX: crate::names::NameIndex = crate::names::NameIndex::new(TYPE_NAMES);
     };
 }
 
@@ -119,19 +123,13 @@ use Tracked::{Messages, Steps, ToolCalls};
 
 const TEXT_ROLE: Expect = Expect::OneOf {
     values: &["developer", "system", "assistant", "user"],
-    text: "one of \"developer\", \"system\", \"assistant\", \"user\"",
 };
-const TOOL_ROLE: Expect = Expect::OneOf {
-    values: &["tool"],
-    text: "\"tool\"",
-};
+const TOOL_ROLE: Expect = Expect::OneOf { values: &["tool"] };
 const REASONING_ROLE: Expect = Expect::OneOf {
     values: &["reasoning"],
-    text: "\"reasoning\"",
 };
 const SUBTYPE: Expect = Expect::OneOf {
     values: &["tool-call", "message"],
-    text: "\"tool-call\" or \"message\"",
 };
 
 event_types! {

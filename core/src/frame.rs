@@ -295,8 +295,10 @@ impl Framer {
     /// assert_eq!(framer.frames(), 2);
     /// ```
     pub fn next<'a>(&mut self, input: &'a [u8]) -> (usize, Option<FrameEvent<'a>>) {
-        if let Some(found) = self.fast_path(input) {
-            return found;
+        if crate::FAST {
+            if let Some(found) = self.fast_path(input) {
+                return found;
+            }
         }
         self.steps(input)
     }

@@ -57,6 +57,7 @@ pub mod event;
 pub mod frame;
 pub mod io;
 pub mod json;
+mod names;
 pub mod pipeline;
 pub mod reply;
 pub mod verify;
@@ -64,3 +65,8 @@ pub mod verify;
 pub use error::{Code, Error, Stage};
 pub use event::{Event, EventType};
 pub use pipeline::{DefaultPipeline, Mode, Output, Pipeline};
+
+/// Whether the fast paths of the framer and the decoder are taken (feature
+/// `fast`). A constant, not a `cfg`: both builds type-check the same code,
+/// and without the feature the optimizer drops the fast paths.
+const FAST: bool = cfg!(feature = "fast");

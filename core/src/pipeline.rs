@@ -410,7 +410,7 @@ impl<
     pub fn feed(&mut self, mut input: &[u8], mut f: impl FnMut(Output<'_>)) -> Result<(), Error> {
         while !input.is_empty() {
             if let Some(err) = &self.failed {
-                return Err(err.clone());
+                return Err(*err);
             }
             let (used, event) = self.framer.next(input);
             input = input.get(used..).unwrap_or_default();
@@ -430,7 +430,7 @@ impl<
     /// As [`feed`](Self::feed).
     pub fn finish(&mut self, mut f: impl FnMut(Output<'_>)) -> Result<(), Error> {
         if let Some(err) = &self.failed {
-            return Err(err.clone());
+            return Err(*err);
         }
         // The framer may have more than one event left (a last bare
         // `data` line: its Start or joiner, then End).
@@ -474,7 +474,7 @@ impl<
     fn on_error(&mut self, err: Error, f: &mut impl FnMut(Output<'_>)) -> Result<(), Error> {
         match self.mode {
             Mode::Strict => {
-                self.failed = Some(err.clone());
+                self.failed = Some(err);
                 Err(err)
             }
             Mode::KeepGoing => {

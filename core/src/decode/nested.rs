@@ -7,6 +7,7 @@
 //! which only the schema check at the end of the frame knows.
 
 use super::{Expect, Field, Need};
+use crate::error::Broken;
 use crate::json::Token;
 
 /// What a member of a nested record holds.
@@ -111,7 +112,7 @@ enum OutcomeType {
 pub(crate) struct Checker {
     which: Option<Which>,
     /// Recorded errors for outcome and usage.
-    errors: [Option<&'static str>; 2],
+    errors: [Option<Broken>; 2],
     /// Our own nesting depth inside the field's value.
     depth: u8,
     /// While inside a container we do not inspect: the depth to return to.
@@ -182,7 +183,7 @@ impl Checker {
     }
 
     /// The recorded error of the nested value checked as `expect`, if any.
-    pub(crate) fn error(&self, expect: Expect) -> Option<&'static str> {
+    pub(crate) fn error(&self, expect: Expect) -> Option<Broken> {
         match expect {
             Expect::Outcome => self.errors[0],
             Expect::Usage => self.errors[1],
@@ -260,7 +261,7 @@ impl Checker {
         true
     }
 
-    fn set_error_slot(&mut self, which: Which, value: Option<&'static str>) {
+    fn set_error_slot(&mut self, which: Which, value: Option<Broken>) {
         let slot = match which {
             Which::Outcome => &mut self.errors[0],
             Which::Usage => &mut self.errors[1],
@@ -268,7 +269,7 @@ impl Checker {
         *slot = value;
     }
 
-    fn fail(&mut self, which: Which, what: &'static str) {
+    fn fail(&mut self, which: Which, what: Broken) {
         let slot = match which {
             Which::Outcome => &mut self.errors[0],
             Which::Usage => &mut self.errors[1],
@@ -285,7 +286,7 @@ impl Checker {
                 "type" => Slot::OutcomeType,
                 "interrupts" => Slot::Interrupts,
                 _ => {
-                    self.fail(which, "unknown key in the outcome object (it allows only `type` and `interrupts`)");
+                    self.fail(which, Broken::OutcomeKey);
                     Slot::Skip
                 }
             },
@@ -315,7 +316,7 @@ impl Checker {
             (Which::Outcome, 2) => self.interrupt_start(which, token),
             (Which::Usage, 1) => {
                 if *token != Token::ObjectStart {
-                    self.fail(which, "each usage record must be an object");
+                    self.fail(which, Broken::UsageRecord);
                 }
                 self.seen = 0;
             }
@@ -341,7 +342,7 @@ impl Checker {
 
     fn interrupt_start(&mut self, which: Which, token: &Token<'_>) {
         if *token != Token::ObjectStart {
-            self.fail(which, "`interrupts`: each interrupt must be an object");
+            self.fail(which, Broken::InterruptShape);
         }
         self.interrupts = self.interrupts.saturating_add(1);
         self.seen = 0;
@@ -370,13 +371,13 @@ impl Checker {
         }
     }
 
-    fn member_error(&self) -> &'static str {
+    fn member_error(&self) -> Broken {
         match self.member {
-            Slot::OutcomeType => "`type` must be \"success\" or \"interrupt\"",
-            Slot::Interrupts => "`interrupts` must be an array",
-            Slot::Obj => "an interrupt's `responseSchema` and `metadata` must be objects",
-            Slot::Count => "token counts must be non-negative integers",
-            Slot::Skip | Slot::Str { .. } => "a string was expected",
+            Slot::OutcomeType => Broken::OutcomeType,
+            Slot::Interrupts => Broken::InterruptsArray,
+            Slot::Obj => Broken::InterruptObjects,
+            Slot::Count => Broken::TokenCount,
+            Slot::Skip | Slot::Str { .. } => Broken::NotString,
         }
     }
 
@@ -388,7 +389,7 @@ impl Checker {
                 _ => OutcomeType::Other,
             };
             if self.outcome == OutcomeType::Other {
-                self.fail(which, "`type` must be \"success\" or \"interrupt\"");
+                self.fail(which, Broken::OutcomeType);
             }
             self.member = Slot::Skip;
         }
@@ -400,7 +401,7 @@ impl Checker {
         self.number = NumberCheck::new();
         if self.member == Slot::Count {
             if !ok {
-                self.fail(Which::Usage, "token counts must be non-negative integers");
+                self.fail(Which::Usage, Broken::TokenCount);
             }
             self.member = Slot::Skip;
         } else if let Slot::Str { .. } = self.member {
@@ -415,10 +416,7 @@ impl Checker {
             (Which::Outcome, 2)
                 if self.seen & required_mask(INTERRUPT) != required_mask(INTERRUPT) =>
             {
-                self.fail(
-                    which,
-                    "`interrupts`: an interrupt needs string `id` and `reason`",
-                );
+                self.fail(which, Broken::InterruptIdReason);
             }
             (Which::Outcome, 0) => self.outcome_end(which),
             _ => {}
@@ -427,15 +425,15 @@ impl Checker {
 
     fn outcome_end(&mut self, which: Which) {
         match self.outcome {
-            OutcomeType::Absent => self.fail(which, "`type` is required"),
+            OutcomeType::Absent => self.fail(which, Broken::OutcomeTypeMissing),
             OutcomeType::Success if self.has_interrupts => {
-                self.fail(which, "a \"success\" outcome has no `interrupts`")
+                self.fail(which, Broken::SuccessInterrupts)
             }
             OutcomeType::Interrupt if !self.has_interrupts => {
-                self.fail(which, "an \"interrupt\" outcome needs `interrupts`")
+                self.fail(which, Broken::InterruptNeedsInterrupts)
             }
             OutcomeType::Interrupt if self.interrupts == 0 => {
-                self.fail(which, "`interrupts` must hold at least one interrupt")
+                self.fail(which, Broken::NoInterrupts)
             }
             OutcomeType::Success | OutcomeType::Interrupt | OutcomeType::Other => {}
         }

@@ -1,11 +1,14 @@
 //! The top-level schema of every event type (SPEC section 2), as data.
 
+use core::fmt;
+
 use super::{Decoder, Field, Kind};
 use crate::error::Detail;
 use crate::event::EventType;
 
 /// What a field's value must be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Expect {
     /// A string.
     Str,
@@ -21,12 +24,10 @@ pub enum Expect {
     Arr,
     /// Anything, `null` included.
     Any,
-    /// A string from `values`; `text` lists them for messages.
+    /// One of the strings of `values`.
     OneOf {
         /// The allowed strings.
         values: &'static [&'static str],
-        /// How a message names them.
-        text: &'static str,
     },
     /// The strict RUN_FINISHED outcome object, or `null` meaning absent.
     Outcome,
@@ -34,19 +35,42 @@ pub enum Expect {
     Usage,
 }
 
-impl Expect {
-    fn name(self) -> &'static str {
-        match self {
+/// How a message names what the schema wants ("a string", "one of ...").
+///
+/// Written when shown, not stored: an image that never shows an error's
+/// text (the serial firmware) carries none of it.
+impl fmt::Display for Expect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self {
             Expect::Str | Expect::StrOrNull => "a string",
             Expect::Num => "a number",
             Expect::Bool => "a boolean",
             Expect::Obj | Expect::Outcome => "an object",
             Expect::Arr | Expect::Usage => "an array",
             Expect::Any => "any value",
-            Expect::OneOf { text, .. } => text,
+            Expect::OneOf { values } => return one_of(f, values),
+        };
+        f.write_str(name)
+    }
+}
+
+/// `"a"`, `"a" or "b"`, or `one of "a", "b", "c"`.
+fn one_of(f: &mut fmt::Formatter<'_>, values: &[&str]) -> fmt::Result {
+    match values {
+        [one] => write!(f, "\"{one}\""),
+        [a, b] => write!(f, "\"{a}\" or \"{b}\""),
+        _ => {
+            f.write_str("one of ")?;
+            for (i, v) in values.iter().enumerate() {
+                let sep = if i == 0 { "" } else { ", " };
+                write!(f, "{sep}\"{v}\"")?;
+            }
+            Ok(())
         }
     }
+}
 
+impl Expect {
     fn admits(self, kind: Kind) -> bool {
         match self {
             Expect::Str | Expect::OneOf { .. } => kind == Kind::String,
@@ -110,7 +134,7 @@ fn check_field<const ID: usize, const DEPTH: usize>(
     if !expect.admits(found) {
         return Err(Detail::WrongType {
             field,
-            expected: expect.name(),
+            expected: expect,
             found,
         });
     }
@@ -119,7 +143,7 @@ fn check_field<const ID: usize, const DEPTH: usize>(
         if !values.contains(&text) {
             return Err(Detail::BadValue {
                 field,
-                expected: expect.name(),
+                expected: expect,
                 found: crate::error::error_text(text),
             });
         }
