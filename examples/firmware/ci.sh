@@ -11,9 +11,11 @@ cd "$fw"
 step() { printf '\n=== firmware: %s\n' "$*"; }
 fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
 
-# Budgets of the serial firmware.
-FLASH_BUDGET=$((48 * 1024))
-RAM_BUDGET=$((8 * 1024))
+# Budgets (issue 14): the serial verifier in 24 KiB of flash and 4 KiB of
+# RAM (static + peak stack), the demo in 32 KiB of flash.
+FLASH_BUDGET=$((24 * 1024))
+RAM_BUDGET=$((4 * 1024))
+DEMO_FLASH_BUDGET=$((32 * 1024))
 
 step "tools"
 missing=()
@@ -96,10 +98,12 @@ step "serial: conformance streams"
 python3 ci/vectors.py "$root/tests/vectors/streams.jsonl" "$serial_sh" --stack-out "$tmp/stack"
 stack="$(cat "$tmp/stack")"
 
-step "budgets (serial firmware)"
-# Section sizes in bytes, read from the ELF32 section headers with python
-# (no binutils needed): .vector_table .text .rodata .data .bss .uninit.
-sizes="$(python3 - "$elf/serial" <<'PY'
+step "budgets (serial and demo firmware)"
+# Section sizes in bytes of ELF $1, read from the ELF32 section headers
+# with python (no binutils needed): .vector_table .text .rodata .data .bss
+# .uninit.
+section_sizes() {
+    python3 - "$1" <<'PY'
 import struct, sys
 elf = open(sys.argv[1], "rb").read()
 assert elf[:5] == b"\x7fELF\x01", "not a 32-bit ELF"
@@ -116,7 +120,8 @@ for i in range(shnum):
 names = [".vector_table", ".text", ".rodata", ".data", ".bss", ".uninit"]
 print(" ".join(str(sizes.get(n, 0)) for n in names))
 PY
-)"
+}
+sizes="$(section_sizes "$elf/serial")"
 read -r vectors text rodata data bss uninit <<<"$sizes"
 ((text > 0)) || fail "no .text in $elf/serial"
 flash=$((vectors + text + rodata + data))
@@ -129,4 +134,8 @@ printf 'RAM:   %d bytes (.data %d + .bss %d + .uninit %d + peak stack %d), budge
 ((flash <= FLASH_BUDGET)) || fail "flash $flash > $FLASH_BUDGET"
 ((ram <= RAM_BUDGET)) || fail "RAM $ram > $RAM_BUDGET"
 ((stack > 0)) || fail "no stack measured"
+read -r dvectors dtext drodata ddata _ <<<"$(section_sizes "$elf/demo")"
+demo_flash=$((dvectors + dtext + drodata + ddata))
+printf 'demo flash: %d bytes, budget %d\n' "$demo_flash" "$DEMO_FLASH_BUDGET"
+((demo_flash <= DEMO_FLASH_BUDGET)) || fail "demo flash $demo_flash > $DEMO_FLASH_BUDGET"
 echo "firmware: all checks passed"

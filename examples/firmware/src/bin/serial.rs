@@ -8,11 +8,19 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use agui_core::DefaultPipeline;
+use agui_core::pipeline::Pipeline;
 use agui_firmware::uart::{Uart0, UntilEot};
 use agui_firmware::verdict::Verdict;
 use agui_firmware::{exit, hw, text};
 use cortex_m_rt::entry;
+
+/// The verifier's pipeline: ids and names up to 64 bytes (a UUID with a
+/// prefix fits), 4 open text messages, 4 open tool calls, 4 open steps,
+/// JSON nested 32 deep. Half the default's open items, which saves 816
+/// bytes of the 4 KiB RAM budget: the conformance streams open at most 2
+/// of each, and a stream that opens a fifth gets a `capacity` verdict, not
+/// a wrong one.
+type SerialPipeline = Pipeline<64, 4, 4, 4, 32>;
 
 /// Bytes taken from the UART per pipeline call. The pipeline keeps no frame
 /// in memory, so this only trades call overhead for RAM.
@@ -23,9 +31,9 @@ fn main() -> ! {
     let Some(mut uart) = Uart0::take() else {
         exit(false)
     };
-    // Strict mode, SSE or NDJSON detected from the first byte; 64-byte ids,
-    // 8 open messages / tool calls / steps. Lives on the stack (~2.3 KB).
-    let mut pipeline = DefaultPipeline::new();
+    // Strict mode, SSE or NDJSON detected from the first byte. Lives on
+    // the stack (~1.6 KB).
+    let mut pipeline = SerialPipeline::new();
     let mut buf = [0u8; READ_BUF];
 
     let mut input = UntilEot::new(&mut uart);
