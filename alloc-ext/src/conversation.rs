@@ -531,7 +531,7 @@ impl Conversation {
         let id = self.ids.message_id(&self.thread_id);
         self.messages.push(Message::Tool(ToolMessage {
             id: id.clone(),
-            content,
+            content: UserContent::Text(content),
             tool_call_id: tool_call_id.to_owned(),
             error,
             ..ToolMessage::default()

@@ -24,6 +24,21 @@ use serde_json::{Map, Value};
 /// A JSON object, as used for `metadata` and activity content.
 pub type Object = Map<String, Value>;
 
+/// Which protocol's shapes a decoder reads (SPEC section 9.5 lists what
+/// AG-UI 1.0 adds): the client sets it from the stream's protocol.
+///
+/// In [`Dialect::Current`] a key that 1.0 added (`subagentRunId` on a
+/// message, a part's `id`) is an unknown key and is dropped, as the
+/// current reference drops it; in [`Dialect::V1`] it is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Dialect {
+    /// The protocol as of August 2026 (SPEC sections 0-8).
+    #[default]
+    Current,
+    /// AG-UI 1.0 (SPEC section 9).
+    V1,
+}
+
 // ---------------------------------------------------------------------------
 // Decode errors and field readers
 // ---------------------------------------------------------------------------
@@ -113,18 +128,38 @@ fn kind_name(v: &Value) -> &'static str {
 
 /// Reads the fields of one JSON object; every error names the field.
 #[derive(Clone, Copy)]
-pub(crate) struct Fields<'a>(&'a Object);
+pub(crate) struct Fields<'a>(&'a Object, Dialect);
 
 impl<'a> Fields<'a> {
-    /// `v` must be an object.
+    /// `v` must be an object (read in the current dialect).
     pub(crate) fn of(v: &'a Value) -> Result<Self, DecodeError> {
+        Self::of_in(v, Dialect::Current)
+    }
+
+    /// `v` must be an object, read in `dialect`.
+    pub(crate) fn of_in(v: &'a Value, dialect: Dialect) -> Result<Self, DecodeError> {
         match v {
-            Value::Object(map) => Ok(Fields(map)),
+            Value::Object(map) => Ok(Fields(map, dialect)),
             other @ (Value::Null
             | Value::Bool(_)
             | Value::Number(_)
             | Value::String(_)
             | Value::Array(_)) => Err(DecodeError::expected("object", other)),
+        }
+    }
+
+    /// The dialect the object is read in.
+    pub(crate) fn dialect(self) -> Dialect {
+        self.1
+    }
+
+    /// An optional string that only AG-UI 1.0 describes: read in
+    /// [`Dialect::V1`] (`null` is a type error), an unknown key (dropped)
+    /// in the current dialect.
+    pub(crate) fn v1_opt_string(self, key: &str) -> Result<Option<String>, DecodeError> {
+        match self.1 {
+            Dialect::V1 => self.opt_string(key),
+            Dialect::Current => Ok(None),
         }
     }
 
@@ -439,18 +474,40 @@ pub enum InputSource {
         #[serde(rename = "mimeType", skip_serializing_if = "Option::is_none")]
         mime_type: Option<String>,
     },
+    /// AG-UI 1.0: a handle a model provider issued for an uploaded file;
+    /// opaque, never fetched or parsed.
+    File {
+        /// The handle.
+        value: String,
+        /// Who issued it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        provider: Option<String>,
+        /// Its MIME type, if known.
+        #[serde(rename = "mimeType", skip_serializing_if = "Option::is_none")]
+        mime_type: Option<String>,
+    },
 }
 
 impl InputSource {
-    fn from_json(v: &Value) -> Result<Self, DecodeError> {
-        let f = Fields::of(v)?;
-        match discriminator(f, "type", &["data", "url"])? {
+    fn from_json_in(v: &Value, dialect: Dialect) -> Result<Self, DecodeError> {
+        let f = Fields::of_in(v, dialect)?;
+        let types: &[&str] = match dialect {
+            Dialect::Current => &["data", "url"],
+            Dialect::V1 => &["data", "url", "file"],
+        };
+        match discriminator(f, "type", types)? {
             "data" => Ok(InputSource::Data {
                 value: f.string("value")?,
                 mime_type: f.string("mimeType")?,
             }),
-            _ => Ok(InputSource::Url {
+            "url" => Ok(InputSource::Url {
                 value: f.string("value")?,
+                mime_type: f.opt_string("mimeType")?,
+            }),
+            // "file": `discriminator` lets only the listed names through.
+            _ => Ok(InputSource::File {
+                value: f.string("value")?,
+                provider: f.opt_string("provider")?,
                 mime_type: f.opt_string("mimeType")?,
             }),
         }
@@ -460,6 +517,9 @@ impl InputSource {
 /// A media part (image, audio, video or document) of user content.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MediaPart {
+    /// AG-UI 1.0: the part's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     /// Where the bytes are.
     pub source: InputSource,
     /// Free-form; any JSON, an explicit `null` kept.
@@ -473,7 +533,9 @@ impl MediaPart {
             .get("source")
             .ok_or_else(|| DecodeError::required("source"))?;
         Ok(MediaPart {
-            source: InputSource::from_json(source).map_err(|e| e.within("source"))?,
+            id: f.v1_opt_string("id")?,
+            source: InputSource::from_json_in(source, f.dialect())
+                .map_err(|e| e.within("source"))?,
             metadata: f.opt_any("metadata"),
         })
     }
@@ -525,10 +587,17 @@ impl BinaryPart {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum InputPart {
-    /// `{type:"text", text}`
+    /// `{type:"text", text, id?, metadata?}` (`id` and `metadata` are
+    /// AG-UI 1.0's)
     Text {
         /// The text.
         text: String,
+        /// AG-UI 1.0: the part's id.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// AG-UI 1.0: free-form; any JSON.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        metadata: Option<Value>,
     },
     /// `{type:"image", source, metadata?}`
     Image(MediaPart),
@@ -539,19 +608,35 @@ pub enum InputPart {
     /// `{type:"document", source, metadata?}`
     Document(MediaPart),
     /// Legacy `{type:"binary", mimeType, id?, url?, data?, filename?}`
+    /// (gone in AG-UI 1.0, whose client upgrades it to a media part)
     Binary(BinaryPart),
 }
 
 impl InputPart {
     const TYPES: &'static [&'static str] =
         &["text", "image", "audio", "video", "document", "binary"];
+    const TYPES_V1: &'static [&'static str] = &["text", "image", "audio", "video", "document"];
 
     /// Decodes one input part; errors name the path inside it.
     pub fn from_json(v: &Value) -> Result<Self, DecodeError> {
-        let f = Fields::of(v)?;
-        Ok(match discriminator(f, "type", Self::TYPES)? {
+        Self::from_json_in(v, Dialect::Current)
+    }
+
+    /// [`InputPart::from_json`] in `dialect`.
+    pub fn from_json_in(v: &Value, dialect: Dialect) -> Result<Self, DecodeError> {
+        let f = Fields::of_in(v, dialect)?;
+        let types = match dialect {
+            Dialect::Current => Self::TYPES,
+            Dialect::V1 => Self::TYPES_V1,
+        };
+        Ok(match discriminator(f, "type", types)? {
             "text" => InputPart::Text {
                 text: f.string("text")?,
+                id: f.v1_opt_string("id")?,
+                metadata: match dialect {
+                    Dialect::V1 => f.opt_any("metadata"),
+                    Dialect::Current => None,
+                },
             },
             "image" => InputPart::Image(MediaPart::from_fields(f)?),
             "audio" => InputPart::Audio(MediaPart::from_fields(f)?),
@@ -573,16 +658,22 @@ pub enum UserContent {
 }
 
 impl UserContent {
-    fn from_json(v: &Value) -> Result<Self, DecodeError> {
+    fn from_json_in(v: &Value, dialect: Dialect) -> Result<Self, DecodeError> {
         match v {
             Value::String(s) => Ok(UserContent::Text(s.clone())),
-            Value::Array(items) => decode_list(items, InputPart::from_json).map(UserContent::Parts),
+            Value::Array(items) => {
+                decode_list(items, |p| InputPart::from_json_in(p, dialect)).map(UserContent::Parts)
+            }
             other @ (Value::Null | Value::Bool(_) | Value::Number(_) | Value::Object(_)) => {
                 Err(DecodeError::expected("string or array", other))
             }
         }
     }
 }
+
+/// A tool message's content: text, or (AG-UI 1.0) content parts, the same
+/// shapes as a user message's.
+pub type ToolContent = UserContent;
 
 impl Default for UserContent {
     fn default() -> Self {
@@ -611,6 +702,10 @@ pub struct InstructionMessage {
     /// Free-form metadata.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Object>,
+    /// AG-UI 1.0: the sub-agent invocation that produced the message
+    /// (absent: the parent agent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subagent_run_id: Option<String>,
 }
 
 /// An `assistant` message.
@@ -634,6 +729,10 @@ pub struct AssistantMessage {
     /// Free-form metadata.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Object>,
+    /// AG-UI 1.0: the sub-agent invocation that produced the message
+    /// (absent: the parent agent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subagent_run_id: Option<String>,
 }
 
 /// A `user` message.
@@ -653,6 +752,10 @@ pub struct UserMessage {
     /// Free-form metadata.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Object>,
+    /// AG-UI 1.0: the sub-agent invocation that produced the message
+    /// (absent: the parent agent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subagent_run_id: Option<String>,
 }
 
 /// A `tool` message: the result of a tool call.
@@ -661,8 +764,8 @@ pub struct UserMessage {
 pub struct ToolMessage {
     /// The message id.
     pub id: String,
-    /// The result text.
-    pub content: String,
+    /// The result: text, or (AG-UI 1.0) content parts.
+    pub content: ToolContent,
     /// The tool call this answers.
     pub tool_call_id: String,
     /// An error text, if the tool failed.
@@ -674,6 +777,10 @@ pub struct ToolMessage {
     /// Free-form metadata.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Object>,
+    /// AG-UI 1.0: the sub-agent invocation that produced the message
+    /// (absent: the parent agent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subagent_run_id: Option<String>,
 }
 
 /// An `activity` message: structured UI content patched over time.
@@ -690,6 +797,10 @@ pub struct ActivityMessage {
     /// Free-form metadata.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Object>,
+    /// AG-UI 1.0: the sub-agent invocation that produced the message
+    /// (absent: the parent agent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subagent_run_id: Option<String>,
 }
 
 /// A `reasoning` message.
@@ -706,6 +817,10 @@ pub struct ReasoningMessage {
     /// Free-form metadata.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Object>,
+    /// AG-UI 1.0: the sub-agent invocation that produced the message
+    /// (absent: the parent agent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subagent_run_id: Option<String>,
 }
 
 /// A message of the conversation, tagged by `role` on the wire.
@@ -817,7 +932,13 @@ impl Message {
     /// Decodes a message; an error names the path inside it
     /// (`role: ...`, `toolCalls.0.function.name: Required`, ...).
     pub fn from_json(v: &Value) -> Result<Self, DecodeError> {
-        let f = Fields::of(v)?;
+        Self::from_json_in(v, Dialect::Current)
+    }
+
+    /// [`Message::from_json`] in `dialect`: AG-UI 1.0 adds
+    /// `subagentRunId` on every role and content parts on tool messages.
+    pub fn from_json_in(v: &Value, dialect: Dialect) -> Result<Self, DecodeError> {
+        let f = Fields::of_in(v, dialect)?;
         Ok(match discriminator(f, "role", MessageRole::NAMES)? {
             "developer" => Message::Developer(instruction(f)?),
             "system" => Message::System(instruction(f)?),
@@ -828,32 +949,34 @@ impl Message {
                 tool_calls: f.opt_list("toolCalls", ToolCall::from_json)?,
                 encrypted_value: f.opt_string("encryptedValue")?,
                 metadata: f.opt_object("metadata")?,
+                subagent_run_id: f.v1_opt_string("subagentRunId")?,
             }),
             "user" => Message::User(UserMessage {
                 id: f.string("id")?,
-                content: {
-                    let content = f
-                        .get("content")
-                        .ok_or_else(|| DecodeError::required("content"))?;
-                    UserContent::from_json(content).map_err(|e| e.within("content"))?
-                },
+                content: content(f, dialect)?,
                 name: f.opt_string("name")?,
                 encrypted_value: f.opt_string("encryptedValue")?,
                 metadata: f.opt_object("metadata")?,
+                subagent_run_id: f.v1_opt_string("subagentRunId")?,
             }),
             "tool" => Message::Tool(ToolMessage {
                 id: f.string("id")?,
-                content: f.string("content")?,
+                content: match dialect {
+                    Dialect::Current => UserContent::Text(f.string("content")?),
+                    Dialect::V1 => content(f, dialect)?,
+                },
                 tool_call_id: f.string("toolCallId")?,
                 error: f.opt_string("error")?,
                 encrypted_value: f.opt_string("encryptedValue")?,
                 metadata: f.opt_object("metadata")?,
+                subagent_run_id: f.v1_opt_string("subagentRunId")?,
             }),
             "activity" => Message::Activity(ActivityMessage {
                 id: f.string("id")?,
                 activity_type: f.string("activityType")?,
                 content: Value::Object(f.object("content")?.clone()),
                 metadata: f.opt_object("metadata")?,
+                subagent_run_id: f.v1_opt_string("subagentRunId")?,
             }),
             // "reasoning": `discriminator` lets only the seven names through.
             _ => Message::Reasoning(ReasoningMessage {
@@ -861,8 +984,37 @@ impl Message {
                 content: f.string("content")?,
                 encrypted_value: f.opt_string("encryptedValue")?,
                 metadata: f.opt_object("metadata")?,
+                subagent_run_id: f.v1_opt_string("subagentRunId")?,
             }),
         })
+    }
+
+    /// AG-UI 1.0: the sub-agent invocation that produced the message.
+    pub fn subagent_run_id(&self) -> Option<&str> {
+        self.subagent_slot_ref().as_deref()
+    }
+
+    /// The `subagentRunId` slot, for editing.
+    pub fn subagent_run_id_mut(&mut self) -> &mut Option<String> {
+        match self {
+            Message::Developer(m) | Message::System(m) => &mut m.subagent_run_id,
+            Message::Assistant(m) => &mut m.subagent_run_id,
+            Message::User(m) => &mut m.subagent_run_id,
+            Message::Tool(m) => &mut m.subagent_run_id,
+            Message::Activity(m) => &mut m.subagent_run_id,
+            Message::Reasoning(m) => &mut m.subagent_run_id,
+        }
+    }
+
+    fn subagent_slot_ref(&self) -> &Option<String> {
+        match self {
+            Message::Developer(m) | Message::System(m) => &m.subagent_run_id,
+            Message::Assistant(m) => &m.subagent_run_id,
+            Message::User(m) => &m.subagent_run_id,
+            Message::Tool(m) => &m.subagent_run_id,
+            Message::Activity(m) => &m.subagent_run_id,
+            Message::Reasoning(m) => &m.subagent_run_id,
+        }
     }
 
     /// A new empty text message, as `TEXT_MESSAGE_START` creates it:
@@ -949,7 +1101,10 @@ impl Message {
                 UserContent::Text(s) => Some(s),
                 UserContent::Parts(_) => None,
             },
-            Message::Tool(m) => Some(&m.content),
+            Message::Tool(m) => match &m.content {
+                UserContent::Text(s) => Some(s),
+                UserContent::Parts(_) => None,
+            },
             Message::Activity(m) => m.content.as_str(),
             Message::Reasoning(m) => Some(&m.content),
         }
@@ -966,7 +1121,10 @@ impl Message {
                 UserContent::Text(s) => s.push_str(delta),
                 parts @ UserContent::Parts(_) => *parts = UserContent::Text(delta.to_owned()),
             },
-            Message::Tool(m) => m.content.push_str(delta),
+            Message::Tool(m) => match &mut m.content {
+                UserContent::Text(s) => s.push_str(delta),
+                parts @ UserContent::Parts(_) => *parts = UserContent::Text(delta.to_owned()),
+            },
             Message::Activity(m) => match &mut m.content {
                 Value::String(s) => s.push_str(delta),
                 other @ (Value::Null
@@ -1055,7 +1213,16 @@ fn instruction(f: Fields<'_>) -> Result<InstructionMessage, DecodeError> {
         name: f.opt_string("name")?,
         encrypted_value: f.opt_string("encryptedValue")?,
         metadata: f.opt_object("metadata")?,
+        subagent_run_id: f.v1_opt_string("subagentRunId")?,
     })
+}
+
+/// A user (or, in 1.0, tool) message's required `content`: text or parts.
+fn content(f: Fields<'_>, dialect: Dialect) -> Result<UserContent, DecodeError> {
+    let content = f
+        .get("content")
+        .ok_or_else(|| DecodeError::required("content"))?;
+    UserContent::from_json_in(content, dialect).map_err(|e| e.within("content"))
 }
 
 // ---------------------------------------------------------------------------
@@ -1161,6 +1328,10 @@ pub struct RunAgentInput {
     /// The run this one continues.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent_run_id: Option<String>,
+    /// AG-UI 1.0: the protocol version the client speaks (`"1.0"`); the
+    /// agent may answer in it (pydantic-ai then sends 1.0's outcomes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol_version: Option<String>,
     /// The shared state; any JSON, `null` kept.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state: Option<Value>,
@@ -1182,15 +1353,35 @@ impl RunAgentInput {
     /// Decodes a run input; errors name the path inside it
     /// (`messages.2.content: Required`, ...).
     pub fn from_json(v: &Value) -> Result<Self, DecodeError> {
-        let f = Fields::of(v)?;
+        Self::from_json_in(v, Dialect::Current)
+    }
+
+    /// [`RunAgentInput::from_json`] in `dialect`: AG-UI 1.0 adds
+    /// `protocolVersion` and makes `tools` and `context` optional (absent
+    /// reads as empty).
+    pub fn from_json_in(v: &Value, dialect: Dialect) -> Result<Self, DecodeError> {
+        let f = Fields::of_in(v, dialect)?;
+        let list_or_empty = |key: &str| match (dialect, f.get(key)) {
+            (Dialect::V1, None) => false,
+            (Dialect::V1 | Dialect::Current, _) => true,
+        };
         Ok(RunAgentInput {
             thread_id: f.string("threadId")?,
             run_id: f.string("runId")?,
             parent_run_id: f.opt_string("parentRunId")?,
+            protocol_version: f.v1_opt_string("protocolVersion")?,
             state: f.opt_any("state"),
-            messages: f.list("messages", Message::from_json)?,
-            tools: f.list("tools", Tool::from_json)?,
-            context: f.list("context", Context::from_json)?,
+            messages: f.list("messages", |m| Message::from_json_in(m, dialect))?,
+            tools: if list_or_empty("tools") {
+                f.list("tools", Tool::from_json)?
+            } else {
+                Vec::new()
+            },
+            context: if list_or_empty("context") {
+                f.list("context", Context::from_json)?
+            } else {
+                Vec::new()
+            },
             forwarded_props: f.opt_any("forwardedProps"),
             resume: f.opt_list("resume", ResumeEntry::from_json)?,
         })
@@ -1245,6 +1436,68 @@ deserialize_via_json!(Message, ToolCall, InputPart, RunAgentInput, Interrupt);
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// AG-UI 1.0's additions are read in the 1.0 dialect and are unknown
+    /// keys (dropped) in the current one.
+    #[test]
+    fn v1_dialect_reads_what_1_0_added() {
+        let m = json!({"id": "m", "role": "assistant", "content": "x", "subagentRunId": "s1"});
+        let cur = Message::from_json(&m).unwrap();
+        assert_eq!(cur.subagent_run_id(), None);
+        assert!(!serde_json::to_string(&cur)
+            .unwrap()
+            .contains("subagentRunId"));
+        let v1 = Message::from_json_in(&m, Dialect::V1).unwrap();
+        assert_eq!(v1.subagent_run_id(), Some("s1"));
+        assert_eq!(serde_json::to_value(&v1).unwrap(), m);
+        // null is not absent: "omit it entirely".
+        let null = json!({"id": "m", "role": "user", "content": "x", "subagentRunId": null});
+        assert!(Message::from_json_in(&null, Dialect::V1).is_err());
+        assert!(Message::from_json(&null).is_ok());
+    }
+
+    #[test]
+    fn v1_tool_content_may_be_parts() {
+        let m = json!({"id": "t", "role": "tool", "toolCallId": "c", "content": [
+            {"type": "text", "text": "see", "id": "p1"},
+            {"type": "image", "id": "p2", "source": {"type": "file", "value": "file-9", "provider": "openai"}}
+        ]});
+        assert_eq!(err(m.clone()), "content: Expected string, received array");
+        let v1 = Message::from_json_in(&m, Dialect::V1).unwrap();
+        assert_eq!(serde_json::to_value(&v1).unwrap(), m);
+        assert_eq!(v1.text(), None);
+    }
+
+    #[test]
+    fn v1_sources_and_parts() {
+        let file = json!({"type": "document", "source": {"type": "file", "value": "h"}});
+        assert!(InputPart::from_json(&file).is_err());
+        assert!(InputPart::from_json_in(&file, Dialect::V1).is_ok());
+        // The legacy binary part is gone in 1.0 (the client upgrades it).
+        let binary = json!({"type": "binary", "mimeType": "image/png", "url": "u"});
+        assert!(InputPart::from_json(&binary).is_ok());
+        assert!(InputPart::from_json_in(&binary, Dialect::V1).is_err());
+        // A text part's id and metadata are 1.0's.
+        let text = json!({"type": "text", "text": "t", "id": "p", "metadata": {"k": 1}});
+        let cur = serde_json::to_value(InputPart::from_json(&text).unwrap()).unwrap();
+        assert_eq!(cur, json!({"type": "text", "text": "t"}));
+        let v1 =
+            serde_json::to_value(InputPart::from_json_in(&text, Dialect::V1).unwrap()).unwrap();
+        assert_eq!(v1, text);
+    }
+
+    #[test]
+    fn v1_run_input_tools_and_context_are_optional() {
+        let input =
+            json!({"threadId": "t", "runId": "r", "messages": [], "protocolVersion": "1.0"});
+        assert_eq!(
+            RunAgentInput::from_json(&input).unwrap_err().to_string(),
+            "tools: Required"
+        );
+        let v1 = RunAgentInput::from_json_in(&input, Dialect::V1).unwrap();
+        assert!(v1.tools.is_empty() && v1.context.is_empty());
+        assert_eq!(v1.protocol_version.as_deref(), Some("1.0"));
+    }
 
     fn err(v: Value) -> String {
         Message::from_json(&v).unwrap_err().to_string()

@@ -80,7 +80,7 @@ use crate::hooks::{Flow, HookView, Subscriber, ToolCallProgress};
 use crate::index::{CallPos, Class, Index};
 use crate::model::{
     ActivityMessage, AssistantMessage, Interrupt, Message, MessageRole, Object, ToolCall,
-    ToolMessage,
+    ToolMessage, UserContent,
 };
 use crate::partial::PartialArgs;
 use crate::patch::{apply_patch_sized, patch_size, Growth, OpName, PatchError, Refused};
@@ -1354,7 +1354,7 @@ impl Reducer {
     ) -> Changed {
         let message = Message::Tool(ToolMessage {
             id: e.message_id.clone(),
-            content: e.content.clone(),
+            content: UserContent::Text(e.content.clone()),
             tool_call_id: e.tool_call_id.clone(),
             metadata: e.metadata.clone(),
             ..Default::default()
@@ -1546,6 +1546,7 @@ impl Reducer {
                 activity_type: e.activity_type.clone(),
                 content: Value::Object(e.content.clone()),
                 metadata: e.metadata.clone(),
+                subagent_run_id: None,
             })
         };
         let id = e.message_id.as_str();
@@ -2242,6 +2243,7 @@ mod tests {
                         thread_id: "t".into(),
                         run_id: "r".into(),
                         parent_run_id: None,
+                        protocol_version: None,
                         state: None,
                         messages,
                         tools: Vec::new(),
@@ -2326,7 +2328,7 @@ mod tests {
                 let mut list = messages.to_vec();
                 let message = Message::Tool(ToolMessage {
                     id: e.message_id.clone(),
-                    content: e.content.clone(),
+                    content: UserContent::Text(e.content.clone()),
                     tool_call_id: e.tool_call_id.clone(),
                     metadata: e.metadata.clone(),
                     ..Default::default()

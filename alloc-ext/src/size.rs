@@ -149,8 +149,8 @@ pub fn item_overhead(others: usize) -> usize {
 /// Bytes a message holds, as [`crate::reduce::ReducerLimits::max_message_bytes`]
 /// counts them: every string it keeps (id, name, text or parts, tool-call
 /// ids, names and arguments, encrypted values, `toolCallId`, `error`,
-/// `activityType`) as its UTF-8 bytes, plus `metadata` and activity
-/// `content` as compact JSON.
+/// `activityType`, AG-UI 1.0's `subagentRunId` and part ids) as its UTF-8
+/// bytes, plus `metadata` and activity `content` as compact JSON.
 ///
 /// ```
 /// use agui_alloc::model::{Message, MessageRole};
@@ -170,6 +170,7 @@ pub fn message_bytes(message: &Message) -> usize {
             opt(&m.name),
             opt(&m.encrypted_value),
             metadata(&m.metadata),
+            opt(&m.subagent_run_id),
         ]),
         Message::Assistant(m) => {
             let calls = m.tool_calls.as_deref().unwrap_or_default();
@@ -184,6 +185,7 @@ pub fn message_bytes(message: &Message) -> usize {
                 calls,
                 opt(&m.encrypted_value),
                 metadata(&m.metadata),
+                opt(&m.subagent_run_id),
             ])
         }
         Message::User(m) => sum(&[
@@ -192,26 +194,30 @@ pub fn message_bytes(message: &Message) -> usize {
             opt(&m.name),
             opt(&m.encrypted_value),
             metadata(&m.metadata),
+            opt(&m.subagent_run_id),
         ]),
         Message::Tool(m) => sum(&[
             m.id.len(),
-            m.content.len(),
+            user_content_bytes(&m.content),
             m.tool_call_id.len(),
             opt(&m.error),
             opt(&m.encrypted_value),
             metadata(&m.metadata),
+            opt(&m.subagent_run_id),
         ]),
         Message::Activity(m) => sum(&[
             m.id.len(),
             m.activity_type.len(),
             json_size(&m.content).bytes,
             metadata(&m.metadata),
+            opt(&m.subagent_run_id),
         ]),
         Message::Reasoning(m) => sum(&[
             m.id.len(),
             m.content.len(),
             opt(&m.encrypted_value),
             metadata(&m.metadata),
+            opt(&m.subagent_run_id),
         ]),
     }
 }
@@ -223,7 +229,7 @@ pub fn content_bytes(message: &Message) -> usize {
         Message::Developer(m) | Message::System(m) => m.content.len(),
         Message::Assistant(m) => m.content.as_ref().map_or(0, String::len),
         Message::User(m) => user_content_bytes(&m.content),
-        Message::Tool(m) => m.content.len(),
+        Message::Tool(m) => user_content_bytes(&m.content),
         Message::Activity(m) => json_size(&m.content).bytes,
         Message::Reasoning(m) => m.content.len(),
     }
@@ -251,14 +257,28 @@ fn user_content_bytes(content: &UserContent) -> usize {
             InputSource::Url { value, mime_type } => value
                 .len()
                 .saturating_add(mime_type.as_ref().map_or(0, String::len)),
+            InputSource::File {
+                value,
+                provider,
+                mime_type,
+            } => value
+                .len()
+                .saturating_add(provider.as_ref().map_or(0, String::len))
+                .saturating_add(mime_type.as_ref().map_or(0, String::len)),
         };
-        source.saturating_add(m.metadata.as_ref().map_or(0, |v| json_size(v).bytes))
+        source
+            .saturating_add(m.id.as_ref().map_or(0, String::len))
+            .saturating_add(m.metadata.as_ref().map_or(0, |v| json_size(v).bytes))
     };
     let opt = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+    let any = |v: &Option<Value>| v.as_ref().map_or(0, |v| json_size(v).bytes);
     parts
         .iter()
         .map(|part| match part {
-            InputPart::Text { text } => text.len(),
+            InputPart::Text { text, id, metadata } => text
+                .len()
+                .saturating_add(opt(id))
+                .saturating_add(any(metadata)),
             InputPart::Image(m)
             | InputPart::Audio(m)
             | InputPart::Video(m)

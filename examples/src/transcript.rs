@@ -19,11 +19,17 @@ pub fn write_message(out: &mut dyn Write, message: &Message) -> io::Result<()> {
             UserContent::Text(text) => writeln!(out, "[{role}] {text}"),
             UserContent::Parts(parts) => writeln!(out, "[{role}] ({} content parts)", parts.len()),
         },
-        Message::Tool(tool) => writeln!(
-            out,
-            "[tool result for {}] {}",
-            tool.tool_call_id, tool.content
-        ),
+        Message::Tool(tool) => match &tool.content {
+            UserContent::Text(text) => {
+                writeln!(out, "[tool result for {}] {text}", tool.tool_call_id)
+            }
+            UserContent::Parts(parts) => writeln!(
+                out,
+                "[tool result for {}] ({} content parts)",
+                tool.tool_call_id,
+                parts.len()
+            ),
+        },
         Message::Activity(activity) => {
             writeln!(
                 out,

@@ -345,6 +345,13 @@ fn body(msg: &Message, paras: &mut Vec<Para>) {
             }
         }
         Message::Tool(m) => {
+            // AG-UI 1.0: a result may be content parts.
+            if let UserContent::Parts(parts) = &m.content {
+                paras.push(Para::new(
+                    Style::Body(role),
+                    Source::Owned(parts_summary(parts)),
+                ));
+            }
             if let Some(error) = &m.error {
                 paras.push(Para::new(
                     Style::Error,
@@ -363,7 +370,7 @@ fn body(msg: &Message, paras: &mut Vec<Para>) {
     }
 }
 
-/// A user message's parts as one line of text: the text parts, and a tag
+/// A user message's (or a tool result's) parts as one line of text: the text parts, and a tag
 /// for each media part.
 fn parts_summary(parts: &[InputPart]) -> String {
     let mut out = String::new();
@@ -372,7 +379,7 @@ fn parts_summary(parts: &[InputPart]) -> String {
             out.push(' ');
         }
         match part {
-            InputPart::Text { text } => out.push_str(text),
+            InputPart::Text { text, .. } => out.push_str(text),
             InputPart::Image(_) => out.push_str("[image]"),
             InputPart::Audio(_) => out.push_str("[audio]"),
             InputPart::Video(_) => out.push_str("[video]"),

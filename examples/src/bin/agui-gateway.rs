@@ -25,7 +25,7 @@ use agui_alloc::client::Client;
 use agui_alloc::conversation::{Conversation, RunStatus};
 use agui_alloc::hooks::Subscriber;
 use agui_alloc::http::{check_url, HttpAgent, HttpErrorKind, RunObserver};
-use agui_alloc::model::{Message, Tool, ToolMessage};
+use agui_alloc::model::{Message, Tool, ToolMessage, UserContent};
 use agui_core::frame::{FrameEvent, Framer};
 use clap::Parser;
 use serde_json::{json, Value};
@@ -382,7 +382,7 @@ fn parse_result(value: &Value) -> Result<ToolMessage, LineError> {
     }
     Ok(ToolMessage {
         id: string_field(value, what, "messageId")?,
-        content: string_field(value, what, "content")?,
+        content: UserContent::Text(string_field(value, what, "content")?),
         tool_call_id: string_field(value, what, "toolCallId")?,
         ..ToolMessage::default()
     })
