@@ -690,7 +690,7 @@ impl Conversation {
                     result: done.result,
                     interrupts: match done.outcome {
                         Some(Outcome::Interrupt(list)) => list,
-                        Some(Outcome::Success) | None => Vec::new(),
+                        Some(Outcome::Success { .. } | Outcome::Cancelled) | None => Vec::new(),
                     },
                 },
                 (None, None) => RunStatus::Incomplete,

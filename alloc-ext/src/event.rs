@@ -16,7 +16,9 @@ use agui_core::event::{EventType, Origin, Role};
 use serde_json::Value;
 
 pub use crate::model::DecodeError;
-use crate::model::{Fields, Interrupt, Message, Object, RunAgentInput};
+use crate::model::{
+    Dialect, Fields, Interrupt, Message, Object, RunAgentInput, ToolContent, SUBAGENT_RUN_ID,
+};
 use crate::rules::{EffectOf, Rules, Visit, VisitMut};
 
 /// `RUN_STARTED`
@@ -36,10 +38,16 @@ pub struct RunStarted {
 /// How a run ended (`RUN_FINISHED.outcome`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
-    /// `{type: "success"}`
-    Success,
+    /// `{type: "success"}`; AG-UI 1.0 may list the tool calls the client
+    /// is expected to answer (`pendingToolCallIds`).
+    Success {
+        /// AG-UI 1.0's `pendingToolCallIds`, as sent.
+        pending_tool_call_ids: Option<Vec<String>>,
+    },
     /// `{type: "interrupt", interrupts}`: at least one interrupt.
     Interrupt(Vec<Interrupt>),
+    /// AG-UI 1.0: `{type: "cancelled"}`.
+    Cancelled,
 }
 
 /// `RUN_FINISHED`
@@ -82,6 +90,9 @@ pub struct TextMessageStart {
     pub name: Option<String>,
     /// Merged into the message.
     pub metadata: Option<Object>,
+    /// AG-UI 1.0: the sub-agent invocation that produced it (absent: the
+    /// parent agent); given to the message it creates.
+    pub subagent_run_id: Option<String>,
 }
 
 /// `TEXT_MESSAGE_CONTENT` and `REASONING_MESSAGE_CONTENT`
@@ -115,6 +126,9 @@ pub struct ToolCallStart {
     pub parent_message_id: Option<String>,
     /// Merged into the tool call.
     pub metadata: Option<Object>,
+    /// AG-UI 1.0: the sub-agent invocation that produced it (absent: the
+    /// parent agent); given to the message it creates.
+    pub subagent_run_id: Option<String>,
 }
 
 /// `TOOL_CALL_ARGS`
@@ -144,10 +158,13 @@ pub struct ToolCallResult {
     pub message_id: String,
     /// The tool call answered.
     pub tool_call_id: String,
-    /// The result text.
-    pub content: String,
+    /// The result: text, or (AG-UI 1.0) content parts.
+    pub content: ToolContent,
     /// Given to the new tool message.
     pub metadata: Option<Object>,
+    /// AG-UI 1.0: the sub-agent invocation that produced it (absent: the
+    /// parent agent); given to the message it creates.
+    pub subagent_run_id: Option<String>,
 }
 
 /// `THINKING_START`
@@ -178,6 +195,9 @@ pub struct ReasoningMessageStart {
     pub message_id: String,
     /// Merged into the message.
     pub metadata: Option<Object>,
+    /// AG-UI 1.0: the sub-agent invocation that produced it (absent: the
+    /// parent agent); given to the message it creates.
+    pub subagent_run_id: Option<String>,
 }
 
 /// What a `REASONING_ENCRYPTED_VALUE` attaches to.
@@ -234,6 +254,9 @@ pub struct ActivitySnapshot {
     pub replace: bool,
     /// Merged into (or given to) the activity message.
     pub metadata: Option<Object>,
+    /// AG-UI 1.0: the sub-agent invocation that produced it (absent: the
+    /// parent agent); given to the message it creates.
+    pub subagent_run_id: Option<String>,
 }
 
 /// `ACTIVITY_DELTA`
@@ -481,7 +504,19 @@ impl Event {
         id: &str,
         frame: &Value,
     ) -> Result<Event, DecodeError> {
-        let f = Fields::of(frame)?;
+        Self::from_core_in(kind, origin, id, frame, Dialect::Current)
+    }
+
+    /// [`Event::from_core`] reading the frame in `dialect` (AG-UI 1.0's
+    /// `subagentRunId`, content parts, outcomes).
+    pub fn from_core_in(
+        kind: EventType,
+        origin: Origin,
+        id: &str,
+        frame: &Value,
+        dialect: Dialect,
+    ) -> Result<Event, DecodeError> {
+        let f = Fields::of_in(frame, dialect)?;
         check_timestamp(f)?;
         match origin {
             Origin::Frame => {
@@ -552,27 +587,57 @@ pub(crate) fn end(f: Fields<'_>) -> Result<MessageEnd, DecodeError> {
     })
 }
 
-/// `RUN_FINISHED.outcome`: strict, so any key beyond the schema's is an error.
-pub(crate) fn outcome(v: &Value) -> Result<Outcome, DecodeError> {
-    let f = Fields::of(v)?;
+/// `RUN_FINISHED.outcome`. Current: strict, so any key beyond the
+/// schema's is an error. AG-UI 1.0: `cancelled` and `pendingToolCallIds`
+/// are known, and unknown keys were stripped before (SPEC 9.4).
+pub(crate) fn outcome(v: &Value, dialect: Dialect) -> Result<Outcome, DecodeError> {
+    let f = Fields::of_in(v, dialect)?;
+    let strict = |allowed: &[&str]| match dialect {
+        Dialect::Current => f.strict(allowed),
+        Dialect::V1 => Ok(()),
+    };
     match f.get("type") {
         Some(Value::String(t)) if t == "success" => {
-            f.strict(&["type"])?;
-            Ok(Outcome::Success)
+            strict(&["type"])?;
+            let pending = match dialect {
+                Dialect::V1 => f.opt_list("pendingToolCallIds", string_item)?,
+                Dialect::Current => None,
+            };
+            Ok(Outcome::Success {
+                pending_tool_call_ids: pending,
+            })
+        }
+        Some(Value::String(t)) if t == "cancelled" && dialect == Dialect::V1 => {
+            Ok(Outcome::Cancelled)
         }
         Some(Value::String(t)) if t == "interrupt" => {
-            f.strict(&["type", "interrupts"])?;
-            let interrupts = f.list("interrupts", Interrupt::from_json)?;
+            strict(&["type", "interrupts"])?;
+            let interrupts = f.list("interrupts", |i| Interrupt::from_json_in(i, dialect))?;
             if interrupts.is_empty() {
                 return Err(DecodeError::new("Array must contain at least 1 element(s)")
                     .within("interrupts"));
             }
             Ok(Outcome::Interrupt(interrupts))
         }
-        _ => Err(
-            DecodeError::new("Invalid discriminator value. Expected 'success' | 'interrupt'")
-                .within("type"),
-        ),
+        _ => Err(DecodeError::new(match dialect {
+            Dialect::Current => "Invalid discriminator value. Expected 'success' | 'interrupt'",
+            Dialect::V1 => {
+                "Invalid discriminator value. Expected 'success' | 'interrupt' | 'cancelled'"
+            }
+        })
+        .within("type")),
+    }
+}
+
+/// One string of a string array.
+fn string_item(v: &Value) -> Result<String, DecodeError> {
+    match v {
+        Value::String(s) => Ok(s.clone()),
+        other @ (Value::Null
+        | Value::Bool(_)
+        | Value::Number(_)
+        | Value::Array(_)
+        | Value::Object(_)) => Err(DecodeError::expected("string", other)),
     }
 }
 
@@ -588,6 +653,7 @@ fn from_chunk(kind: EventType, id: &str, f: Fields<'_>) -> Result<Event, DecodeE
     };
     Ok(match (item, part) {
         (Item::Text, ChunkPart::Start) => Event::TextMessageStart(TextMessageStart {
+            subagent_run_id: f.v1_opt_string(SUBAGENT_RUN_ID)?,
             message_id: id.into(),
             role: text_role(f)?,
             name: f.opt_string(F::Name.as_str())?,
@@ -595,6 +661,7 @@ fn from_chunk(kind: EventType, id: &str, f: Fields<'_>) -> Result<Event, DecodeE
         }),
         (item, ChunkPart::Content) => content_event(item, id.into(), delta()?, metadata(f)?),
         (Item::ToolCall, ChunkPart::Start) => Event::ToolCallStart(ToolCallStart {
+            subagent_run_id: f.v1_opt_string(SUBAGENT_RUN_ID)?,
             tool_call_id: id.into(),
             tool_call_name: f.string(F::ToolCallName.as_str())?,
             parent_message_id: f.nullable_string(F::ParentMessageId.as_str())?,
@@ -602,6 +669,7 @@ fn from_chunk(kind: EventType, id: &str, f: Fields<'_>) -> Result<Event, DecodeE
         }),
         (Item::Reasoning, ChunkPart::Start) => {
             Event::ReasoningMessageStart(ReasoningMessageStart {
+                subagent_run_id: f.v1_opt_string(SUBAGENT_RUN_ID)?,
                 message_id: id.into(),
                 metadata: metadata(f)?,
             })

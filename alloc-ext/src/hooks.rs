@@ -471,6 +471,7 @@ mod tests {
         let mut r = Reducer::new();
         let mut rec = Recorder::default();
         let result = Event::ToolCallResult(ToolCallResult {
+            subagent_run_id: None,
             message_id: "r".into(),
             tool_call_id: "t".into(),
             content: "ok".into(),
@@ -487,6 +488,7 @@ mod tests {
         r.apply_with(&activity(true), &mut rec); // updates an activity: no notification
         r.apply_with(
             &Event::TextMessageStart(TextMessageStart {
+                subagent_run_id: None,
                 message_id: "m".into(),
                 role: agui_core::event::Role::Assistant,
                 name: None,

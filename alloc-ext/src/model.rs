@@ -24,6 +24,9 @@ use serde_json::{Map, Value};
 /// A JSON object, as used for `metadata` and activity content.
 pub type Object = Map<String, Value>;
 
+/// The wire name of AG-UI 1.0's owner tag (SPEC 9.5).
+pub(crate) const SUBAGENT_RUN_ID: &str = "subagentRunId";
+
 /// Which protocol's shapes a decoder reads (SPEC section 9.5 lists what
 /// AG-UI 1.0 adds): the client sets it from the stream's protocol.
 ///
@@ -671,6 +674,43 @@ impl UserContent {
     }
 }
 
+/// The text for a person: the text itself, or the parts' texts with a tag
+/// such as `[image]` for each media part, separated by spaces.
+impl fmt::Display for UserContent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts = match self {
+            UserContent::Text(text) => return f.write_str(text),
+            UserContent::Parts(parts) => parts,
+        };
+        for (i, part) in parts.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            match part {
+                InputPart::Text { text, .. } => f.write_str(text)?,
+                InputPart::Image(_) => f.write_str("[image]")?,
+                InputPart::Audio(_) => f.write_str("[audio]")?,
+                InputPart::Video(_) => f.write_str("[video]")?,
+                InputPart::Document(_) => f.write_str("[document]")?,
+                InputPart::Binary(_) => f.write_str("[binary]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+impl From<&str> for UserContent {
+    fn from(text: &str) -> Self {
+        UserContent::Text(text.to_owned())
+    }
+}
+
+impl From<String> for UserContent {
+    fn from(text: String) -> Self {
+        UserContent::Text(text)
+    }
+}
+
 /// A tool message's content: text, or (AG-UI 1.0) content parts, the same
 /// shapes as a user message's.
 pub type ToolContent = UserContent;
@@ -949,7 +989,7 @@ impl Message {
                 tool_calls: f.opt_list("toolCalls", ToolCall::from_json)?,
                 encrypted_value: f.opt_string("encryptedValue")?,
                 metadata: f.opt_object("metadata")?,
-                subagent_run_id: f.v1_opt_string("subagentRunId")?,
+                subagent_run_id: f.v1_opt_string(SUBAGENT_RUN_ID)?,
             }),
             "user" => Message::User(UserMessage {
                 id: f.string("id")?,
@@ -957,7 +997,7 @@ impl Message {
                 name: f.opt_string("name")?,
                 encrypted_value: f.opt_string("encryptedValue")?,
                 metadata: f.opt_object("metadata")?,
-                subagent_run_id: f.v1_opt_string("subagentRunId")?,
+                subagent_run_id: f.v1_opt_string(SUBAGENT_RUN_ID)?,
             }),
             "tool" => Message::Tool(ToolMessage {
                 id: f.string("id")?,
@@ -969,14 +1009,14 @@ impl Message {
                 error: f.opt_string("error")?,
                 encrypted_value: f.opt_string("encryptedValue")?,
                 metadata: f.opt_object("metadata")?,
-                subagent_run_id: f.v1_opt_string("subagentRunId")?,
+                subagent_run_id: f.v1_opt_string(SUBAGENT_RUN_ID)?,
             }),
             "activity" => Message::Activity(ActivityMessage {
                 id: f.string("id")?,
                 activity_type: f.string("activityType")?,
                 content: Value::Object(f.object("content")?.clone()),
                 metadata: f.opt_object("metadata")?,
-                subagent_run_id: f.v1_opt_string("subagentRunId")?,
+                subagent_run_id: f.v1_opt_string(SUBAGENT_RUN_ID)?,
             }),
             // "reasoning": `discriminator` lets only the seven names through.
             _ => Message::Reasoning(ReasoningMessage {
@@ -984,7 +1024,7 @@ impl Message {
                 content: f.string("content")?,
                 encrypted_value: f.opt_string("encryptedValue")?,
                 metadata: f.opt_object("metadata")?,
-                subagent_run_id: f.v1_opt_string("subagentRunId")?,
+                subagent_run_id: f.v1_opt_string(SUBAGENT_RUN_ID)?,
             }),
         })
     }
@@ -1213,12 +1253,12 @@ fn instruction(f: Fields<'_>) -> Result<InstructionMessage, DecodeError> {
         name: f.opt_string("name")?,
         encrypted_value: f.opt_string("encryptedValue")?,
         metadata: f.opt_object("metadata")?,
-        subagent_run_id: f.v1_opt_string("subagentRunId")?,
+        subagent_run_id: f.v1_opt_string(SUBAGENT_RUN_ID)?,
     })
 }
 
 /// A user (or, in 1.0, tool) message's required `content`: text or parts.
-fn content(f: Fields<'_>, dialect: Dialect) -> Result<UserContent, DecodeError> {
+pub(crate) fn content(f: Fields<'_>, dialect: Dialect) -> Result<UserContent, DecodeError> {
     let content = f
         .get("content")
         .ok_or_else(|| DecodeError::required("content"))?;
@@ -1411,13 +1451,22 @@ pub struct Interrupt {
     /// Free-form metadata.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Object>,
+    /// AG-UI 1.0: the sub-agent invocation that raised it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subagent_run_id: Option<String>,
 }
 
 impl Interrupt {
     /// Decodes an interrupt; errors name the field.
     pub fn from_json(v: &Value) -> Result<Self, DecodeError> {
-        let f = Fields::of(v)?;
+        Self::from_json_in(v, Dialect::Current)
+    }
+
+    /// [`Interrupt::from_json`] in `dialect` (1.0 adds `subagentRunId`).
+    pub fn from_json_in(v: &Value, dialect: Dialect) -> Result<Self, DecodeError> {
+        let f = Fields::of_in(v, dialect)?;
         Ok(Interrupt {
+            subagent_run_id: f.v1_opt_string(SUBAGENT_RUN_ID)?,
             id: f.string("id")?,
             reason: f.string("reason")?,
             message: f.opt_string("message")?,

@@ -80,7 +80,7 @@ use crate::hooks::{Flow, HookView, Subscriber, ToolCallProgress};
 use crate::index::{CallPos, Class, Index};
 use crate::model::{
     ActivityMessage, AssistantMessage, Interrupt, Message, MessageRole, Object, ToolCall,
-    ToolMessage, UserContent,
+    ToolMessage,
 };
 use crate::partial::PartialArgs;
 use crate::patch::{apply_patch_sized, patch_size, Growth, OpName, PatchError, Refused};
@@ -1029,7 +1029,7 @@ impl Reducer {
     pub(crate) fn run_finished(&mut self, e: &RunFinished) -> Changed {
         self.interrupts = match &e.outcome {
             Some(Outcome::Interrupt(interrupts)) => interrupts.clone(),
-            Some(Outcome::Success) | None => Vec::new(),
+            Some(Outcome::Success { .. } | Outcome::Cancelled) | None => Vec::new(),
         };
         Changed::NONE
     }
@@ -1037,13 +1037,19 @@ impl Reducer {
     /// TEXT_MESSAGE_START: a text message with the event's role and name.
     pub(crate) fn text_message_start(&mut self, e: &TextMessageStart) -> Changed {
         let role = MessageRole::from(e.role);
-        let make = || Message::new_text(e.message_id.as_str(), role, e.name.clone());
+        let make = || {
+            let message = Message::new_text(e.message_id.as_str(), role, e.name.clone());
+            owned_by(message, &e.subagent_run_id)
+        };
         self.message_start(&e.message_id, make, e.metadata.as_ref())
     }
 
     /// REASONING_MESSAGE_START: a reasoning message.
     pub(crate) fn reasoning_message_start(&mut self, e: &ReasoningMessageStart) -> Changed {
-        let make = || Message::new_text(e.message_id.as_str(), MessageRole::Reasoning, None);
+        let make = || {
+            let message = Message::new_text(e.message_id.as_str(), MessageRole::Reasoning, None);
+            owned_by(message, &e.subagent_run_id)
+        };
         self.message_start(&e.message_id, make, e.metadata.as_ref())
     }
 
@@ -1278,9 +1284,12 @@ impl Reducer {
             },
             None => e.tool_call_id.as_str(),
         };
+        // A new assistant message takes the call's owner (AG-UI 1.0); an
+        // existing parent keeps its own.
         self.push_message(Message::Assistant(AssistantMessage {
             id: new_id.to_owned(),
             tool_calls: Some(Vec::new()),
+            subagent_run_id: e.subagent_run_id.clone(),
             ..Default::default()
         }))
     }
@@ -1354,9 +1363,10 @@ impl Reducer {
     ) -> Changed {
         let message = Message::Tool(ToolMessage {
             id: e.message_id.clone(),
-            content: UserContent::Text(e.content.clone()),
+            content: e.content.clone(),
             tool_call_id: e.tool_call_id.clone(),
             metadata: e.metadata.clone(),
+            subagent_run_id: e.subagent_run_id.clone(),
             ..Default::default()
         });
         let pos = match self.index.tool_call(&e.tool_call_id) {
@@ -1546,7 +1556,7 @@ impl Reducer {
                 activity_type: e.activity_type.clone(),
                 content: Value::Object(e.content.clone()),
                 metadata: e.metadata.clone(),
-                subagent_run_id: None,
+                subagent_run_id: e.subagent_run_id.clone(),
             })
         };
         let id = e.message_id.as_str();
@@ -1566,6 +1576,14 @@ impl Reducer {
                         delta.plus = content.bytes.saturating_add(e.activity_type.len());
                         activity.activity_type.clone_from(&e.activity_type);
                         activity.content = Value::Object(e.content.clone());
+                        // AG-UI 1.0: the replaced activity takes the event's
+                        // owner, or loses its own (always absent in the
+                        // current protocol, which reads no owner).
+                        delta += Delta {
+                            plus: e.subagent_run_id.as_ref().map_or(0, String::len),
+                            minus: activity.subagent_run_id.as_ref().map_or(0, String::len),
+                        };
+                        activity.subagent_run_id.clone_from(&e.subagent_run_id);
                     }
                     if let Some(metadata) = &e.metadata {
                         delta += merge_metadata(&mut activity.metadata, metadata);
@@ -1927,6 +1945,13 @@ fn empty_args() -> Value {
     Value::Object(Object::new())
 }
 
+/// `message` with AG-UI 1.0's owner tag `owner` (the sub-agent invocation
+/// whose event created it); `None` in the current protocol.
+fn owned_by(mut message: Message, owner: &Option<String>) -> Message {
+    message.subagent_run_id_mut().clone_from(owner);
+    message
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
@@ -1966,12 +1991,102 @@ mod tests {
         assert_eq!(r.state_size, json_size(&r.state));
     }
 
+    /// An event of a frame, read as AG-UI 1.0 reads it.
+    fn v1(frame: Value) -> Event {
+        let kind = agui_core::event::EventType::from_wire(frame["type"].as_str().unwrap()).unwrap();
+        let origin = agui_core::event::Origin::Frame;
+        Event::from_core_in(kind, origin, "", &frame, crate::model::Dialect::V1).unwrap()
+    }
+
+    /// SPEC 9.8: a message created by a sub-agent's event carries its
+    /// `subagentRunId`; an existing parent keeps its own; a replaced
+    /// activity takes the event's owner or loses its own.
+    #[test]
+    fn v1_created_messages_carry_their_owner() {
+        let mut r = Reducer::new();
+        r.apply(&v1(
+            json!({"type": "TEXT_MESSAGE_START", "messageId": "m", "subagentRunId": "s1"}),
+        ));
+        r.apply(&v1(json!({"type": "REASONING_MESSAGE_START", "messageId": "r", "role": "reasoning", "subagentRunId": "s2"})));
+        r.apply(&v1(json!({"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "f", "subagentRunId": "s3"})));
+        r.apply(&v1(json!({"type": "TOOL_CALL_START", "toolCallId": "d", "toolCallName": "g", "parentMessageId": "m", "subagentRunId": "s4"})));
+        r.apply(&v1(
+            json!({"type": "TOOL_CALL_RESULT", "messageId": "t", "toolCallId": "c",
+            "content": [{"type": "text", "text": "done"}], "subagentRunId": "s3"}),
+        ));
+        r.apply(&v1(json!({"type": "ACTIVITY_SNAPSHOT", "messageId": "a", "activityType": "plan", "content": {}, "subagentRunId": "s5"})));
+        let owners: Vec<(&str, Option<&str>)> = r
+            .messages()
+            .iter()
+            .map(|m| (m.id(), m.subagent_run_id()))
+            .collect();
+        assert_eq!(
+            owners,
+            [
+                ("m", Some("s1")),
+                ("r", Some("s2")),
+                ("c", Some("s3")),
+                ("t", Some("s3")),
+                ("a", Some("s5"))
+            ]
+        );
+        let tool = serde_json::to_value(&r.messages()[3]).unwrap();
+        assert_eq!(tool["content"], json!([{"type": "text", "text": "done"}]));
+        // Replaced without an owner: the activity loses its own.
+        r.apply(&v1(json!({"type": "ACTIVITY_SNAPSHOT", "messageId": "a", "activityType": "plan", "content": {"x": 1}})));
+        assert_eq!(r.messages()[4].subagent_run_id(), None);
+        // The bytes counted against the limits follow the owners.
+        assert_eq!(
+            r.message_bytes(),
+            r.messages().iter().map(message_bytes).sum::<usize>()
+        );
+    }
+
+    /// The same frames read in the current protocol carry no owner.
+    #[test]
+    fn current_reads_no_owner() {
+        let mut r = Reducer::new();
+        let frame = json!({"type": "TEXT_MESSAGE_START", "messageId": "m", "subagentRunId": "s1"});
+        let kind = agui_core::event::EventType::TextMessageStart;
+        let ev = Event::from_core(kind, agui_core::event::Origin::Frame, "", &frame).unwrap();
+        r.apply(&ev);
+        assert_eq!(r.messages()[0].subagent_run_id(), None);
+    }
+
+    /// SPEC 9.5, 9.9: 1.0's outcomes; `cancelled` empties the interrupts.
+    #[test]
+    fn v1_outcomes() {
+        let finished = |outcome: Value| {
+            v1(json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r", "outcome": outcome}))
+        };
+        let Event::RunFinished(f) =
+            finished(json!({"type": "success", "pendingToolCallIds": ["c1"]}))
+        else {
+            panic!()
+        };
+        assert_eq!(
+            f.outcome,
+            Some(Outcome::Success {
+                pending_tool_call_ids: Some(vec!["c1".into()])
+            })
+        );
+        let Event::RunFinished(f) = finished(json!({"type": "cancelled"})) else {
+            panic!()
+        };
+        assert_eq!(f.outcome, Some(Outcome::Cancelled));
+        // Not in the current protocol.
+        let frame = json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r", "outcome": {"type": "cancelled"}});
+        let kind = agui_core::event::EventType::RunFinished;
+        assert!(Event::from_core(kind, agui_core::event::Origin::Frame, "", &frame).is_err());
+    }
+
     fn msg(v: Value) -> Message {
         Message::from_json(&v).unwrap()
     }
 
     fn start(id: &str, name: &str, parent: Option<&str>) -> Event {
         Event::ToolCallStart(ToolCallStart {
+            subagent_run_id: None,
             tool_call_id: id.into(),
             tool_call_name: name.into(),
             parent_message_id: parent.map(Into::into),
@@ -1989,6 +2104,7 @@ mod tests {
 
     fn result(message_id: &str, tool_call_id: &str) -> Event {
         Event::ToolCallResult(ToolCallResult {
+            subagent_run_id: None,
             message_id: message_id.into(),
             tool_call_id: tool_call_id.into(),
             content: "r".into(),
@@ -1998,6 +2114,7 @@ mod tests {
 
     fn text_start(id: &str, role: Role) -> Event {
         Event::TextMessageStart(TextMessageStart {
+            subagent_run_id: None,
             message_id: id.into(),
             role,
             name: None,
@@ -2153,6 +2270,7 @@ mod tests {
         r.apply(&start("t", "f", Some("a")));
         r.apply(&start("t2", "g", None));
         let act = Event::ActivitySnapshot(ActivitySnapshot {
+            subagent_run_id: None,
             message_id: "a".into(),
             activity_type: "P".into(),
             content: Object::new(),
@@ -2196,6 +2314,7 @@ mod tests {
                 .prop_map(|messages| Event::MessagesSnapshot(MessagesSnapshot { messages })),
             (id(), any::<bool>()).prop_map(|(id, replace)| Event::ActivitySnapshot(
                 ActivitySnapshot {
+                    subagent_run_id: None,
                     message_id: id.into(),
                     activity_type: "A".into(),
                     content: Object::new(),
@@ -2328,7 +2447,7 @@ mod tests {
                 let mut list = messages.to_vec();
                 let message = Message::Tool(ToolMessage {
                     id: e.message_id.clone(),
-                    content: UserContent::Text(e.content.clone()),
+                    content: e.content.clone(),
                     tool_call_id: e.tool_call_id.clone(),
                     metadata: e.metadata.clone(),
                     ..Default::default()

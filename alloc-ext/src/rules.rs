@@ -35,7 +35,7 @@ use crate::event::{
     ThinkingContent, ThinkingStart, ToolCallArgs, ToolCallEnd, ToolCallResult, ToolCallStart,
 };
 use crate::hooks::{Flow, HookView, Subscriber};
-use crate::model::{Fields, Message, RunAgentInput};
+use crate::model::{Dialect, Fields, Message, RunAgentInput, ToolContent, SUBAGENT_RUN_ID};
 use crate::reduce::{meta_bytes, sum, Changed, LimitError, Reducer};
 use crate::size::object_size;
 
@@ -113,6 +113,11 @@ impl<'e, P> Given<'e, P> {
 
 /// An event that adds nothing to the messages.
 const NO_GROWTH: (usize, usize) = (0, 0);
+
+/// Bytes of an optional string (a growth part).
+fn opt_len(s: &Option<String>) -> usize {
+    s.as_ref().map_or(0, String::len)
+}
 
 // ---------------------------------------------------------------------------
 // The operations the reducer and `Event::effect` run.
@@ -292,7 +297,9 @@ impl Rules for kind::RunFinished {
             result: f.opt_any(F::Result.as_str()),
             outcome: match f.get(F::Outcome.as_str()) {
                 None | Some(Value::Null) => None,
-                Some(v) => Some(outcome(v).map_err(|e| e.within(F::Outcome.as_str()))?),
+                Some(v) => {
+                    Some(outcome(v, f.dialect()).map_err(|e| e.within(F::Outcome.as_str()))?)
+                }
             },
         })
     }
@@ -419,10 +426,12 @@ impl Rules for kind::TextMessageStart {
             role: text_role(f)?,
             name: f.opt_string(F::Name.as_str())?,
             metadata: metadata(f)?,
+            subagent_run_id: f.v1_opt_string(SUBAGENT_RUN_ID)?,
         })
     }
     fn growth(e: &TextMessageStart, r: &Reducer) -> (usize, usize) {
-        r.start_growth(&e.message_id, e.name.as_ref(), &e.metadata)
+        let (n, bytes) = r.start_growth(&e.message_id, e.name.as_ref(), &e.metadata);
+        (n, bytes.saturating_add(opt_len(&e.subagent_run_id)))
     }
     fn check(_: &TextMessageStart, _: &mut Reducer, _: usize) -> Result<(), LimitError> {
         Ok(())
@@ -523,18 +532,23 @@ impl Rules for kind::ToolCallStart {
             tool_call_name: f.string(F::ToolCallName.as_str())?,
             parent_message_id: f.nullable_string(F::ParentMessageId.as_str())?,
             metadata: metadata(f)?,
+            subagent_run_id: f.v1_opt_string(SUBAGENT_RUN_ID)?,
         })
     }
     fn growth(e: &ToolCallStart, r: &Reducer) -> (usize, usize) {
         // The id is held twice: by the call and by its arguments slot.
         let owner = e.parent_message_id.as_ref().map_or(0, String::len);
+        let adds = r.tool_call_adds_message(e);
+        // A new assistant message holds the call's 1.0 owner tag too.
+        let tag = if adds { opt_len(&e.subagent_run_id) } else { 0 };
         let bytes = sum(&[
             e.tool_call_id.len().saturating_mul(2),
             owner,
             e.tool_call_name.len(),
             meta_bytes(&e.metadata),
+            tag,
         ]);
-        (usize::from(r.tool_call_adds_message(e)), bytes)
+        (usize::from(adds), bytes)
     }
     fn check(_: &ToolCallStart, _: &mut Reducer, _: usize) -> Result<(), LimitError> {
         Ok(())
@@ -633,16 +647,21 @@ impl Rules for kind::ToolCallResult {
         Ok(ToolCallResult {
             message_id: f.string(F::MessageId.as_str())?,
             tool_call_id: f.string(F::ToolCallId.as_str())?,
-            content: f.string(F::Content.as_str())?,
+            content: match f.dialect() {
+                Dialect::Current => ToolContent::Text(f.string(F::Content.as_str())?),
+                Dialect::V1 => crate::model::content(f, Dialect::V1)?,
+            },
             metadata: metadata(f)?,
+            subagent_run_id: f.v1_opt_string(SUBAGENT_RUN_ID)?,
         })
     }
     fn growth(e: &ToolCallResult, _: &Reducer) -> (usize, usize) {
         let parts = [
             e.message_id.len(),
             e.tool_call_id.len(),
-            e.content.len(),
+            crate::size::user_content_bytes(&e.content),
             meta_bytes(&e.metadata),
+            opt_len(&e.subagent_run_id),
         ];
         (1, sum(&parts))
     }
@@ -883,10 +902,12 @@ impl Rules for kind::ReasoningMessageStart {
         Ok(ReasoningMessageStart {
             message_id: f.string(F::MessageId.as_str())?,
             metadata: metadata(f)?,
+            subagent_run_id: f.v1_opt_string(SUBAGENT_RUN_ID)?,
         })
     }
     fn growth(e: &ReasoningMessageStart, r: &Reducer) -> (usize, usize) {
-        r.start_growth(&e.message_id, None, &e.metadata)
+        let (n, bytes) = r.start_growth(&e.message_id, None, &e.metadata);
+        (n, bytes.saturating_add(opt_len(&e.subagent_run_id)))
     }
     fn check(_: &ReasoningMessageStart, _: &mut Reducer, _: usize) -> Result<(), LimitError> {
         Ok(())
@@ -1143,6 +1164,7 @@ impl Rules for kind::ActivitySnapshot {
             content: f.object(F::Content.as_str())?.clone(),
             replace: f.opt_bool(F::Replace.as_str())?.unwrap_or(true),
             metadata: metadata(f)?,
+            subagent_run_id: f.v1_opt_string(SUBAGENT_RUN_ID)?,
         })
     }
     fn growth(e: &ActivitySnapshot, r: &Reducer) -> (usize, usize) {
@@ -1151,6 +1173,7 @@ impl Rules for kind::ActivitySnapshot {
             e.activity_type.len(),
             object_size(&e.content).bytes,
             meta_bytes(&e.metadata),
+            opt_len(&e.subagent_run_id),
         ];
         (r.absent(&e.message_id), sum(&parts))
     }

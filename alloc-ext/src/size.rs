@@ -246,7 +246,7 @@ pub fn tool_call_bytes(call: &ToolCall) -> usize {
         .saturating_add(metadata)
 }
 
-fn user_content_bytes(content: &UserContent) -> usize {
+pub(crate) fn user_content_bytes(content: &UserContent) -> usize {
     let parts = match content {
         UserContent::Text(text) => return text.len(),
         UserContent::Parts(parts) => parts,

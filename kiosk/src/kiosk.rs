@@ -630,7 +630,9 @@ impl<C: PixelColor> Pen<'_, C> {
             Style::Empty => Pair::new(t.background, t.background),
             Style::Status(RunState::Idle) => t.idle,
             Style::Status(RunState::Running) => t.running,
-            Style::Status(RunState::Finished | RunState::Interrupted) => t.finished,
+            Style::Status(RunState::Finished | RunState::Interrupted | RunState::Cancelled) => {
+                t.finished
+            }
             Style::Status(RunState::Errored) => t.errored,
             Style::State => t.state,
             Style::Header(role) => t.role(role).header,

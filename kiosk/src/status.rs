@@ -18,6 +18,8 @@ pub enum RunState {
     Finished,
     /// `RUN_FINISHED` with an interrupt outcome.
     Interrupted,
+    /// `RUN_FINISHED` with AG-UI 1.0's cancelled outcome.
+    Cancelled,
     /// `RUN_ERROR`, or the stream was rejected.
     Errored,
 }
@@ -30,6 +32,7 @@ impl RunState {
             RunState::Running => "running",
             RunState::Finished => "finished",
             RunState::Interrupted => "interrupted",
+            RunState::Cancelled => "cancelled",
             RunState::Errored => "error",
         }
     }
@@ -71,7 +74,8 @@ impl Status {
             Effect::RunFinished(f) => {
                 self.run = match f.outcome {
                     Some(Outcome::Interrupt(_)) => RunState::Interrupted,
-                    Some(Outcome::Success) | None => RunState::Finished,
+                    Some(Outcome::Cancelled) => RunState::Cancelled,
+                    Some(Outcome::Success { .. }) | None => RunState::Finished,
                 };
                 self.steps.clear();
                 self.reasoning = false;

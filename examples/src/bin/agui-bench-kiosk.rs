@@ -161,6 +161,7 @@ fn conversation(deltas: usize) -> Vec<Event> {
             role,
             name: None,
             metadata: None,
+            subagent_run_id: None,
         })
     };
     let content = |id: &str, delta: String| {
