@@ -239,6 +239,48 @@ pub struct StateDelta {
 pub struct MessagesSnapshot {
     /// The server's view of the conversation.
     pub messages: Vec<Message>,
+    /// AG-UI 1.0: which local activity messages the snapshot speaks for
+    /// (its `metadata["@ag-ui/client"].authoritativeActivityTypes`).
+    pub activity_authority: ActivityAuthority,
+}
+
+/// AG-UI 1.0 (SPEC 9.8): which local activity messages a
+/// `MESSAGES_SNAPSHOT` speaks for; the others are client-only and kept.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ActivityAuthority {
+    /// Not stated (and always so in the current protocol): the snapshot
+    /// speaks for activity messages only if it holds one.
+    #[default]
+    Unstated,
+    /// `null`: it speaks for every activity message.
+    All,
+    /// A list: it speaks for the activity messages of these types (a value
+    /// that is not a list of strings reads as the empty list).
+    Types(Vec<String>),
+}
+
+impl ActivityAuthority {
+    /// Reads it from a `MESSAGES_SNAPSHOT`'s metadata (1.0 only).
+    pub(crate) fn from_metadata(metadata: Option<&Value>) -> Self {
+        let stated = metadata
+            .and_then(|m| m.get("@ag-ui/client"))
+            .and_then(|c| c.as_object())
+            .and_then(|c| c.get("authoritativeActivityTypes"));
+        match stated {
+            None => ActivityAuthority::Unstated,
+            Some(Value::Null) => ActivityAuthority::All,
+            Some(Value::Array(items)) if items.iter().all(Value::is_string) => {
+                ActivityAuthority::Types(
+                    items
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(String::from)
+                        .collect(),
+                )
+            }
+            Some(_) => ActivityAuthority::Types(Vec::new()),
+        }
+    }
 }
 
 /// `ACTIVITY_SNAPSHOT`

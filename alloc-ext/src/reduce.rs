@@ -65,6 +65,7 @@ use alloc::borrow::ToOwned;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::fmt;
 use core::mem;
 use core::ops::{BitOr, BitOrAssign};
 
@@ -72,14 +73,14 @@ use agui_core::event::EventType;
 use serde_json::Value;
 
 use crate::event::{
-    ActivityDelta, ActivitySnapshot, EncryptedSubtype, Event, MessageContent, MessageEnd, Outcome,
-    ReasoningEncryptedValue, ReasoningMessageStart, RunFinished, RunStarted, StateDelta,
-    TextMessageStart, ToolCallArgs, ToolCallEnd, ToolCallResult, ToolCallStart,
+    ActivityAuthority, ActivityDelta, ActivitySnapshot, EncryptedSubtype, Event, MessageContent,
+    MessageEnd, Outcome, ReasoningEncryptedValue, ReasoningMessageStart, RunFinished, RunStarted,
+    StateDelta, TextMessageStart, ToolCallArgs, ToolCallEnd, ToolCallResult, ToolCallStart,
 };
 use crate::hooks::{Flow, HookView, Subscriber, ToolCallProgress};
 use crate::index::{CallPos, Class, Index};
 use crate::model::{
-    ActivityMessage, AssistantMessage, Interrupt, Message, MessageRole, Object, ToolCall,
+    ActivityMessage, AssistantMessage, Dialect, Interrupt, Message, MessageRole, Object, ToolCall,
     ToolMessage,
 };
 use crate::partial::PartialArgs;
@@ -165,14 +166,42 @@ impl BitOrAssign for Changed {
     }
 }
 
-/// A JSON Patch that did not apply. Not an error of the stream: the patched
-/// value is left as it was and the stream goes on (SPEC section 5).
+/// An event the reducer folded without effect. Not an error of the
+/// stream: nothing changed and the stream goes on (SPEC sections 5, 9.8).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
-    /// `STATE_DELTA` or `ACTIVITY_DELTA`.
+    /// The event's type.
     pub event: EventType,
-    /// Why the patch failed.
-    pub error: PatchError,
+    /// Why it had no effect.
+    pub kind: WarningKind,
+}
+
+/// Why an event had no effect (see [`Warning`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WarningKind {
+    /// A `STATE_DELTA` or `ACTIVITY_DELTA` patch failed; the patched value
+    /// is left as it was.
+    Patch(PatchError),
+    /// AG-UI 1.0: a text or reasoning message event named an activity
+    /// message, which such events do not change.
+    ActivityText {
+        /// The activity message's id.
+        message_id: String,
+    },
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            WarningKind::Patch(error) => write!(f, "{}: patch failed: {error}", self.event),
+            WarningKind::ActivityText { message_id } => write!(
+                f,
+                "{}: message '{message_id}' is an activity message, which text and reasoning events do not change",
+                self.event
+            ),
+        }
+    }
 }
 
 /// The arguments of one tool call as a value.
@@ -425,6 +454,8 @@ pub struct Reducer {
     activity_sizes: BTreeMap<String, Size>,
     /// Why the last `apply` refused its event, if it did.
     refused: Option<LimitError>,
+    /// The protocol whose fold rules apply (SPEC 5, or 9.8 for AG-UI 1.0).
+    dialect: Dialect,
 }
 
 impl Default for Reducer {
@@ -460,6 +491,7 @@ impl Reducer {
             known_state: None,
             activity_sizes: BTreeMap::new(),
             refused: None,
+            dialect: Dialect::Current,
         }
     }
 
@@ -467,6 +499,17 @@ impl Reducer {
     pub fn with_limits(mut self, limits: ReducerLimits) -> Self {
         self.limits = limits;
         self
+    }
+
+    /// Folds by AG-UI 1.0's rules (SPEC 9.8) from now on, or by the
+    /// current protocol's; the client sets it from the stream's protocol.
+    pub fn set_dialect(&mut self, dialect: Dialect) {
+        self.dialect = dialect;
+    }
+
+    /// The protocol whose fold rules apply.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
     }
 
     /// The resource limits.
@@ -762,9 +805,13 @@ impl Reducer {
     }
 
     /// MESSAGES_SNAPSHOT: the messages and bytes after it, exactly.
-    pub(crate) fn check_messages_snapshot(&self, messages: &[Message]) -> Result<(), LimitError> {
+    pub(crate) fn check_messages_snapshot(
+        &self,
+        messages: &[Message],
+        authority: &ActivityAuthority,
+    ) -> Result<(), LimitError> {
         let limits = &self.limits;
-        let (count, bytes) = self.snapshot_size(messages);
+        let (count, bytes) = self.snapshot_size(messages, authority);
         if count > limits.max_messages {
             return Err(LimitError::new(Limit::Messages, limits.max_messages, count));
         }
@@ -846,15 +893,38 @@ impl Reducer {
     /// (activity and reasoning messages are kept untouched when it has none
     /// of their role, and are not even looked at then), each of which it
     /// replaces or removes.
-    fn plan_snapshot(&self, snapshot: &[Message]) -> Merge {
+    fn plan_snapshot(&self, snapshot: &[Message], authority: &ActivityAuthority) -> Merge {
         let has = |role| snapshot.iter().any(|m| m.role() == role);
+        let v1 = self.dialect == Dialect::V1;
+        // The classes whose local messages the snapshot speaks for as a
+        // whole; in 1.0 also those it might replace one by one (a kept
+        // client-only message with a same-id entry is replaced, SPEC 9.8).
         let mut classes = alloc::vec![Class::Other];
-        if has(MessageRole::Activity) {
+        if has(MessageRole::Activity) || v1 {
             classes.push(Class::Activity);
         }
-        if has(MessageRole::Reasoning) {
+        if has(MessageRole::Reasoning) || v1 {
             classes.push(Class::Reasoning);
         }
+        // Which local messages are client-only (kept when the snapshot
+        // omits them).
+        let activity_unstated = !has(MessageRole::Activity);
+        let reasoning_kept = !has(MessageRole::Reasoning);
+        let client_only = |m: &Message| match (Class::of(m), authority) {
+            (Class::Other, _) => false,
+            (Class::Reasoning, _) => reasoning_kept,
+            (Class::Activity, ActivityAuthority::Unstated) => activity_unstated,
+            (Class::Activity, ActivityAuthority::All) => false,
+            (Class::Activity, ActivityAuthority::Types(types)) => match m {
+                Message::Activity(a) => !types.contains(&a.activity_type),
+                Message::Developer(_)
+                | Message::System(_)
+                | Message::Assistant(_)
+                | Message::User(_)
+                | Message::Tool(_)
+                | Message::Reasoning(_) => false,
+            },
+        };
         // Later entries overwrite earlier ones: the last entry per id wins.
         let last: BTreeMap<&str, usize> = snapshot
             .iter()
@@ -864,10 +934,13 @@ impl Reducer {
         let mut merge = Merge::default();
         for class in classes {
             for pos in self.index.positions_of(class) {
-                let id = self.messages.get(pos).map_or("", Message::id);
-                match last.get(id) {
-                    Some(&entry) => merge.replace.push((pos, entry)),
-                    None => merge.remove.push(pos),
+                let Some(local) = self.messages.get(pos) else {
+                    continue;
+                };
+                match (last.get(local.id()), client_only(local)) {
+                    (Some(&entry), _) => merge.replace.push((pos, entry)),
+                    (None, false) => merge.remove.push(pos),
+                    (None, true) => {}
                 }
             }
         }
@@ -887,8 +960,8 @@ impl Reducer {
     /// Count and bytes of the messages after a `MESSAGES_SNAPSHOT`. What it
     /// takes out is measured only here and when it is dropped; when the
     /// snapshot is refused, that is less than what the snapshot brings.
-    fn snapshot_size(&self, snapshot: &[Message]) -> (usize, usize) {
-        let merge = self.plan_snapshot(snapshot);
+    fn snapshot_size(&self, snapshot: &[Message], authority: &ActivityAuthority) -> (usize, usize) {
+        let merge = self.plan_snapshot(snapshot, authority);
         let local = |pos: &usize| self.messages.get(*pos).map_or(0, message_bytes);
         let entry = |i: &usize| snapshot.get(*i).map_or(0, message_bytes);
         let sum = |it: &mut dyn Iterator<Item = usize>| it.fold(0usize, usize::saturating_add);
@@ -1093,7 +1166,12 @@ impl Reducer {
 
     fn warn(&mut self, event: EventType, refused: Refused) {
         match refused {
-            Refused::Patch(error) => self.warning = Some(Warning { event, error }),
+            Refused::Patch(error) => {
+                self.warning = Some(Warning {
+                    event,
+                    kind: WarningKind::Patch(error),
+                });
+            }
             // Checked before: only a hook's replacement can get here, and
             // hooks are trusted.
             Refused::Over(_) => {}
@@ -1210,6 +1288,29 @@ impl Reducer {
     }
 
     /// TEXT_MESSAGE_END / REASONING_MESSAGE_END: only metadata.
+    /// AG-UI 1.0 (SPEC 9.8): a text or reasoning message event whose id
+    /// is an activity message changes nothing; a warning says so. `false`
+    /// in the current protocol, where the text goes into the activity.
+    pub(crate) fn ignores_activity_text(&mut self, id: &str, event: EventType) -> bool {
+        if self.dialect != Dialect::V1 {
+            return false;
+        }
+        let is_activity = self
+            .index
+            .message(id)
+            .and_then(|pos| self.messages.get(pos))
+            .is_some_and(|m| m.role() == MessageRole::Activity);
+        if is_activity {
+            self.warning = Some(Warning {
+                event,
+                kind: WarningKind::ActivityText {
+                    message_id: id.to_owned(),
+                },
+            });
+        }
+        is_activity
+    }
+
     pub(crate) fn message_end(&mut self, e: &MessageEnd) -> Changed {
         match (self.message_mut(&e.message_id), &e.metadata) {
             (Some(message), Some(metadata)) => {
@@ -1446,8 +1547,12 @@ impl Reducer {
     /// (see `plan_snapshot`): replaced messages are overwritten where they
     /// are, removed ones taken out in one pass from the first of them, new
     /// ones appended.
-    pub(crate) fn messages_snapshot(&mut self, snapshot: &[Message]) {
-        let merge = self.plan_snapshot(snapshot);
+    pub(crate) fn messages_snapshot(
+        &mut self,
+        snapshot: &[Message],
+        authority: &ActivityAuthority,
+    ) {
+        let merge = self.plan_snapshot(snapshot, authority);
         self.merge_snapshot(&merge, |entry| snapshot.get(entry).cloned());
     }
 
@@ -1455,8 +1560,12 @@ impl Reducer {
     /// into the list at its last use (cloned before that, for the rare
     /// entry that replaces several local messages), so that a large
     /// snapshot is not held twice.
-    pub(crate) fn messages_snapshot_owned(&mut self, snapshot: &mut Vec<Message>) {
-        let merge = self.plan_snapshot(snapshot);
+    pub(crate) fn messages_snapshot_owned(
+        &mut self,
+        snapshot: &mut Vec<Message>,
+        authority: &ActivityAuthority,
+    ) {
+        let merge = self.plan_snapshot(snapshot, authority);
         let mut uses = alloc::vec![0u32; snapshot.len()];
         let used = merge.replace.iter().map(|&(_, entry)| entry);
         for entry in used.chain(merge.append.iter().copied()) {
@@ -2042,6 +2151,96 @@ mod tests {
         );
     }
 
+    fn v1_reducer(messages: Vec<Value>) -> Reducer {
+        let mut r = Reducer::with_initial(
+            messages
+                .into_iter()
+                .map(|m| Message::from_json_in(&m, crate::model::Dialect::V1).unwrap())
+                .collect(),
+            json!({}),
+        );
+        r.set_dialect(crate::model::Dialect::V1);
+        r
+    }
+
+    fn texts(r: &Reducer) -> Vec<(&str, Option<&str>)> {
+        r.messages().iter().map(|m| (m.id(), m.text())).collect()
+    }
+
+    /// SPEC 9.8: text and reasoning events on an activity id change
+    /// nothing in 1.0 (a warning); the current protocol appends.
+    #[test]
+    fn v1_text_on_an_activity_is_ignored() {
+        let activity =
+            json!({"id": "a", "role": "activity", "activityType": "plan", "content": {}});
+        let content = json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "a", "delta": "x"});
+        let mut r = v1_reducer(vec![activity.clone()]);
+        assert_eq!(r.apply(&v1(content.clone())), Changed::NONE);
+        assert!(matches!(
+            r.last_warning().map(|w| &w.kind),
+            Some(WarningKind::ActivityText { message_id }) if message_id == "a"
+        ));
+        assert_eq!(serde_json::to_value(&r.messages()[0]).unwrap(), activity);
+        let mut r = Reducer::with_initial(vec![msg(activity)], json!({}));
+        r.apply(&v1(content));
+        assert_eq!(r.messages()[0].text(), Some("x"));
+    }
+
+    /// SPEC 9.8: a client-only message with a same-id snapshot entry is
+    /// replaced by it in 1.0 (kept unchanged before); the activity
+    /// messages the snapshot speaks for follow its metadata.
+    #[test]
+    fn v1_snapshot_replaces_client_only_messages() {
+        let local = vec![
+            json!({"id": "r", "role": "reasoning", "content": "old"}),
+            json!({"id": "a1", "role": "activity", "activityType": "plan", "content": {}}),
+            json!({"id": "a2", "role": "activity", "activityType": "map", "content": {}}),
+            json!({"id": "u", "role": "user", "content": "hi"}),
+        ];
+        let snapshot = |metadata: Value| {
+            let mut frame = json!({"type": "MESSAGES_SNAPSHOT", "messages": [
+                {"id": "u", "role": "user", "content": "hi"},
+                {"id": "r", "role": "assistant", "content": "new"}
+            ]});
+            if !metadata.is_null() {
+                frame["metadata"] = metadata;
+            }
+            v1(frame)
+        };
+        // No authority stated: reasoning and activity are client-only (the
+        // snapshot has neither); "r" is replaced by its same-id entry.
+        let mut r = v1_reducer(local.clone());
+        r.apply(&snapshot(Value::Null));
+        assert_eq!(
+            texts(&r),
+            [
+                ("r", Some("new")),
+                ("a1", None),
+                ("a2", None),
+                ("u", Some("hi"))
+            ]
+        );
+        // Authoritative for "plan": a1 goes, a2 (map) stays.
+        let mut r = v1_reducer(local.clone());
+        r.apply(&snapshot(
+            json!({"@ag-ui/client": {"authoritativeActivityTypes": ["plan"]}}),
+        ));
+        assert_eq!(
+            texts(&r),
+            [("r", Some("new")), ("a2", None), ("u", Some("hi"))]
+        );
+        // null: authoritative for every activity.
+        let mut r = v1_reducer(local.clone());
+        r.apply(&snapshot(
+            json!({"@ag-ui/client": {"authoritativeActivityTypes": null}}),
+        ));
+        assert_eq!(texts(&r), [("r", Some("new")), ("u", Some("hi"))]);
+        // The current protocol keeps the client-only "r" unchanged.
+        let mut r = Reducer::with_initial(local.into_iter().map(msg).collect(), json!({}));
+        r.apply(&snapshot(Value::Null));
+        assert_eq!(texts(&r)[0], ("r", Some("old")));
+    }
+
     /// The same frames read in the current protocol carry no owner.
     #[test]
     fn current_reads_no_owner() {
@@ -2239,6 +2438,7 @@ mod tests {
             {"id": "t", "type": "function", "function": {"name": "f", "arguments": "{\"b\":"}}]}))];
         r.apply(&Event::MessagesSnapshot(MessagesSnapshot {
             messages: snapshot,
+            activity_authority: Default::default(),
         }));
         r.apply(&args("t", "2}"));
         assert_eq!(r.tool_call("t").unwrap().function.arguments, "{\"b\":2}");
@@ -2310,8 +2510,12 @@ mod tests {
                 metadata: None
             })),
             (id(), id()).prop_map(|(m, t)| result(m, t)),
-            prop::collection::vec(snapshot_msg.clone(), 0..4)
-                .prop_map(|messages| Event::MessagesSnapshot(MessagesSnapshot { messages })),
+            prop::collection::vec(snapshot_msg.clone(), 0..4).prop_map(|messages| {
+                Event::MessagesSnapshot(MessagesSnapshot {
+                    messages,
+                    activity_authority: Default::default(),
+                })
+            }),
             (id(), any::<bool>()).prop_map(|(id, replace)| Event::ActivitySnapshot(
                 ActivitySnapshot {
                     subagent_run_id: None,

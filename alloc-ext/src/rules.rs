@@ -26,13 +26,15 @@ use alloc::string::String;
 use serde_json::Value;
 
 use agui_core::decode::Field as F;
+use agui_core::event::EventType;
 
 use crate::event::{
-    check_metadata, content, end, kind, metadata, outcome, patch, text_role, ActivityDelta,
-    ActivitySnapshot, Custom, DecodeError, Effect, EncryptedSubtype, MessageContent, MessageEnd,
-    MessagesSnapshot, Raw, ReasoningEncryptedValue, ReasoningMessageStart, ReasoningPhase,
-    RunError, RunFinished, RunStarted, StateDelta, StateSnapshot, Step, TextMessageStart,
-    ThinkingContent, ThinkingStart, ToolCallArgs, ToolCallEnd, ToolCallResult, ToolCallStart,
+    check_metadata, content, end, kind, metadata, outcome, patch, text_role, ActivityAuthority,
+    ActivityDelta, ActivitySnapshot, Custom, DecodeError, Effect, EncryptedSubtype, MessageContent,
+    MessageEnd, MessagesSnapshot, Raw, ReasoningEncryptedValue, ReasoningMessageStart,
+    ReasoningPhase, RunError, RunFinished, RunStarted, StateDelta, StateSnapshot, Step,
+    TextMessageStart, ThinkingContent, ThinkingStart, ToolCallArgs, ToolCallEnd, ToolCallResult,
+    ToolCallStart,
 };
 use crate::hooks::{Flow, HookView, Subscriber};
 use crate::model::{Dialect, Fields, Message, RunAgentInput, ToolContent, SUBAGENT_RUN_ID};
@@ -450,6 +452,9 @@ impl Rules for kind::TextMessageStart {
         _: &mut dyn Subscriber,
     ) -> Changed {
         let e = given.get();
+        if r.ignores_activity_text(&e.message_id, EventType::TextMessageStart) {
+            return Changed::NONE;
+        }
         r.text_message_start(e)
     }
     fn notify(_: &TextMessageStart, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -481,6 +486,9 @@ impl Rules for kind::TextMessageContent {
         _: &mut dyn Subscriber,
     ) -> Changed {
         let e = given.get();
+        if r.ignores_activity_text(&e.message_id, EventType::TextMessageContent) {
+            return Changed::NONE;
+        }
         r.message_content(e)
     }
     fn notify(_: &MessageContent, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -508,6 +516,9 @@ impl Rules for kind::TextMessageEnd {
     }
     fn reduce(given: Given<'_, MessageEnd>, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
         let e = given.get();
+        if r.ignores_activity_text(&e.message_id, EventType::TextMessageEnd) {
+            return Changed::NONE;
+        }
         r.message_end(e)
     }
     fn notify(e: &MessageEnd, r: &Reducer, s: &mut dyn Subscriber) {
@@ -926,6 +937,9 @@ impl Rules for kind::ReasoningMessageStart {
         _: &mut dyn Subscriber,
     ) -> Changed {
         let e = given.get();
+        if r.ignores_activity_text(&e.message_id, EventType::ReasoningMessageStart) {
+            return Changed::NONE;
+        }
         r.reasoning_message_start(e)
     }
     fn notify(_: &ReasoningMessageStart, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -960,6 +974,9 @@ impl Rules for kind::ReasoningMessageContent {
         _: &mut dyn Subscriber,
     ) -> Changed {
         let e = given.get();
+        if r.ignores_activity_text(&e.message_id, EventType::ReasoningMessageContent) {
+            return Changed::NONE;
+        }
         r.message_content(e)
     }
     fn notify(_: &MessageContent, _: &Reducer, _: &mut dyn Subscriber) {}
@@ -987,6 +1004,9 @@ impl Rules for kind::ReasoningMessageEnd {
     }
     fn reduce(given: Given<'_, MessageEnd>, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
         let e = given.get();
+        if r.ignores_activity_text(&e.message_id, EventType::ReasoningMessageEnd) {
+            return Changed::NONE;
+        }
         r.message_end(e)
     }
     fn notify(e: &MessageEnd, r: &Reducer, s: &mut dyn Subscriber) {
@@ -1113,8 +1133,13 @@ impl Rules for kind::MessagesSnapshot {
     type Payload = MessagesSnapshot;
     fn decode(f: Fields<'_>) -> Result<MessagesSnapshot, DecodeError> {
         check_metadata(f)?;
+        let dialect = f.dialect();
         Ok(MessagesSnapshot {
-            messages: f.list(F::Messages.as_str(), Message::from_json)?,
+            messages: f.list(F::Messages.as_str(), |m| Message::from_json_in(m, dialect))?,
+            activity_authority: match dialect {
+                Dialect::V1 => ActivityAuthority::from_metadata(f.get(F::Metadata.as_str())),
+                Dialect::Current => ActivityAuthority::Unstated,
+            },
         })
     }
     fn growth(_: &MessagesSnapshot, _: &Reducer) -> (usize, usize) {
@@ -1122,7 +1147,7 @@ impl Rules for kind::MessagesSnapshot {
         NO_GROWTH
     }
     fn check(e: &MessagesSnapshot, r: &mut Reducer, _: usize) -> Result<(), LimitError> {
-        r.check_messages_snapshot(&e.messages)
+        r.check_messages_snapshot(&e.messages, &e.activity_authority)
     }
     fn hook(
         e: &MessagesSnapshot,
@@ -1138,8 +1163,8 @@ impl Rules for kind::MessagesSnapshot {
         _: &mut dyn Subscriber,
     ) -> Changed {
         match given {
-            Given::Shared(e) => r.messages_snapshot(&e.messages),
-            Given::Owned(e) => r.messages_snapshot_owned(&mut e.messages),
+            Given::Shared(e) => r.messages_snapshot(&e.messages, &e.activity_authority),
+            Given::Owned(e) => r.messages_snapshot_owned(&mut e.messages, &e.activity_authority),
         }
         Changed::MESSAGES
     }
