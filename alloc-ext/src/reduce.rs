@@ -62,7 +62,7 @@
 //! ```
 
 use alloc::borrow::ToOwned;
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
@@ -456,6 +456,95 @@ pub struct Reducer {
     refused: Option<LimitError>,
     /// The protocol whose fold rules apply (SPEC 5, or 9.8 for AG-UI 1.0).
     dialect: Dialect,
+    /// AG-UI 1.0: the current run's tool calls, for its outcome.
+    run_calls: RunCalls,
+    /// AG-UI 1.0: what the last `RUN_FINISHED` ended the run with.
+    outcome: Option<RunOutcome>,
+}
+
+/// AG-UI 1.0 (SPEC 9.9): the tool calls started in the current run, in
+/// first-start order, and those a `TOOL_CALL_RESULT` answered; emptied by
+/// every `RUN_STARTED`. Their ids count against
+/// [`ReducerLimits::max_message_bytes`] (a run may start any number of
+/// calls, and a snapshot may take them out of the messages).
+#[derive(Debug, Default)]
+struct RunCalls {
+    started: Vec<String>,
+    seen: BTreeSet<String>,
+    answered: BTreeSet<String>,
+    bytes: usize,
+}
+
+impl RunCalls {
+    fn start(&mut self, id: &str) {
+        if self.seen.insert(id.to_owned()) {
+            self.started.push(id.to_owned());
+            self.bytes = self.bytes.saturating_add(id.len().saturating_mul(2));
+        }
+    }
+
+    fn answer(&mut self, id: &str) {
+        if self.answered.insert(id.to_owned()) {
+            self.bytes = self.bytes.saturating_add(id.len());
+        }
+    }
+
+    /// Started and not answered, in first-start order.
+    fn pending(&self) -> Vec<String> {
+        self.started
+            .iter()
+            .filter(|id| !self.answered.contains(id.as_str()))
+            .cloned()
+            .collect()
+    }
+}
+
+/// How a run ended, as AG-UI 1.0 hands it to the user (SPEC 9.9; the
+/// vectors record it on the `RUN_FINISHED` trace entry).
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunOutcome {
+    /// The run succeeded (or said nothing).
+    Success {
+        /// `RUN_FINISHED.result`, if any.
+        result: Option<Value>,
+        /// The outcome's `pendingToolCallIds` if it lists any, else the
+        /// tool calls started in the run that got no result, in order.
+        pending_tool_call_ids: Vec<String>,
+    },
+    /// The run paused on these interrupts.
+    Interrupt(Vec<Interrupt>),
+    /// The run was cancelled.
+    Cancelled,
+}
+
+impl RunOutcome {
+    /// As the vectors write it: `{"type": "success", "result"?,
+    /// "pendingToolCallIds"}`, `{"type": "interrupt", "interrupts"}` or
+    /// `{"type": "cancelled"}`.
+    pub fn to_json(&self) -> Value {
+        match self {
+            RunOutcome::Success {
+                result,
+                pending_tool_call_ids,
+            } => {
+                let mut out = Object::new();
+                out.insert("type".into(), "success".into());
+                if let Some(result) = result {
+                    out.insert("result".into(), result.clone());
+                }
+                out.insert(
+                    "pendingToolCallIds".into(),
+                    pending_tool_call_ids.clone().into(),
+                );
+                Value::Object(out)
+            }
+            RunOutcome::Interrupt(interrupts) => serde_json::json!({
+                "type": "interrupt",
+                "interrupts": interrupts,
+            }),
+            RunOutcome::Cancelled => serde_json::json!({"type": "cancelled"}),
+        }
+    }
 }
 
 impl Default for Reducer {
@@ -492,6 +581,8 @@ impl Reducer {
             activity_sizes: BTreeMap::new(),
             refused: None,
             dialect: Dialect::Current,
+            run_calls: RunCalls::default(),
+            outcome: None,
         }
     }
 
@@ -510,6 +601,28 @@ impl Reducer {
     /// The protocol whose fold rules apply.
     pub fn dialect(&self) -> Dialect {
         self.dialect
+    }
+
+    /// AG-UI 1.0: what the last `RUN_FINISHED` ended its run with (SPEC
+    /// 9.9); `None` before one, and in the current protocol.
+    pub fn run_outcome(&self) -> Option<&RunOutcome> {
+        self.outcome.as_ref()
+    }
+
+    /// Bytes a `TOOL_CALL_START` of `id` adds to the run's list (1.0).
+    pub(crate) fn run_calls_growth_start(&self, id: &str) -> usize {
+        match self.dialect {
+            Dialect::V1 if !self.run_calls.seen.contains(id) => id.len().saturating_mul(2),
+            Dialect::V1 | Dialect::Current => 0,
+        }
+    }
+
+    /// Bytes a `TOOL_CALL_RESULT` for `id` adds to the run's list (1.0).
+    pub(crate) fn run_calls_growth_answer(&self, id: &str) -> usize {
+        match self.dialect {
+            Dialect::V1 if !self.run_calls.answered.contains(id) => id.len(),
+            Dialect::V1 | Dialect::Current => 0,
+        }
     }
 
     /// The resource limits.
@@ -728,7 +841,10 @@ impl Reducer {
                 count,
             ));
         }
-        let bytes = self.text_bytes.saturating_add(text);
+        let bytes = self
+            .text_bytes
+            .saturating_add(self.run_calls.bytes)
+            .saturating_add(text);
         if text > 0 && bytes > self.limits.max_message_bytes {
             return Err(LimitError::new(
                 Limit::MessageBytes,
@@ -977,7 +1093,8 @@ impl Reducer {
         let bytes = self
             .text_bytes
             .saturating_sub(taken)
-            .saturating_add(brought);
+            .saturating_add(brought)
+            .saturating_add(self.run_calls.bytes);
         (count, bytes)
     }
 
@@ -1104,7 +1221,33 @@ impl Reducer {
             Some(Outcome::Interrupt(interrupts)) => interrupts.clone(),
             Some(Outcome::Success { .. } | Outcome::Cancelled) | None => Vec::new(),
         };
+        if self.dialect == Dialect::V1 {
+            self.outcome = Some(self.outcome_of(e));
+        }
         Changed::NONE
+    }
+
+    /// SPEC 9.9: what a `RUN_FINISHED` ends its run with.
+    fn outcome_of(&self, e: &RunFinished) -> RunOutcome {
+        match &e.outcome {
+            Some(Outcome::Interrupt(interrupts)) => RunOutcome::Interrupt(interrupts.clone()),
+            Some(Outcome::Cancelled) => RunOutcome::Cancelled,
+            Some(Outcome::Success {
+                pending_tool_call_ids,
+            }) if pending_tool_call_ids
+                .as_ref()
+                .is_some_and(|l| !l.is_empty()) =>
+            {
+                RunOutcome::Success {
+                    result: e.result.clone(),
+                    pending_tool_call_ids: pending_tool_call_ids.clone().unwrap_or_default(),
+                }
+            }
+            Some(Outcome::Success { .. }) | None => RunOutcome::Success {
+                result: e.result.clone(),
+                pending_tool_call_ids: self.run_calls.pending(),
+            },
+        }
     }
 
     /// TEXT_MESSAGE_START: a text message with the event's role and name.
@@ -1323,6 +1466,9 @@ impl Reducer {
     }
 
     pub(crate) fn tool_call_start(&mut self, e: &ToolCallStart) -> Changed {
+        if self.dialect == Dialect::V1 {
+            self.run_calls.start(&e.tool_call_id);
+        }
         if let Some(call) = self.tool_call_mut(&e.tool_call_id) {
             // A replayed start: no new entry.
             let renamed = call.function.name != e.tool_call_name;
@@ -1462,6 +1608,9 @@ impl Reducer {
         e: &ToolCallResult,
         subscriber: &mut dyn Subscriber,
     ) -> Changed {
+        if self.dialect == Dialect::V1 {
+            self.run_calls.answer(&e.tool_call_id);
+        }
         let message = Message::Tool(ToolMessage {
             id: e.message_id.clone(),
             content: e.content.clone(),
@@ -1532,6 +1681,7 @@ impl Reducer {
     /// RUN_STARTED: append each input message whose id is not present yet;
     /// a change whenever the input is there.
     pub(crate) fn run_started(&mut self, e: &RunStarted) -> Changed {
+        self.run_calls = RunCalls::default();
         let Some(input) = &e.input else {
             return Changed::NONE;
         };
@@ -2239,6 +2389,48 @@ mod tests {
         let mut r = Reducer::with_initial(local.into_iter().map(msg).collect(), json!({}));
         r.apply(&snapshot(Value::Null));
         assert_eq!(texts(&r)[0], ("r", Some("old")));
+    }
+
+    /// SPEC 9.9: a success outcome lists the calls of the run that got no
+    /// result, unless the outcome lists its own; a new run starts over.
+    #[test]
+    fn v1_run_outcome_lists_pending_calls() {
+        let mut r = v1_reducer(vec![]);
+        let run = |r: &mut Reducer, outcome: Value| {
+            r.apply(&v1(
+                json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}),
+            ));
+            for id in ["a", "b", "a", "c"] {
+                r.apply(&v1(
+                    json!({"type": "TOOL_CALL_START", "toolCallId": id, "toolCallName": "f"}),
+                ));
+            }
+            r.apply(&v1(json!({"type": "TOOL_CALL_RESULT", "messageId": "m", "toolCallId": "b", "content": "ok"})));
+            let mut finished =
+                json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r", "result": 7});
+            if !outcome.is_null() {
+                finished["outcome"] = outcome;
+            }
+            r.apply(&v1(finished));
+            r.run_outcome().unwrap().to_json()
+        };
+        assert_eq!(
+            run(&mut r, Value::Null),
+            json!({"type": "success", "result": 7, "pendingToolCallIds": ["a", "c"]})
+        );
+        assert_eq!(
+            run(
+                &mut r,
+                json!({"type": "success", "pendingToolCallIds": ["z"]})
+            ),
+            json!({"type": "success", "result": 7, "pendingToolCallIds": ["z"]})
+        );
+        assert_eq!(
+            run(&mut r, json!({"type": "cancelled"})),
+            json!({"type": "cancelled"})
+        );
+        // The current protocol has no such outcome.
+        assert!(Reducer::new().run_outcome().is_none());
     }
 
     /// The same frames read in the current protocol carry no owner.

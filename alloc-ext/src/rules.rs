@@ -260,8 +260,8 @@ impl Rules for kind::RunStarted {
             input: match f.get(F::Input.as_str()) {
                 None => None,
                 Some(v) => {
-                    let input =
-                        RunAgentInput::from_json(v).map_err(|e| e.within(F::Input.as_str()))?;
+                    let input = RunAgentInput::from_json_in(v, f.dialect())
+                        .map_err(|e| e.within(F::Input.as_str()))?;
                     Some(Box::new(input))
                 }
             },
@@ -558,6 +558,7 @@ impl Rules for kind::ToolCallStart {
             e.tool_call_name.len(),
             meta_bytes(&e.metadata),
             tag,
+            r.run_calls_growth_start(&e.tool_call_id),
         ]);
         (usize::from(adds), bytes)
     }
@@ -666,13 +667,14 @@ impl Rules for kind::ToolCallResult {
             subagent_run_id: f.v1_opt_string(SUBAGENT_RUN_ID)?,
         })
     }
-    fn growth(e: &ToolCallResult, _: &Reducer) -> (usize, usize) {
+    fn growth(e: &ToolCallResult, r: &Reducer) -> (usize, usize) {
         let parts = [
             e.message_id.len(),
             e.tool_call_id.len(),
             crate::size::user_content_bytes(&e.content),
             meta_bytes(&e.metadata),
             opt_len(&e.subagent_run_id),
+            r.run_calls_growth_answer(&e.tool_call_id),
         ];
         (1, sum(&parts))
     }
