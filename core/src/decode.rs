@@ -42,6 +42,8 @@ use crate::json::{Token, Tokenizer};
 
 pub mod nested;
 mod schema;
+mod shapes;
+mod v1;
 
 pub use schema::{Expect, Need, Schema};
 
@@ -172,6 +174,17 @@ fields! {
     Source = "source",
     /// `value`: a CUSTOM event's value.
     Value = "value",
+    /// 1.0 `protocolVersion`: the version the producer speaks (RUN_STARTED).
+    ProtocolVersion = "protocolVersion",
+    /// 1.0 `subagentRunId`: the sub-agent invocation that produced the
+    /// event (absent: the parent agent), or the one a SUBAGENT_* event is about.
+    SubagentRunId = "subagentRunId",
+    /// 1.0 `description`: what a sub-agent does (SUBAGENT_STARTED).
+    Description = "description",
+    /// 1.0 `parentSubagentRunId`: the sub-agent that started this one.
+    ParentSubagentRunId = "parentSubagentRunId",
+    /// 1.0 `parentToolCallId`: the tool call that started a sub-agent.
+    ParentToolCallId = "parentToolCallId",
 }
 
 const FIELD_COUNT: usize = Field::ALL.len();
@@ -352,14 +365,24 @@ enum Slot {
     ToolCallId,
     ToolCallName,
     StepName,
+    SubagentRunId,
+    ParentMessageId,
+    ParentSubagentRunId,
+    EntityId,
+    ProtocolVersion,
+    Name,
 }
 
 /// Longest event type name ("THINKING_TEXT_MESSAGE_CONTENT") and then some.
 const TYPE_LEN: usize = 32;
 /// Longest enum value we compare (`"tool-call"`, `"assistant"`, ...).
 const ENUM_LEN: usize = 16;
-/// Longest key we look up; longer keys are unknown fields anyway.
-const KEY_LEN: usize = 16;
+/// Longest key we look up (`parentSubagentRunId`); longer keys are
+/// unknown fields anyway.
+const KEY_LEN: usize = 24;
+/// Longest `protocolVersion` we read; a longer one reads as outside the
+/// `<digits>.<digits>` grammar (SPEC 9.1), which selects 1.0 like a newer one.
+const VERSION_LEN: usize = 16;
 
 impl Slot {
     fn of(field: Field) -> Option<Slot> {
@@ -371,6 +394,12 @@ impl Slot {
             Field::ToolCallId => Slot::ToolCallId,
             Field::ToolCallName => Slot::ToolCallName,
             Field::StepName => Slot::StepName,
+            Field::SubagentRunId => Slot::SubagentRunId,
+            Field::ParentMessageId => Slot::ParentMessageId,
+            Field::ParentSubagentRunId => Slot::ParentSubagentRunId,
+            Field::EntityId => Slot::EntityId,
+            Field::ProtocolVersion => Slot::ProtocolVersion,
+            Field::Name => Slot::Name,
             // Values the rules never read: handed out as parts only.
             Field::Timestamp
             | Field::RawEvent
@@ -384,12 +413,9 @@ impl Slot {
             | Field::Usage
             | Field::Message
             | Field::Code
-            | Field::Name
             | Field::Delta
-            | Field::ParentMessageId
             | Field::Content
             | Field::Title
-            | Field::EntityId
             | Field::EncryptedValue
             | Field::Snapshot
             | Field::Messages
@@ -398,12 +424,14 @@ impl Slot {
             | Field::Patch
             | Field::Event
             | Field::Source
-            | Field::Value => return None,
+            | Field::Value
+            | Field::Description
+            | Field::ParentToolCallId => return None,
         })
     }
 
-    const fn bit(self) -> u8 {
-        1u8 << (self as u8)
+    const fn bit(self) -> u16 {
+        1u16 << (self as u16)
     }
 }
 
@@ -427,9 +455,9 @@ pub struct Decoder<const ID: usize = 64, const DEPTH: usize = 32> {
     seen: u64,
     kinds: [Kind; FIELD_COUNT],
     /// Slots whose value did not fit.
-    overflow: u8,
+    overflow: u16,
     /// Slots whose value was a string (the others are stale).
-    filled: u8,
+    filled: u16,
     ty: heapless::String<TYPE_LEN>,
     role: heapless::String<ENUM_LEN>,
     subtype: heapless::String<ENUM_LEN>,
@@ -437,6 +465,12 @@ pub struct Decoder<const ID: usize = 64, const DEPTH: usize = 32> {
     tool_call_id: heapless::String<ID>,
     tool_call_name: heapless::String<ID>,
     step_name: heapless::String<ID>,
+    subagent: heapless::String<ID>,
+    parent_message: heapless::String<ID>,
+    parent_subagent: heapless::String<ID>,
+    entity: heapless::String<ID>,
+    version: heapless::String<VERSION_LEN>,
+    name: heapless::String<ID>,
     nested: nested::Checker,
     kind: Option<EventType>,
     ended: bool,
@@ -448,6 +482,11 @@ pub struct Decoder<const ID: usize = 64, const DEPTH: usize = 32> {
     /// The type of the last frame that named one: consecutive frames
     /// mostly share it, and a compare is cheaper than a lookup.
     last_type: Option<EventType>,
+    /// 1.0 mode: strip unknown keys, check the values 1.0 describes.
+    v1: bool,
+    enforce: v1::Enforce,
+    /// The unknown-type warning of a frame 1.0 dropped.
+    dropped: Option<crate::warn::Warning>,
     /// The last frame type and field set that passed the schema check
     /// while all its fields were strings (and none an enum or a nested
     /// value): the same type and fields pass again.
@@ -481,12 +520,21 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             tool_call_id: heapless::String::new(),
             tool_call_name: heapless::String::new(),
             step_name: heapless::String::new(),
+            subagent: heapless::String::new(),
+            parent_message: heapless::String::new(),
+            parent_subagent: heapless::String::new(),
+            entity: heapless::String::new(),
+            version: heapless::String::new(),
+            name: heapless::String::new(),
             nested: nested::Checker::new(),
             kind: None,
             ended: false,
             strings: 0,
             type_hint: None,
             last_type: None,
+            v1: false,
+            enforce: v1::Enforce::new(),
+            dropped: None,
             checked: None,
         }
     }
@@ -504,6 +552,9 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         self.kind = None;
         self.ended = false;
         self.nested = nested::Checker::new();
+        if self.v1 {
+            self.enforce = v1::Enforce::new();
+        }
     }
 
     /// Feeds frame text; returns how many bytes were used and at most one
@@ -558,7 +609,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
                         return Ok((pos, Some(part)));
                     }
                 }
-                Pos::Raw if !self.nested.is_active() => {
+                Pos::Raw if !self.nested.is_active() && !self.enforce.is_active() => {
                     let (used, closed) = self.json.skip_to_depth(rest, 1).map_err(Error::json)?;
                     let start = pos;
                     pos = pos.saturating_add(used);
@@ -718,6 +769,12 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             Slot::ToolCallId => &self.tool_call_id,
             Slot::ToolCallName => &self.tool_call_name,
             Slot::StepName => &self.step_name,
+            Slot::SubagentRunId => &self.subagent,
+            Slot::ParentMessageId => &self.parent_message,
+            Slot::ParentSubagentRunId => &self.parent_subagent,
+            Slot::EntityId => &self.entity,
+            Slot::ProtocolVersion => &self.version,
+            Slot::Name => &self.name,
         }
     }
 
@@ -743,6 +800,9 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         } else {
             Field::from_wire_bytes(key)
         };
+        if self.v1 && self.field.is_none() {
+            self.enforce.unknown_key(key);
+        }
         self.pos = Pos::Value;
     }
 
@@ -752,6 +812,9 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
     /// in one step. Returns the value's part if the field is known.
     fn on_plain_string<'t>(&mut self, text: &'t str) -> Option<Part<'t>> {
         self.nested.begin(self.field);
+        if self.v1 {
+            self.enforce.begin(self.field, Kind::String);
+        }
         self.pos = Pos::Members;
         let field = self.field?;
         self.seen |= field.bit();
@@ -825,6 +888,10 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
                 } else {
                     Field::from_wire(&self.key)
                 };
+                if self.v1 && self.field.is_none() {
+                    let key = self.key.clone();
+                    self.enforce.unknown_key(key.as_bytes());
+                }
                 self.pos = Pos::Value;
             }
             Token::ObjectStart
@@ -870,6 +937,13 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             self.start_slot(field, kind);
         }
         self.nested.begin(self.field);
+        if self.v1 {
+            self.enforce.begin(self.field, kind);
+            self.enforce.token(&token);
+            if self.field == Some(Field::Replace) {
+                self.enforce.replace_false = token == Token::False;
+            }
+        }
         match kind {
             Kind::String => {
                 self.pos = Pos::Str;
@@ -942,6 +1016,9 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
 
     fn on_raw(&mut self, token: &Token<'_>) -> Result<Action<'static>, Error> {
         self.nested.token(token);
+        if self.v1 {
+            self.enforce.token(token);
+        }
         let done = match token {
             Token::NumberEnd | Token::ObjectEnd | Token::ArrayEnd => self.json.depth() == 1,
             Token::ObjectStart
@@ -997,6 +1074,12 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             Slot::ToolCallId => self.tool_call_id.clear(),
             Slot::ToolCallName => self.tool_call_name.clear(),
             Slot::StepName => self.step_name.clear(),
+            Slot::SubagentRunId => self.subagent.clear(),
+            Slot::ParentMessageId => self.parent_message.clear(),
+            Slot::ParentSubagentRunId => self.parent_subagent.clear(),
+            Slot::EntityId => self.entity.clear(),
+            Slot::ProtocolVersion => self.version.clear(),
+            Slot::Name => self.name.clear(),
         }
     }
 
@@ -1011,6 +1094,12 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             Slot::ToolCallId => self.tool_call_id.push_str(text).is_ok(),
             Slot::ToolCallName => self.tool_call_name.push_str(text).is_ok(),
             Slot::StepName => self.step_name.push_str(text).is_ok(),
+            Slot::SubagentRunId => self.subagent.push_str(text).is_ok(),
+            Slot::ParentMessageId => self.parent_message.push_str(text).is_ok(),
+            Slot::ParentSubagentRunId => self.parent_subagent.push_str(text).is_ok(),
+            Slot::EntityId => self.entity.push_str(text).is_ok(),
+            Slot::ProtocolVersion => self.version.push_str(text).is_ok(),
+            Slot::Name => self.name.push_str(text).is_ok(),
         }
     }
 

@@ -51,6 +51,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod chunk;
+pub mod compat;
 pub mod decode;
 pub mod error;
 pub mod event;
@@ -58,9 +59,13 @@ pub mod frame;
 pub mod io;
 pub mod json;
 pub mod pipeline;
+pub mod protocol;
 pub mod reply;
 pub mod verify;
+pub mod warn;
 
 pub use error::{Code, Error, Stage};
 pub use event::{Event, EventType};
 pub use pipeline::{DefaultPipeline, Mode, Output, Pipeline};
+pub use protocol::{Protocol, Select};
+pub use warn::{WarnCode, Warning};

@@ -34,11 +34,15 @@
 //! ```
 
 use crate::chunk::{Chunker, Plan, Planned};
+use crate::compat::Compat;
 use crate::decode::{Decoder, Header, Part};
 use crate::error::Error;
-use crate::event::{Event, EventType, Role};
+use crate::event::{Event, EventType, Origin, Role};
 use crate::frame::{Format, FrameEvent, Framer};
+use crate::protocol::{Protocol, Select};
+use crate::verify::v1::{Facts, Owners};
 use crate::verify::{Reversal, Verifier};
+use crate::warn::Warning;
 
 /// What the pipeline hands to its callback.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,13 +76,18 @@ pub enum Mode {
 /// How to take a whole frame back: what [`EventReader::expand_atomic`]
 /// returns, for [`EventReader::rollback`]. Dropping it keeps the frame.
 #[derive(Debug, Clone)]
-pub struct Checkpoint<const ID: usize = 64> {
-    chunker: Chunker<ID>,
+pub struct Checkpoint<const ID: usize = 64, const AGENTS: usize = 0> {
+    chunker: Chunker<ID, AGENTS>,
     undo: heapless::Vec<Reversal<ID>, 3>,
 }
 
 /// Decoding, chunk expansion and verification of frames whose text the
 /// caller delivers (`begin_frame`, `feed`, `end_frame`, `expand`).
+///
+/// `OWNERS` and `AGENTS` are the 1.0 tables' capacities (SPEC 9.7): owner
+/// entries per owner table (and open steps), and sub-agents per run (and
+/// chunk lanes). With the default 0 the reader runs the current protocol
+/// only; see [`V1Pipeline`] for capacities that run 1.0.
 #[derive(Debug, Clone, Default)]
 pub struct EventReader<
     const ID: usize = 64,
@@ -86,12 +95,19 @@ pub struct EventReader<
     const TOOLS: usize = 8,
     const STEPS: usize = 8,
     const DEPTH: usize = 32,
+    const OWNERS: usize = 0,
+    const AGENTS: usize = 0,
 > {
     decoder: Decoder<ID, DEPTH>,
-    chunker: Chunker<ID>,
+    chunker: Chunker<ID, AGENTS>,
     verifier: Verifier<ID, MSGS, TOOLS, STEPS>,
     frame: u32,
     header: Option<Header>,
+    select: Select,
+    /// The stream's protocol, once its first frame decided it.
+    protocol: Option<Protocol>,
+    compat: Compat<ID>,
+    owners: Owners<ID, OWNERS, AGENTS>,
 }
 
 impl<
@@ -100,9 +116,11 @@ impl<
         const TOOLS: usize,
         const STEPS: usize,
         const DEPTH: usize,
-    > EventReader<ID, MSGS, TOOLS, STEPS, DEPTH>
+        const OWNERS: usize,
+        const AGENTS: usize,
+    > EventReader<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS>
 {
-    /// A reader before the first frame.
+    /// A reader before the first frame (the current protocol).
     pub const fn new() -> Self {
         EventReader {
             decoder: Decoder::new(),
@@ -110,13 +128,39 @@ impl<
             verifier: Verifier::new(),
             frame: 0,
             header: None,
+            select: Select::Fixed(Protocol::Current),
+            protocol: None,
+            compat: Compat::new(),
+            owners: Owners::new(),
         }
+    }
+
+    /// Chooses the protocol (SPEC 9.1); takes effect at the stream's first
+    /// frame (after [`reset`](Self::reset), the choice is kept).
+    pub fn set_protocol(&mut self, select: Select) {
+        self.select = select;
+    }
+
+    /// The stream's protocol: decided at its first frame (before it, what
+    /// a fixed choice says, or `None` for [`Select::Auto`]).
+    pub fn protocol(&self) -> Option<Protocol> {
+        match (self.protocol, self.select) {
+            (Some(p), _) | (None, Select::Fixed(p)) => Some(p),
+            (None, Select::Auto) => None,
+        }
+    }
+
+    fn is_v1(&self) -> bool {
+        self.protocol == Some(Protocol::V1)
     }
 
     /// Starts frame number `index`.
     pub fn begin_frame(&mut self, index: u32) {
         self.frame = index;
         self.header = None;
+        // 1.0 checks while the protocol may still be 1.0.
+        let checks = self.protocol() != Some(Protocol::Current);
+        self.decoder.set_v1_checks(checks);
         self.decoder.begin_frame();
     }
 
@@ -141,11 +185,59 @@ impl<
 
     /// Ends the frame's text and checks its schema.
     ///
+    /// This is the current protocol's view: in 1.0 a frame of an unknown
+    /// type is dropped, which [`finish_frame`](Self::finish_frame) reports
+    /// as `None`; here it is the decode error it is in the current protocol.
+    ///
     /// # Errors
     /// A decode error (incomplete JSON, schema, id too long).
     pub fn end_frame(&mut self) -> Result<Header, Error> {
-        let head = self.decoder.end_frame().map_err(|e| e.at(self.frame))?;
-        self.header = Some(head);
+        match self.finish_frame(&mut |_| {})? {
+            Some(head) => Ok(head),
+            None => Err(Error::new(
+                crate::error::Stage::Decode,
+                crate::error::Code::Decode,
+                None,
+                crate::error::Detail::UnknownType(crate::error::ErrorText::new()),
+            )
+            .at(self.frame)),
+        }
+    }
+
+    /// Ends the frame's text and checks it under the stream's protocol,
+    /// deciding the protocol at the first frame: `None` when 1.0 drops the
+    /// frame (an unknown type). Warnings (1.0) go to `warn`.
+    ///
+    /// # Errors
+    /// A decode error (incomplete JSON, schema, id too long).
+    pub fn finish_frame(
+        &mut self,
+        warn: &mut impl FnMut(&Warning),
+    ) -> Result<Option<Header>, Error> {
+        let frame = self.frame;
+        let mut report = |mut w: Warning| {
+            w.frame = frame;
+            warn(&w);
+        };
+        if self.protocol.is_none() {
+            self.protocol = Some(match self.select {
+                Select::Fixed(p) => p,
+                Select::Auto => self.decoder.first_frame_protocol().0,
+            });
+        }
+        let head = if self.is_v1() {
+            let head = self
+                .decoder
+                .end_frame_v1(&mut self.compat, &mut report)
+                .map_err(|e| e.at(frame))?;
+            if let Some(w) = self.decoder.take_dropped_warning() {
+                report(w);
+            }
+            head
+        } else {
+            Some(self.decoder.end_frame().map_err(|e| e.at(frame))?)
+        };
+        self.header = head;
         Ok(head)
     }
 
@@ -169,6 +261,9 @@ impl<
     /// # Errors
     /// A transform (chunk) or verify error.
     pub fn expand(&mut self, f: &mut impl FnMut(&Event<'_>)) -> Result<(), Error> {
+        if self.is_v1() {
+            return self.expand_v1(f);
+        }
         let Some((head, plan)) = self.take_plan()? else {
             return Ok(());
         };
@@ -176,6 +271,37 @@ impl<
             self.chunker.advance(step, &self.decoder);
             let ev = planned(step, self.frame, &head, &self.chunker, &self.decoder);
             self.verifier.check(&ev)?;
+            f(&ev);
+        }
+        Ok(())
+    }
+
+    /// [`expand`](Self::expand) under the 1.0 rules: lanes in chunk
+    /// expansion (SPEC 9.6), the 1.0 verifier (SPEC 9.7).
+    fn expand_v1(&mut self, f: &mut impl FnMut(&Event<'_>)) -> Result<(), Error> {
+        let Some(head) = self.header.take() else {
+            return Ok(());
+        };
+        let plan = self
+            .chunker
+            .plan_v1(&head, &self.decoder)
+            .map_err(|e| e.at(self.frame))?;
+        for step in plan.iter() {
+            self.chunker.advance_v1(&step, &self.decoder);
+            let mut ev = planned(
+                &step.planned,
+                self.frame,
+                &head,
+                &self.chunker,
+                &self.decoder,
+            );
+            ev.id = self.chunker.id_v1(&step, &self.decoder);
+            ev.subagent = self.chunker.owner_v1(&step, &self.decoder);
+            let facts = match step.planned.origin {
+                Origin::Close => Facts::default(),
+                Origin::Frame | Origin::Chunk => facts(&self.decoder),
+            };
+            self.owners.check(&mut self.verifier, &ev, &facts)?;
             f(&ev);
         }
         Ok(())
@@ -216,7 +342,17 @@ impl<
     pub fn expand_atomic(
         &mut self,
         f: &mut impl FnMut(&Event<'_>),
-    ) -> Result<Checkpoint<ID>, Error> {
+    ) -> Result<Checkpoint<ID, AGENTS>, Error> {
+        if self.is_v1() {
+            // 1.0 frames are not taken back yet: the frame's events are
+            // handed out as in strict mode (see `Mode::KeepGoing`).
+            let checkpoint = Checkpoint {
+                chunker: self.chunker.clone(),
+                undo: heapless::Vec::new(),
+            };
+            self.expand_v1(f)?;
+            return Ok(checkpoint);
+        }
         let mut checkpoint = Checkpoint {
             chunker: self.chunker.clone(),
             undo: heapless::Vec::new(),
@@ -249,7 +385,7 @@ impl<
 
     /// Takes back a frame accepted by [`expand_atomic`](Self::expand_atomic);
     /// only valid before the next frame is expanded.
-    pub fn rollback(&mut self, checkpoint: Checkpoint<ID>) {
+    pub fn rollback(&mut self, checkpoint: Checkpoint<ID, AGENTS>) {
         for undo in checkpoint.undo.into_iter().rev() {
             self.verifier.undo(undo);
         }
@@ -261,30 +397,50 @@ impl<
         &self.decoder
     }
 
+    /// The 1.0 verifier's tables (owners, sub-agents, reasoning, steps).
+    pub fn owners(&self) -> &Owners<ID, OWNERS, AGENTS> {
+        &self.owners
+    }
+
     /// The verifier's state.
     pub fn verifier(&self) -> &Verifier<ID, MSGS, TOOLS, STEPS> {
         &self.verifier
     }
 
     /// The chunk expander's state.
-    pub fn chunker(&self) -> &Chunker<ID> {
+    pub fn chunker(&self) -> &Chunker<ID, AGENTS> {
         &self.chunker
     }
 
-    /// Back to the state before the first frame.
+    /// Back to the state before the first frame, keeping the protocol
+    /// choice (a [`Select::Auto`] decides again at the next first frame).
     pub fn reset(&mut self) {
+        let select = self.select;
         *self = Self::new();
+        self.select = select;
+    }
+}
+
+/// The 1.0 facts of the decoded frame that the verifier reads.
+fn facts<const ID: usize, const DEPTH: usize>(dec: &Decoder<ID, DEPTH>) -> Facts<'_> {
+    Facts {
+        parent_message: dec.parent_message_id(),
+        parent_subagent: dec.parent_subagent(),
+        message_id: dec.message_id(),
+        keep: dec.replace_false(),
+        tool_call_subtype: dec.subtype_is_tool_call(),
+        entity: dec.entity_id(),
     }
 }
 
 /// The event of one planned step, its id read from `chunker`. The tool
 /// name and the role belong to the START that the frame opens (its own, or
 /// the one a chunk expands to), not to a close of the previous item.
-fn planned<'s, const ID: usize, const DEPTH: usize>(
+fn planned<'s, const ID: usize, const AGENTS: usize, const DEPTH: usize>(
     step: &Planned,
     frame: u32,
     head: &Header,
-    chunker: &'s Chunker<ID>,
+    chunker: &'s Chunker<ID, AGENTS>,
     decoder: &'s Decoder<ID, DEPTH>,
 ) -> Event<'s> {
     // Expanded events are never chunks: only a TOOL_CALL_START has a name.
@@ -304,6 +460,7 @@ fn planned<'s, const ID: usize, const DEPTH: usize>(
         id: chunker.id(step, decoder),
         name,
         role,
+        subagent: None,
     }
 }
 
@@ -315,9 +472,11 @@ pub struct Pipeline<
     const TOOLS: usize = 8,
     const STEPS: usize = 8,
     const DEPTH: usize = 32,
+    const OWNERS: usize = 0,
+    const AGENTS: usize = 0,
 > {
     framer: Framer,
-    reader: EventReader<ID, MSGS, TOOLS, STEPS, DEPTH>,
+    reader: EventReader<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS>,
     mode: Mode,
     /// The first error, in strict mode.
     failed: Option<Error>,
@@ -327,8 +486,15 @@ pub struct Pipeline<
 }
 
 /// The pipeline with the default capacities: 64-byte ids, 8 open messages,
-/// 8 open tool calls, 8 open steps, JSON nested 32 deep.
+/// 8 open tool calls, 8 open steps, JSON nested 32 deep; no 1.0 tables
+/// (the current protocol).
 pub type DefaultPipeline = Pipeline;
+
+/// A pipeline that can run AG-UI 1.0 (SPEC section 9): the default
+/// capacities plus 16 entries per 1.0 owner table (message, tool call,
+/// reasoning, activity; also the open steps) and 4 sub-agents per run (and
+/// chunk lanes). Select 1.0 with [`Pipeline::set_protocol`].
+pub type V1Pipeline = Pipeline<64, 8, 8, 8, 32, 16, 4>;
 
 impl<
         const ID: usize,
@@ -336,7 +502,9 @@ impl<
         const TOOLS: usize,
         const STEPS: usize,
         const DEPTH: usize,
-    > Default for Pipeline<ID, MSGS, TOOLS, STEPS, DEPTH>
+        const OWNERS: usize,
+        const AGENTS: usize,
+    > Default for Pipeline<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS>
 {
     fn default() -> Self {
         Self::new()
@@ -349,7 +517,9 @@ impl<
         const TOOLS: usize,
         const STEPS: usize,
         const DEPTH: usize,
-    > Pipeline<ID, MSGS, TOOLS, STEPS, DEPTH>
+        const OWNERS: usize,
+        const AGENTS: usize,
+    > Pipeline<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS>
 {
     /// A strict pipeline that detects SSE or NDJSON from the first byte.
     pub const fn new() -> Self {
@@ -369,8 +539,38 @@ impl<
     }
 
     /// Sets what happens after an error.
+    ///
+    /// In 1.0 mode, keep-going does not yet take a failed frame's earlier
+    /// events back: they were handed out and stay applied.
     pub fn set_mode(&mut self, mode: Mode) {
         self.mode = mode;
+    }
+
+    /// Chooses the protocol (SPEC 9.1): the current one (the default),
+    /// 1.0, or [`Select::Auto`] (1.0 when the first frame is a
+    /// `RUN_STARTED` announcing it). Call before the first frame; kept by
+    /// [`reset`](Self::reset).
+    ///
+    /// ```
+    /// use agui_core::pipeline::{Output, V1Pipeline};
+    /// use agui_core::protocol::{Protocol, Select};
+    ///
+    /// let mut p = V1Pipeline::new();
+    /// p.set_protocol(Select::Auto);
+    /// let mut kinds = Vec::new();
+    /// let mut warnings = Vec::new();
+    /// let stream = b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\",\"protocolVersion\":\"1.0\"}\n\
+    ///                {\"type\":\"FUTURE_EVENT\"}\n\
+    ///                {\"type\":\"THINKING_START\"}\n";
+    /// p.feed_reporting(stream, |out| if let Output::Event(ev) = out {
+    ///     kinds.push(ev.kind.as_str());
+    /// }, |w| warnings.push(w.code.as_str())).unwrap();
+    /// assert_eq!(p.reader().protocol(), Some(Protocol::V1));
+    /// assert_eq!(kinds, ["RUN_STARTED", "REASONING_START"]);
+    /// assert_eq!(warnings, ["unknown_event", "converted"]);
+    /// ```
+    pub fn set_protocol(&mut self, select: Select) {
+        self.reader.set_protocol(select);
     }
 
     /// Frames accepted so far (decoded, expanded and verified).
@@ -384,7 +584,7 @@ impl<
     }
 
     /// The stage behind the framer.
-    pub fn reader(&self) -> &EventReader<ID, MSGS, TOOLS, STEPS, DEPTH> {
+    pub fn reader(&self) -> &EventReader<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS> {
         &self.reader
     }
 
@@ -407,7 +607,21 @@ impl<
     /// # Errors
     /// In strict mode, the first error (and the same error on every later
     /// call until [`reset`](Self::reset)).
-    pub fn feed(&mut self, mut input: &[u8], mut f: impl FnMut(Output<'_>)) -> Result<(), Error> {
+    pub fn feed(&mut self, input: &[u8], f: impl FnMut(Output<'_>)) -> Result<(), Error> {
+        self.feed_reporting(input, f, |_| {})
+    }
+
+    /// [`feed`](Self::feed), with the warnings of 1.0 mode (dropped
+    /// events, stripped material, translations; SPEC 9.10) handed to `w`.
+    ///
+    /// # Errors
+    /// As [`feed`](Self::feed).
+    pub fn feed_reporting(
+        &mut self,
+        mut input: &[u8],
+        mut f: impl FnMut(Output<'_>),
+        mut w: impl FnMut(&Warning),
+    ) -> Result<(), Error> {
         while !input.is_empty() {
             if let Some(err) = &self.failed {
                 return Err(err.clone());
@@ -415,7 +629,7 @@ impl<
             let (used, event) = self.framer.next(input);
             input = input.get(used..).unwrap_or_default();
             if let Some(event) = event {
-                self.on_frame_event(event, &mut f)?;
+                self.on_frame_event(event, &mut f, &mut w)?;
             }
         }
         Ok(())
@@ -428,14 +642,26 @@ impl<
     ///
     /// # Errors
     /// As [`feed`](Self::feed).
-    pub fn finish(&mut self, mut f: impl FnMut(Output<'_>)) -> Result<(), Error> {
+    pub fn finish(&mut self, f: impl FnMut(Output<'_>)) -> Result<(), Error> {
+        self.finish_reporting(f, |_| {})
+    }
+
+    /// [`finish`](Self::finish), with 1.0 warnings handed to `w`.
+    ///
+    /// # Errors
+    /// As [`feed`](Self::feed).
+    pub fn finish_reporting(
+        &mut self,
+        mut f: impl FnMut(Output<'_>),
+        mut w: impl FnMut(&Warning),
+    ) -> Result<(), Error> {
         if let Some(err) = &self.failed {
             return Err(err.clone());
         }
         // The framer may have more than one event left (a last bare
         // `data` line: its Start or joiner, then End).
         while let Some(event) = self.framer.finish() {
-            self.on_frame_event(event, &mut f)?;
+            self.on_frame_event(event, &mut f, &mut w)?;
         }
         Ok(())
     }
@@ -444,6 +670,7 @@ impl<
         &mut self,
         event: FrameEvent<'b>,
         f: &mut impl FnMut(Output<'_>),
+        w: &mut impl FnMut(&Warning),
     ) -> Result<(), Error> {
         let result = match event {
             FrameEvent::Start => {
@@ -455,13 +682,17 @@ impl<
             FrameEvent::Data(_) if self.skipping => Ok(()),
             FrameEvent::Data(text) => self.reader.feed(text, &mut |part| f(Output::Part(part))),
             FrameEvent::End if self.skipping => Ok(()),
-            FrameEvent::End => self.end_frame(f),
+            FrameEvent::End => self.end_frame(f, w),
         };
         result.or_else(|err| self.on_error(err, f))
     }
 
-    fn end_frame(&mut self, f: &mut impl FnMut(Output<'_>)) -> Result<(), Error> {
-        self.reader.end_frame()?;
+    fn end_frame(
+        &mut self,
+        f: &mut impl FnMut(Output<'_>),
+        w: &mut impl FnMut(&Warning),
+    ) -> Result<(), Error> {
+        self.reader.finish_frame(w)?;
         let mut out = |ev: &Event<'_>| f(Output::Event(*ev));
         match self.mode {
             Mode::Strict => self.reader.expand(&mut out)?,

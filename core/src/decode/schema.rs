@@ -32,6 +32,25 @@ pub enum Expect {
     Outcome,
     /// An array of token-usage records.
     Usage,
+    /// 1.0: any JSON value, `null` included, that must be there when
+    /// required (unlike [`Any`](Expect::Any), which a required field may lack).
+    Json,
+    /// 1.0 `timestamp`: an integer in [-(2^53-1), 2^53-1] as JavaScript
+    /// reads the literal.
+    Int,
+    /// 1.0 TOOL_CALL_RESULT `content`: a string or an array of content parts.
+    Parts,
+    /// 1.0: a JSON Patch, each operation checked when decoded.
+    Patch,
+    /// 1.0 `RUN_STARTED.input`: a RunAgentInput object.
+    Input,
+    /// 1.0 RUN_FINISHED outcome: success (with `pendingToolCallIds`),
+    /// interrupt or cancelled; an unknown one is stripped.
+    OutcomeV1,
+    /// 1.0 token-usage records (counts bounded by 2^53-1).
+    UsageV1,
+    /// 1.0 SUBAGENT_FINISHED outcome: success or suspended.
+    SubagentOutcome,
 }
 
 impl Expect {
@@ -40,9 +59,14 @@ impl Expect {
             Expect::Str | Expect::StrOrNull => "a string",
             Expect::Num => "a number",
             Expect::Bool => "a boolean",
-            Expect::Obj | Expect::Outcome => "an object",
-            Expect::Arr | Expect::Usage => "an array",
-            Expect::Any => "any value",
+            Expect::Obj | Expect::Outcome | Expect::OutcomeV1 | Expect::SubagentOutcome => {
+                "an object"
+            }
+            Expect::Input => "an object",
+            Expect::Arr | Expect::Usage | Expect::UsageV1 | Expect::Patch => "an array",
+            Expect::Any | Expect::Json => "any value",
+            Expect::Int => "an integer",
+            Expect::Parts => "a string or an array of content parts",
             Expect::OneOf { text, .. } => text,
         }
     }
@@ -51,11 +75,14 @@ impl Expect {
         match self {
             Expect::Str | Expect::OneOf { .. } => kind == Kind::String,
             Expect::StrOrNull => matches!(kind, Kind::String | Kind::Null),
-            Expect::Num => kind == Kind::Number,
+            Expect::Num | Expect::Int => kind == Kind::Number,
             Expect::Bool => kind == Kind::Bool,
-            Expect::Obj => kind == Kind::Object,
-            Expect::Arr | Expect::Usage => kind == Kind::Array,
-            Expect::Any => true,
+            Expect::Obj | Expect::Input | Expect::OutcomeV1 | Expect::SubagentOutcome => {
+                kind == Kind::Object
+            }
+            Expect::Arr | Expect::Usage | Expect::UsageV1 | Expect::Patch => kind == Kind::Array,
+            Expect::Parts => matches!(kind, Kind::String | Kind::Array),
+            Expect::Any | Expect::Json => true,
             Expect::Outcome => matches!(kind, Kind::Object | Kind::Null),
         }
     }
@@ -130,4 +157,48 @@ fn check_field<const ID: usize, const DEPTH: usize>(
         }
     }
     Ok(())
+}
+
+/// [`check_field`] under the 1.0 rules: a required [`Json`] value must be
+/// there, and the values 1.0 checks nested get their verdict.
+pub(crate) fn check_field_v1<const ID: usize, const DEPTH: usize>(
+    dec: &Decoder<ID, DEPTH>,
+    field: Field,
+    need: Need,
+    expect: Expect,
+) -> Result<(), Detail> {
+    if dec.kind_of(field).is_none() {
+        return match need {
+            Req => Err(Detail::Missing(field)),
+            Opt => Ok(()),
+        };
+    }
+    match expect {
+        Outcome | Usage => return check_field(dec, field, need, expect),
+        Str | StrOrNull | Num | Bool | Obj | Arr | Any | Json | OneOf { .. } => {
+            return check_field(dec, field, need, expect)
+        }
+        Int | Parts | Patch | Input | OutcomeV1 | UsageV1 | SubagentOutcome => {
+            check_field(dec, field, need, Any)?;
+        }
+    }
+    let found = dec.kind_of(field).unwrap_or(Kind::Null);
+    if !expect.admits(found) {
+        return Err(Detail::WrongType {
+            field,
+            expected: expect.name(),
+            found,
+        });
+    }
+    match dec.enforce.shapes.verdict(field) {
+        super::shapes::Verdict::Bad => {
+            let issue = dec.enforce.shapes.issue(field);
+            Err(Detail::Invalid {
+                field,
+                path: issue.path,
+                what: issue.what,
+            })
+        }
+        super::shapes::Verdict::Fine { .. } | super::shapes::Verdict::Removed => Ok(()),
+    }
 }
