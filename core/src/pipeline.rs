@@ -35,11 +35,12 @@
 
 use crate::chunk::{Chunker, Plan, Planned};
 use crate::compat::Compat;
-use crate::decode::{Decoder, Header, Part};
+use crate::decode::{Decoder, Field, Header, Part, PartKind};
 use crate::error::Error;
 use crate::event::{Event, EventType, Origin, Role};
 use crate::frame::{Format, FrameEvent, Framer};
 use crate::protocol::{Protocol, Select};
+use crate::verify::seed::Seeder;
 use crate::verify::v1::{Facts, Owners};
 use crate::verify::{Reversal, Verifier};
 use crate::warn::Warning;
@@ -108,6 +109,7 @@ pub struct EventReader<
     protocol: Option<Protocol>,
     compat: Compat<ID>,
     owners: Owners<ID, OWNERS, AGENTS>,
+    seeder: Seeder<DEPTH>,
 }
 
 impl<
@@ -132,6 +134,7 @@ impl<
             protocol: None,
             compat: Compat::new(),
             owners: Owners::new(),
+            seeder: Seeder::new(),
         }
     }
 
@@ -162,6 +165,10 @@ impl<
         let checks = self.protocol() != Some(Protocol::Current);
         self.decoder.set_v1_checks(checks);
         self.decoder.begin_frame();
+        if checks {
+            self.owners.discard_seeds();
+            self.seeder = Seeder::new();
+        }
     }
 
     /// Feeds text of the current frame, calling `f` for each field fragment.
@@ -173,14 +180,30 @@ impl<
         mut text: &'b [u8],
         f: &mut impl FnMut(Part<'b>),
     ) -> Result<(), Error> {
+        let seeds = self.protocol() != Some(Protocol::Current);
         while !text.is_empty() {
             let (used, part) = self.decoder.feed(text).map_err(|e| e.at(self.frame))?;
             text = text.get(used..).unwrap_or_default();
             if let Some(part) = part {
+                if seeds {
+                    self.seed(&part);
+                }
                 f(part);
             }
         }
         Ok(())
+    }
+
+    /// 1.0: the raw parts of `messages` and `input` seed the owner tables.
+    fn seed(&mut self, part: &Part<'_>) {
+        if !matches!(part.field, Field::Messages | Field::Input) || part.kind != PartKind::Raw {
+            return;
+        }
+        if part.first {
+            self.seeder.begin(part.field);
+        }
+        self.seeder
+            .feed(part.text.as_str().as_bytes(), &mut self.owners);
     }
 
     /// Ends the frame's text and checks its schema.

@@ -45,6 +45,7 @@
 use crate::error::{error_text, Code, Detail, Error, Stage, Table};
 use crate::event::Event;
 
+pub mod seed;
 pub mod v1;
 
 /// An insertion-ordered set of ids with room for `N` ids of `ID` bytes.

@@ -258,16 +258,7 @@ fn ndjson(events: &[String]) -> Vec<u8> {
 }
 
 /// Vectors the core does not pass yet, each with its reason.
-const KNOWN_GAPS: &[(&str, &str)] = &[
-    (
-        "handmade.jsonl: hand-owner-seeded-from-snapshot",
-        "owner tables are not yet seeded from MESSAGES_SNAPSHOT messages",
-    ),
-    (
-        "handmade.jsonl: hand-owner-seeded-from-input",
-        "owner tables are not yet seeded from RUN_STARTED input.messages",
-    ),
-];
+const KNOWN_GAPS: &[(&str, &str)] = &[];
 
 #[test]
 fn v1_vectors() {

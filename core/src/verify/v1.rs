@@ -83,6 +83,35 @@ enum Full {
 /// Open-flags of a reasoning entry.
 const SPAN: u8 = 1;
 const MESSAGE: u8 = 2;
+/// A provisional entry, seeded by the frame being read (see `seed.rs`).
+const SEED: u8 = 4;
+/// A seeded tool call whose owner comes with its message's end.
+const PENDING: u8 = 8;
+
+/// Which seeded string the seeder is reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeedText {
+    /// A message's `id`.
+    Message,
+    /// A message's `subagentRunId`.
+    Owner,
+    /// A tool call's `id`.
+    ToolCall,
+}
+
+/// The seeding of the frame being read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Seeding {
+    /// The current message's `subagentRunId` (an index into the sub-agent
+    /// table), if it has one.
+    owner: Owner,
+    /// The current message has an id entry (last in the message table).
+    has_id: bool,
+    /// The current owner text is being written into a new sub-agent entry.
+    owner_new: bool,
+    /// A table or slot overflowed: raised if the frame turns out to seed.
+    overflow: Option<(Kind, bool)>,
+}
 
 /// One owner entry: the id, its owner, and (reasoning) what is open.
 #[derive(Debug, Clone)]
@@ -105,12 +134,51 @@ impl<const ID: usize, const N: usize> Table_<ID, N> {
         }
     }
 
+    /// The committed entry of `id` (provisional ones do not count yet).
     fn get(&self, id: &str) -> Option<&Entry<ID>> {
-        self.entries.iter().find(|e| e.id == id)
+        self.entries
+            .iter()
+            .find(|e| e.open & SEED == 0 && e.id == id)
     }
 
     fn get_mut(&mut self, id: &str) -> Option<&mut Entry<ID>> {
-        self.entries.iter_mut().find(|e| e.id == id)
+        self.entries
+            .iter_mut()
+            .find(|e| e.open & SEED == 0 && e.id == id)
+    }
+
+    /// Drops the provisional entries.
+    fn discard(&mut self) {
+        self.entries.retain(|e| e.open & SEED == 0);
+    }
+
+    /// Makes the provisional entries count: each id takes its seeded owner
+    /// (`overwrite`: the last seeded one, also over a known id's; else the
+    /// known or first one), in first-mention order.
+    fn commit(&mut self, overwrite: bool) {
+        let mut at = 0;
+        while let Some(entry) = self.entries.get(at) {
+            if entry.open & SEED == 0 {
+                at = at.saturating_add(1);
+                continue;
+            }
+            let (id, owner) = (entry.id.clone(), entry.owner);
+            let earlier = self.entries.iter().take(at).position(|e| e.id == id);
+            match earlier {
+                Some(first) => {
+                    if let (true, Some(e)) = (overwrite, self.entries.get_mut(first)) {
+                        e.owner = owner;
+                    }
+                    self.entries.remove(at);
+                }
+                None => {
+                    if let Some(e) = self.entries.get_mut(at) {
+                        e.open &= !(SEED | PENDING);
+                    }
+                    at = at.saturating_add(1);
+                }
+            }
+        }
     }
 
     fn owner(&self, id: &str) -> Option<Owner> {
@@ -156,6 +224,7 @@ pub struct Owners<const ID: usize = 64, const OWNERS: usize = 0, const AGENTS: u
     activities: Table_<ID, OWNERS>,
     /// Open steps: name and owner, in the order they opened.
     steps: heapless::Vec<(heapless::String<ID>, Owner), OWNERS>,
+    seeding: Seeding,
 }
 
 impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Default
@@ -176,6 +245,12 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
             reasoning: Table_::new(),
             activities: Table_::new(),
             steps: heapless::Vec::new(),
+            seeding: Seeding {
+                owner: None,
+                has_id: false,
+                owner_new: false,
+                overflow: None,
+            },
         }
     }
 
@@ -201,13 +276,254 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         facts: &Facts<'_>,
     ) -> Result<(), Error> {
         let next = v.life.next(ev.kind.rule()).map_err(|code| rule(code, ev))?;
+        let seeds = matches!(ev.kind, EventType::RunStarted | EventType::MessagesSnapshot)
+            && ev.origin == crate::event::Origin::Frame;
+        if seeds {
+            self.seed_overflow(ev)?;
+        }
         if ev.kind == EventType::RunStarted {
             v.forget_ids();
-            *self = Self::new();
+            self.new_run();
         }
         self.per_type(v, ev, facts)?;
+        if seeds {
+            // A snapshot overwrites known owners; a run's input does not.
+            let overwrite = ev.kind == EventType::MessagesSnapshot;
+            for kind in [
+                Kind::Message,
+                Kind::ToolCall,
+                Kind::Reasoning,
+                Kind::Activity,
+            ] {
+                self.table_mut(kind).commit(overwrite);
+            }
+        }
         v.life = next;
         Ok(())
+    }
+
+    /// A new run forgets the previous run's tables, keeping the frame's
+    /// provisional entries and the sub-agents they name.
+    fn new_run(&mut self) {
+        let mut kept: heapless::Vec<(heapless::String<ID>, Life), AGENTS> = heapless::Vec::new();
+        let mut map = [None::<u8>; AGENTS];
+        for (old, (name, _)) in self.agents.iter().enumerate() {
+            let used = [
+                &self.messages,
+                &self.tool_calls,
+                &self.reasoning,
+                &self.activities,
+            ]
+            .iter()
+            .any(|t| {
+                t.entries
+                    .iter()
+                    .any(|e| e.open & SEED != 0 && e.owner == Some(old as u8))
+            });
+            if used {
+                if let Some(slot) = map.get_mut(old) {
+                    *slot = Some(kept.len() as u8);
+                }
+                // Room: `kept` is no longer than the table it comes from.
+                let _ = kept.push((name.clone(), Life::Named));
+            }
+        }
+        for kind in [
+            Kind::Message,
+            Kind::ToolCall,
+            Kind::Reasoning,
+            Kind::Activity,
+        ] {
+            let table = self.table_mut(kind);
+            table.entries.retain(|e| e.open & SEED != 0);
+            for e in table.entries.iter_mut() {
+                e.owner = e
+                    .owner
+                    .and_then(|o| map.get(usize::from(o)).copied().flatten());
+            }
+        }
+        self.agents = kept;
+        self.steps.clear();
+    }
+
+    /// The frame's provisional entries did not fit: the `capacity` error,
+    /// raised now that the frame is known to seed.
+    fn seed_overflow(&self, ev: &Event<'_>) -> Result<(), Error> {
+        match self.seeding.overflow {
+            Some((_, true)) => Err(capacity(ev, Table::IdSlot, ID, "")),
+            Some((kind, false)) => Err(capacity(ev, kind.table(), OWNERS, "")),
+            None => Ok(()),
+        }
+    }
+
+    /// Drops the provisional entries of the previous frame (the pipeline
+    /// calls it as each frame begins).
+    pub fn discard_seeds(&mut self) {
+        if self.seeding == Seeding::default() && !self.has_seeds() {
+            return;
+        }
+        for kind in [
+            Kind::Message,
+            Kind::ToolCall,
+            Kind::Reasoning,
+            Kind::Activity,
+        ] {
+            self.table_mut(kind).discard();
+        }
+        self.seeding = Seeding::default();
+    }
+
+    fn has_seeds(&self) -> bool {
+        [
+            &self.messages,
+            &self.tool_calls,
+            &self.reasoning,
+            &self.activities,
+        ]
+        .iter()
+        .any(|t| t.entries.iter().any(|e| e.open & SEED != 0))
+    }
+
+    /// A seeded message begins.
+    pub(crate) fn seed_message(&mut self) {
+        self.seeding.owner = None;
+        self.seeding.has_id = false;
+    }
+
+    /// A seeded tool call begins (its id may follow).
+    pub(crate) fn seed_tool_call(&mut self) {}
+
+    /// A seeded string begins: a provisional entry (or sub-agent name)
+    /// is made for its text.
+    pub(crate) fn seed_begin(&mut self, which: SeedText) {
+        let entry = Entry {
+            id: heapless::String::new(),
+            owner: None,
+            open: SEED,
+        };
+        match which {
+            SeedText::Message => {
+                if self.messages.entries.push(entry).is_err() {
+                    self.overflow(Kind::Message, false);
+                } else {
+                    self.seeding.has_id = true;
+                }
+            }
+            SeedText::ToolCall => {
+                let pending = Entry {
+                    open: SEED | PENDING,
+                    ..entry
+                };
+                if self.tool_calls.entries.push(pending).is_err() {
+                    self.overflow(Kind::ToolCall, false);
+                }
+            }
+            SeedText::Owner => {
+                self.seeding.owner_new = self
+                    .agents
+                    .push((heapless::String::new(), Life::Named))
+                    .is_ok();
+                if !self.seeding.owner_new {
+                    self.overflow(Kind::Message, false);
+                }
+            }
+        }
+    }
+
+    /// A fragment of a seeded string.
+    pub(crate) fn seed_text(&mut self, which: SeedText, text: &str) {
+        let target = match which {
+            SeedText::Message if self.seeding.has_id => {
+                self.messages.entries.last_mut().map(|e| &mut e.id)
+            }
+            SeedText::ToolCall => self
+                .tool_calls
+                .entries
+                .last_mut()
+                .filter(|e| e.open & PENDING != 0)
+                .map(|e| &mut e.id),
+            SeedText::Owner if self.seeding.owner_new => {
+                self.agents.last_mut().map(|(name, _)| name)
+            }
+            SeedText::Message | SeedText::Owner => None,
+        };
+        if let Some(buf) = target {
+            if buf.push_str(text).is_err() {
+                self.seeding.overflow = Some((Kind::Message, true));
+            }
+        }
+    }
+
+    /// A seeded string ends: a sub-agent name already in the table is
+    /// not kept twice.
+    pub(crate) fn seed_end(&mut self, which: SeedText) {
+        if which != SeedText::Owner || !self.seeding.owner_new {
+            return;
+        }
+        self.seeding.owner_new = false;
+        let Some((name, _)) = self.agents.last() else {
+            return;
+        };
+        let last = self.agents.len().saturating_sub(1);
+        match self.agents.iter().take(last).position(|(n, _)| n == name) {
+            Some(i) => {
+                self.agents.pop();
+                self.seeding.owner = Some(i as u8);
+            }
+            None => self.seeding.owner = Some(last as u8),
+        }
+    }
+
+    /// A seeded message ends with `role`: its id moves to the table of
+    /// its role (reasoning, activity, or message), and it and its tool
+    /// calls take its owner. A message of an unknown role is stripped by
+    /// enforcement, and seeds nothing.
+    pub(crate) fn seed_message_end(&mut self, role: &str) {
+        const KNOWN: [&str; 7] = [
+            "developer",
+            "system",
+            "assistant",
+            "user",
+            "tool",
+            "activity",
+            "reasoning",
+        ];
+        let owner = self.seeding.owner;
+        let known = KNOWN.contains(&role);
+        let id = if self.seeding.has_id {
+            self.messages.entries.pop()
+        } else {
+            None
+        };
+        if known {
+            for e in self.tool_calls.entries.iter_mut() {
+                if e.open & PENDING != 0 {
+                    e.owner = owner;
+                    e.open &= !PENDING;
+                }
+            }
+        } else {
+            self.tool_calls.entries.retain(|e| e.open & PENDING == 0);
+        }
+        if let (Some(mut entry), true) = (id, known) {
+            entry.owner = owner;
+            let kind = match role {
+                "reasoning" => Kind::Reasoning,
+                "activity" => Kind::Activity,
+                _ => Kind::Message,
+            };
+            if self.table_mut(kind).entries.push(entry).is_err() {
+                self.overflow(kind, false);
+            }
+        }
+        self.seeding.owner = None;
+        self.seeding.has_id = false;
+    }
+
+    fn overflow(&mut self, kind: Kind, slot: bool) {
+        if self.seeding.overflow.is_none() {
+            self.seeding.overflow = Some((kind, slot));
+        }
     }
 
     /// Rule 3 of SPEC 9.7: what each type checks and records.
