@@ -87,6 +87,8 @@ const MESSAGE: u8 = 2;
 const SEED: u8 = 4;
 /// A seeded tool call whose owner comes with its message's end.
 const PENDING: u8 = 8;
+/// Made by the message being read (not yet deduplicated by its end).
+const FRESH: u8 = 16;
 
 /// Which seeded string the seeder is reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,7 +120,22 @@ struct Seeding {
 struct Entry<const ID: usize> {
     id: heapless::String<ID>,
     owner: Owner,
+    /// Open flags (reasoning) and seeding flags.
     open: u8,
+    /// The owner the frame being read seeds for a known id (or for a
+    /// second mention): applied if the frame is a snapshot.
+    seeded: Option<Owner>,
+}
+
+impl<const ID: usize> Entry<ID> {
+    const fn seed(open: u8) -> Self {
+        Entry {
+            id: heapless::String::new(),
+            owner: None,
+            open,
+            seeded: None,
+        }
+    }
 }
 
 /// An owner table: ids in first-mention order.
@@ -147,42 +164,36 @@ impl<const ID: usize, const N: usize> Table_<ID, N> {
             .find(|e| e.open & SEED == 0 && e.id == id)
     }
 
-    /// Drops the provisional entries.
+    /// Drops what the frame seeded.
     fn discard(&mut self) {
         self.entries.retain(|e| e.open & SEED == 0);
+        for e in self.entries.iter_mut() {
+            e.seeded = None;
+            e.open &= !(PENDING | FRESH);
+        }
     }
 
-    /// Makes the provisional entries count: each id takes its seeded owner
-    /// (`overwrite`: the last seeded one, also over a known id's; else the
-    /// known or first one), in first-mention order.
+    /// Makes what the frame seeded count: a new id keeps its first seeded
+    /// owner, or its last when `overwrite`; a known id takes its last
+    /// seeded owner only when `overwrite`.
     fn commit(&mut self, overwrite: bool) {
-        let mut at = 0;
-        while let Some(entry) = self.entries.get(at) {
-            if entry.open & SEED == 0 {
-                at = at.saturating_add(1);
-                continue;
+        for e in self.entries.iter_mut() {
+            if let (true, Some(owner)) = (overwrite, e.seeded) {
+                e.owner = owner;
             }
-            let (id, owner) = (entry.id.clone(), entry.owner);
-            let earlier = self.entries.iter().take(at).position(|e| e.id == id);
-            match earlier {
-                Some(first) => {
-                    if let (true, Some(e)) = (overwrite, self.entries.get_mut(first)) {
-                        e.owner = owner;
-                    }
-                    self.entries.remove(at);
-                }
-                None => {
-                    if let Some(e) = self.entries.get_mut(at) {
-                        e.open &= !(SEED | PENDING);
-                    }
-                    at = at.saturating_add(1);
-                }
-            }
+            e.seeded = None;
+            e.open &= !(SEED | PENDING | FRESH);
         }
     }
 
     fn owner(&self, id: &str) -> Option<Owner> {
         self.get(id).map(|e| e.owner)
+    }
+
+    /// The other entry (committed or seeded) with the last entry's id.
+    fn twin_of_last(&self) -> Option<usize> {
+        let (last, rest) = self.entries.split_last()?;
+        rest.iter().position(|e| e.id == last.id)
     }
 
     /// Makes sure `id` has an entry (owner `owner` if new, or always when
@@ -201,6 +212,7 @@ impl<const ID: usize, const N: usize> Table_<ID, N> {
                 id: slot,
                 owner,
                 open: 0,
+                seeded: None,
             })
             .map_err(|_| Full::Table)
     }
@@ -302,24 +314,33 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         Ok(())
     }
 
-    /// A new run forgets the previous run's tables, keeping the frame's
-    /// provisional entries and the sub-agents they name.
+    /// A new run forgets the previous run's tables, keeping what the
+    /// frame seeds and the sub-agents it names.
     fn new_run(&mut self) {
+        const ALL: [Kind; 4] = [
+            Kind::Message,
+            Kind::ToolCall,
+            Kind::Reasoning,
+            Kind::Activity,
+        ];
+        // A known id the input mentions again is new to the new run: it
+        // takes the owner the input gives it.
+        for kind in ALL {
+            for e in self.table_mut(kind).entries.iter_mut() {
+                if let (0, Some(owner)) = (e.open & SEED, e.seeded.take()) {
+                    e.owner = owner;
+                    e.open |= SEED;
+                }
+            }
+            self.table_mut(kind).entries.retain(|e| e.open & SEED != 0);
+        }
         let mut kept: heapless::Vec<(heapless::String<ID>, Life), AGENTS> = heapless::Vec::new();
         let mut map = [None::<u8>; AGENTS];
         for (old, (name, _)) in self.agents.iter().enumerate() {
-            let used = [
-                &self.messages,
-                &self.tool_calls,
-                &self.reasoning,
-                &self.activities,
-            ]
-            .iter()
-            .any(|t| {
-                t.entries
-                    .iter()
-                    .any(|e| e.open & SEED != 0 && e.owner == Some(old as u8))
-            });
+            let me = Some(old as u8);
+            let used = ALL
+                .iter()
+                .any(|k| self.table(*k).entries.iter().any(|e| e.owner == me));
             if used {
                 if let Some(slot) = map.get_mut(old) {
                     *slot = Some(kept.len() as u8);
@@ -328,18 +349,10 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
                 let _ = kept.push((name.clone(), Life::Named));
             }
         }
-        for kind in [
-            Kind::Message,
-            Kind::ToolCall,
-            Kind::Reasoning,
-            Kind::Activity,
-        ] {
-            let table = self.table_mut(kind);
-            table.entries.retain(|e| e.open & SEED != 0);
-            for e in table.entries.iter_mut() {
-                e.owner = e
-                    .owner
-                    .and_then(|o| map.get(usize::from(o)).copied().flatten());
+        let remap = |o: Owner| o.and_then(|o| map.get(usize::from(o)).copied().flatten());
+        for kind in ALL {
+            for e in self.table_mut(kind).entries.iter_mut() {
+                e.owner = remap(e.owner);
             }
         }
         self.agents = kept;
@@ -381,7 +394,11 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
             &self.activities,
         ]
         .iter()
-        .any(|t| t.entries.iter().any(|e| e.open & SEED != 0))
+        .any(|t| {
+            t.entries
+                .iter()
+                .any(|e| e.open & (SEED | PENDING) != 0 || e.seeded.is_some())
+        })
     }
 
     /// A seeded message begins.
@@ -396,25 +413,22 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     /// A seeded string begins: a provisional entry (or sub-agent name)
     /// is made for its text.
     pub(crate) fn seed_begin(&mut self, which: SeedText) {
-        let entry = Entry {
-            id: heapless::String::new(),
-            owner: None,
-            open: SEED,
-        };
         match which {
             SeedText::Message => {
-                if self.messages.entries.push(entry).is_err() {
+                if self
+                    .messages
+                    .entries
+                    .push(Entry::seed(SEED | FRESH))
+                    .is_err()
+                {
                     self.overflow(Kind::Message, false);
                 } else {
                     self.seeding.has_id = true;
                 }
             }
             SeedText::ToolCall => {
-                let pending = Entry {
-                    open: SEED | PENDING,
-                    ..entry
-                };
-                if self.tool_calls.entries.push(pending).is_err() {
+                let entry = Entry::seed(SEED | PENDING | FRESH);
+                if self.tool_calls.entries.push(entry).is_err() {
                     self.overflow(Kind::ToolCall, false);
                 }
             }
@@ -440,7 +454,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
                 .tool_calls
                 .entries
                 .last_mut()
-                .filter(|e| e.open & PENDING != 0)
+                .filter(|e| e.open & FRESH != 0)
                 .map(|e| &mut e.id),
             SeedText::Owner if self.seeding.owner_new => {
                 self.agents.last_mut().map(|(name, _)| name)
@@ -457,6 +471,10 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     /// A seeded string ends: a sub-agent name already in the table is
     /// not kept twice.
     pub(crate) fn seed_end(&mut self, which: SeedText) {
+        if which == SeedText::ToolCall {
+            self.dedupe_tool_call();
+            return;
+        }
         if which != SeedText::Owner || !self.seeding.owner_new {
             return;
         }
@@ -474,10 +492,31 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         }
     }
 
-    /// A seeded message ends with `role`: its id moves to the table of
-    /// its role (reasoning, activity, or message), and it and its tool
-    /// calls take its owner. A message of an unknown role is stripped by
-    /// enforcement, and seeds nothing.
+    /// A seeded tool call's id is complete: an id the table already
+    /// holds (known, or seeded earlier in the frame) is marked there
+    /// instead of taking a second entry.
+    fn dedupe_tool_call(&mut self) {
+        let fresh = self
+            .tool_calls
+            .entries
+            .last()
+            .is_some_and(|e| e.open & FRESH != 0);
+        if !fresh {
+            return;
+        }
+        if let Some(twin) = self.tool_calls.twin_of_last() {
+            self.tool_calls.entries.pop();
+            if let Some(e) = self.tool_calls.entries.get_mut(twin) {
+                e.open |= PENDING;
+            }
+        }
+    }
+
+    /// A seeded message ends with `role`: its id goes to the table of its
+    /// role (reasoning, activity, or message), and it and its tool calls
+    /// take its owner; an id the table holds already is marked there
+    /// instead. A message of an unknown role is stripped by enforcement
+    /// and seeds nothing.
     pub(crate) fn seed_message_end(&mut self, role: &str) {
         const KNOWN: [&str; 7] = [
             "developer",
@@ -495,29 +534,56 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         } else {
             None
         };
-        if known {
-            for e in self.tool_calls.entries.iter_mut() {
-                if e.open & PENDING != 0 {
-                    e.owner = owner;
-                    e.open &= !PENDING;
-                }
-            }
-        } else {
-            self.tool_calls.entries.retain(|e| e.open & PENDING == 0);
-        }
-        if let (Some(mut entry), true) = (id, known) {
-            entry.owner = owner;
+        self.settle_tool_calls(known.then_some(owner));
+        if let (Some(entry), true) = (id, known) {
             let kind = match role {
                 "reasoning" => Kind::Reasoning,
                 "activity" => Kind::Activity,
                 _ => Kind::Message,
             };
-            if self.table_mut(kind).entries.push(entry).is_err() {
-                self.overflow(kind, false);
-            }
+            self.seed_id(kind, entry, owner);
         }
         self.seeding.owner = None;
         self.seeding.has_id = false;
+    }
+
+    /// The message's tool calls take its owner (`None`: the message was
+    /// stripped, and they go with it).
+    fn settle_tool_calls(&mut self, owner: Option<Owner>) {
+        let entries = &mut self.tool_calls.entries;
+        match owner {
+            Some(owner) => {
+                for e in entries.iter_mut().filter(|e| e.open & PENDING != 0) {
+                    if e.open & FRESH != 0 {
+                        e.owner = owner;
+                    } else {
+                        e.seeded = Some(owner);
+                    }
+                    e.open &= !(PENDING | FRESH);
+                }
+            }
+            None => {
+                entries.retain(|e| e.open & FRESH == 0);
+                for e in entries.iter_mut() {
+                    e.open &= !PENDING;
+                }
+            }
+        }
+    }
+
+    /// A seeded message id enters its table, or marks its twin there.
+    fn seed_id(&mut self, kind: Kind, mut entry: Entry<ID>, owner: Owner) {
+        let table = self.table_mut(kind);
+        match table.entries.iter_mut().find(|e| e.id == entry.id) {
+            Some(twin) => twin.seeded = Some(owner),
+            None => {
+                entry.owner = owner;
+                entry.open = SEED;
+                if table.entries.push(entry).is_err() {
+                    self.overflow(kind, false);
+                }
+            }
+        }
     }
 
     fn overflow(&mut self, kind: Kind, slot: bool) {
