@@ -696,6 +696,11 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             }));
         }
         let kind = self.event_type()?;
+        if !kind.is_in(crate::protocol::Protocol::Current) {
+            // A 1.0 type (SUBAGENT_*) is unknown to the current protocol.
+            let detail = Detail::UnknownType(error_text(kind.as_str()));
+            return Err(Error::new(Stage::Decode, Code::Decode, None, detail));
+        }
         self.kind = Some(kind);
         self.check_schema(kind)?;
         self.check_slots(kind)?;
