@@ -696,11 +696,6 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             }));
         }
         let kind = self.event_type()?;
-        if !kind.is_in(crate::protocol::Protocol::Current) {
-            // A 1.0 type (SUBAGENT_*) is unknown to the current protocol.
-            let detail = Detail::UnknownType(error_text(kind.as_str()));
-            return Err(Error::new(Stage::Decode, Code::Decode, None, detail));
-        }
         self.kind = Some(kind);
         self.check_schema(kind)?;
         self.check_slots(kind)?;
@@ -1070,6 +1065,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
     }
 
     /// Empties a slot's buffer.
+    #[inline]
     fn clear_slot(&mut self, slot: Slot) {
         match slot {
             Slot::Type => self.ty.clear(),
@@ -1145,8 +1141,12 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         if !is_string {
             return Err(self.decode_error(Code::Decode, Detail::MissingType));
         }
+        // `last_type` only ever holds a type of the current protocol.
         if let Some(kind) = self.type_hint {
-            self.last_type = Some(kind);
+            if self.last_type != Some(kind) {
+                self.current_type(kind)?;
+                self.last_type = Some(kind);
+            }
             return Ok(kind);
         }
         let name = self.slot(Slot::Type);
@@ -1155,6 +1155,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             return Ok(last);
         }
         if let Some(kind) = EventType::from_wire(name) {
+            self.current_type(kind)?;
             self.last_type = Some(kind);
             return Ok(kind);
         }
@@ -1164,6 +1165,15 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             self.slot(Slot::Type)
         };
         Err(self.decode_error(Code::Decode, Detail::UnknownType(error_text(shown))))
+    }
+
+    /// A 1.0 type (SUBAGENT_*) is unknown to the current protocol.
+    fn current_type(&self, kind: EventType) -> Result<(), Error> {
+        if kind.is_in(crate::protocol::Protocol::Current) {
+            return Ok(());
+        }
+        let detail = Detail::UnknownType(error_text(kind.as_str()));
+        Err(Error::new(Stage::Decode, Code::Decode, None, detail))
     }
 
     /// The JSON kind of field `f` in this frame, if present.
@@ -1191,6 +1201,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
     }
 
     /// Id slots whose value did not fit are an error where the rules read them.
+    #[inline]
     fn check_slots(&self, kind: EventType) -> Result<(), Error> {
         let needed = [kind.id_field(), kind.name_field()];
         for field in needed.into_iter().flatten() {

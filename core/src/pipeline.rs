@@ -237,11 +237,6 @@ impl<
         &mut self,
         warn: &mut impl FnMut(&Warning),
     ) -> Result<Option<Header>, Error> {
-        let frame = self.frame;
-        let mut report = |mut w: Warning| {
-            w.frame = frame;
-            warn(&w);
-        };
         if self.protocol.is_none() {
             self.protocol = Some(match self.select {
                 Select::Fixed(p) => p,
@@ -249,18 +244,30 @@ impl<
             });
         }
         let head = if self.is_v1() {
-            let head = self
-                .decoder
-                .end_frame_v1(&mut self.compat, &mut report)
-                .map_err(|e| e.at(frame))?;
-            if let Some(w) = self.decoder.take_dropped_warning() {
-                report(w);
-            }
-            head
+            self.finish_frame_v1(warn)?
         } else {
-            Some(self.decoder.end_frame().map_err(|e| e.at(frame))?)
+            Some(self.decoder.end_frame().map_err(|e| e.at(self.frame))?)
         };
         self.header = head;
+        Ok(head)
+    }
+
+    /// [`finish_frame`](Self::finish_frame) under the 1.0 rules (out of
+    /// line: the current protocol's path stays as short as it was).
+    #[inline(never)]
+    fn finish_frame_v1(&mut self, warn: &mut dyn FnMut(&Warning)) -> Result<Option<Header>, Error> {
+        let frame = self.frame;
+        let mut report = |mut w: Warning| {
+            w.frame = frame;
+            warn(&w);
+        };
+        let head = self
+            .decoder
+            .end_frame_v1(&mut self.compat, &mut report)
+            .map_err(|e| e.at(frame))?;
+        if let Some(w) = self.decoder.take_dropped_warning() {
+            report(w);
+        }
         Ok(head)
     }
 
@@ -285,7 +292,7 @@ impl<
     /// A transform (chunk) or verify error.
     pub fn expand(&mut self, f: &mut impl FnMut(&Event<'_>)) -> Result<(), Error> {
         if self.is_v1() {
-            return self.expand_v1(f);
+            return self.expand_v1(&mut |ev| f(ev));
         }
         let Some((head, plan)) = self.take_plan()? else {
             return Ok(());
@@ -301,7 +308,8 @@ impl<
 
     /// [`expand`](Self::expand) under the 1.0 rules: lanes in chunk
     /// expansion (SPEC 9.6), the 1.0 verifier (SPEC 9.7).
-    fn expand_v1(&mut self, f: &mut impl FnMut(&Event<'_>)) -> Result<(), Error> {
+    #[inline(never)]
+    fn expand_v1(&mut self, f: &mut dyn FnMut(&Event<'_>)) -> Result<(), Error> {
         let Some(head) = self.header.take() else {
             return Ok(());
         };
@@ -373,7 +381,7 @@ impl<
                 chunker: self.chunker.clone(),
                 undo: heapless::Vec::new(),
             };
-            self.expand_v1(f)?;
+            self.expand_v1(&mut |ev| f(ev))?;
             return Ok(checkpoint);
         }
         let mut checkpoint = Checkpoint {
