@@ -15,7 +15,7 @@
 //! open item stays open (no END is made). A chunk error emits nothing from
 //! its frame and leaves the expander as it was.
 
-use crate::decode::{Decoder, Field, Header};
+use crate::decode::{Decoder, Ext, Field, Header};
 use crate::error::{Code, Detail, Error, Stage};
 use crate::event::{EventType, Origin};
 
@@ -202,10 +202,10 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
     /// # Errors
     /// `chunk_missing_id` / `chunk_missing_name` (transform stage) for a
     /// first chunk without its id or tool-call name.
-    pub fn plan<const DEPTH: usize>(
+    pub fn plan<const DEPTH: usize, X: Ext<ID>>(
         &self,
         head: &Header,
-        dec: &Decoder<ID, DEPTH>,
+        dec: &Decoder<ID, DEPTH, X>,
     ) -> Result<Plan, Error> {
         let mut plan = Plan::new();
         let item = match head.kind.chunking() {
@@ -252,7 +252,11 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
     /// Applies the state change of one planned step, before its event is
     /// built: a close forgets the open item, a chunk START opens the frame's.
     #[inline]
-    pub fn advance<const DEPTH: usize>(&mut self, step: &Planned, dec: &Decoder<ID, DEPTH>) {
+    pub fn advance<const DEPTH: usize, X: Ext<ID>>(
+        &mut self,
+        step: &Planned,
+        dec: &Decoder<ID, DEPTH, X>,
+    ) {
         match step.origin {
             Origin::Close => self.open = None,
             Origin::Chunk if step.id == IdFrom::Frame => {
@@ -267,10 +271,10 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
     }
 
     /// The id for a step: the open item's, or the frame's.
-    pub fn id<'s, const DEPTH: usize>(
+    pub fn id<'s, const DEPTH: usize, X: Ext<ID>>(
         &'s self,
         step: &Planned,
-        dec: &'s Decoder<ID, DEPTH>,
+        dec: &'s Decoder<ID, DEPTH, X>,
     ) -> &'s str {
         match step.id {
             IdFrom::Open => &self.id,

@@ -46,6 +46,7 @@ mod shapes;
 mod v1;
 
 pub use schema::{Expect, Need, Schema};
+pub use v1::{Ext, V1};
 
 macro_rules! fields {
     ($($(#[$doc:meta])* $variant:ident = $wire:literal,)*) => {
@@ -382,7 +383,7 @@ const ENUM_LEN: usize = 16;
 const KEY_LEN: usize = 24;
 /// Longest `protocolVersion` we read; a longer one reads as outside the
 /// `<digits>.<digits>` grammar (SPEC 9.1), which selects 1.0 like a newer one.
-const VERSION_LEN: usize = 16;
+pub(crate) const VERSION_LEN: usize = 16;
 
 impl Slot {
     fn of(field: Field) -> Option<Slot> {
@@ -442,7 +443,7 @@ impl Slot {
 /// call [`end_frame`](Self::end_frame). Then [`begin_frame`](Self::begin_frame)
 /// (or the first `feed` after `end_frame`) starts the next.
 #[derive(Debug, Clone)]
-pub struct Decoder<const ID: usize = 64, const DEPTH: usize = 32> {
+pub struct Decoder<const ID: usize = 64, const DEPTH: usize = 32, X: Ext<ID> = ()> {
     json: Tokenizer<DEPTH>,
     pos: Pos,
     /// The field whose value is being read (`None`: an unknown field).
@@ -465,12 +466,6 @@ pub struct Decoder<const ID: usize = 64, const DEPTH: usize = 32> {
     tool_call_id: heapless::String<ID>,
     tool_call_name: heapless::String<ID>,
     step_name: heapless::String<ID>,
-    subagent: heapless::String<ID>,
-    parent_message: heapless::String<ID>,
-    parent_subagent: heapless::String<ID>,
-    entity: heapless::String<ID>,
-    version: heapless::String<VERSION_LEN>,
-    name: heapless::String<ID>,
     nested: nested::Checker,
     kind: Option<EventType>,
     ended: bool,
@@ -484,7 +479,8 @@ pub struct Decoder<const ID: usize = 64, const DEPTH: usize = 32> {
     last_type: Option<EventType>,
     /// 1.0 mode: strip unknown keys, check the values 1.0 describes.
     v1: bool,
-    enforce: v1::Enforce,
+    /// The 1.0 part: its slots and checks (nothing for `()`).
+    ext: X,
     /// The unknown-type warning of a frame 1.0 dropped.
     dropped: Option<crate::warn::Warning>,
     /// The last frame type and field set that passed the schema check
@@ -493,13 +489,13 @@ pub struct Decoder<const ID: usize = 64, const DEPTH: usize = 32> {
     checked: Option<(EventType, u64)>,
 }
 
-impl<const ID: usize, const DEPTH: usize> Default for Decoder<ID, DEPTH> {
+impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Default for Decoder<ID, DEPTH, X> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
+impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
     /// A decoder ready for its first frame.
     pub const fn new() -> Self {
         Decoder {
@@ -520,12 +516,6 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             tool_call_id: heapless::String::new(),
             tool_call_name: heapless::String::new(),
             step_name: heapless::String::new(),
-            subagent: heapless::String::new(),
-            parent_message: heapless::String::new(),
-            parent_subagent: heapless::String::new(),
-            entity: heapless::String::new(),
-            version: heapless::String::new(),
-            name: heapless::String::new(),
             nested: nested::Checker::new(),
             kind: None,
             ended: false,
@@ -533,7 +523,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             type_hint: None,
             last_type: None,
             v1: false,
-            enforce: v1::Enforce::new(),
+            ext: X::NEW,
             dropped: None,
             checked: None,
         }
@@ -552,8 +542,8 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         self.kind = None;
         self.ended = false;
         self.nested = nested::Checker::new();
-        if self.v1 {
-            self.enforce = v1::Enforce::new();
+        if let Some(e) = self.enforce() {
+            *e = v1::Enforce::new();
         }
     }
 
@@ -609,7 +599,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
                         return Ok((pos, Some(part)));
                     }
                 }
-                Pos::Raw if !self.nested.is_active() && !self.enforce.is_active() => {
+                Pos::Raw if !self.nested.is_active() && !self.checking() => {
                     let (used, closed) = self.json.skip_to_depth(rest, 1).map_err(Error::json)?;
                     let start = pos;
                     pos = pos.saturating_add(used);
@@ -769,12 +759,12 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             Slot::ToolCallId => &self.tool_call_id,
             Slot::ToolCallName => &self.tool_call_name,
             Slot::StepName => &self.step_name,
-            Slot::SubagentRunId => &self.subagent,
-            Slot::ParentMessageId => &self.parent_message,
-            Slot::ParentSubagentRunId => &self.parent_subagent,
-            Slot::EntityId => &self.entity,
-            Slot::ProtocolVersion => &self.version,
-            Slot::Name => &self.name,
+            Slot::SubagentRunId
+            | Slot::ParentMessageId
+            | Slot::ParentSubagentRunId
+            | Slot::EntityId
+            | Slot::ProtocolVersion
+            | Slot::Name => self.ext.get().map_or("", |v| v.slot(slot)),
         }
     }
 
@@ -800,8 +790,10 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         } else {
             Field::from_wire_bytes(key)
         };
-        if self.v1 && self.field.is_none() {
-            self.enforce.unknown_key(key);
+        if self.field.is_none() {
+            if let Some(e) = self.enforce() {
+                e.unknown_key(key);
+            }
         }
         self.pos = Pos::Value;
     }
@@ -812,8 +804,9 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
     /// in one step. Returns the value's part if the field is known.
     fn on_plain_string<'t>(&mut self, text: &'t str) -> Option<Part<'t>> {
         self.nested.begin(self.field);
-        if self.v1 {
-            self.enforce.begin(self.field, Kind::String);
+        let field = self.field;
+        if let Some(e) = self.enforce() {
+            e.begin(field, Kind::String);
         }
         self.pos = Pos::Members;
         let field = self.field?;
@@ -888,9 +881,11 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
                 } else {
                     Field::from_wire(&self.key)
                 };
-                if self.v1 && self.field.is_none() {
+                if self.field.is_none() {
                     let key = self.key.clone();
-                    self.enforce.unknown_key(key.as_bytes());
+                    if let Some(e) = self.enforce() {
+                        e.unknown_key(key.as_bytes());
+                    }
                 }
                 self.pos = Pos::Value;
             }
@@ -937,11 +932,12 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             self.start_slot(field, kind);
         }
         self.nested.begin(self.field);
-        if self.v1 {
-            self.enforce.begin(self.field, kind);
-            self.enforce.token(&token);
-            if self.field == Some(Field::Replace) {
-                self.enforce.replace_false = token == Token::False;
+        let field = self.field;
+        if let Some(e) = self.enforce() {
+            e.begin(field, kind);
+            e.token(&token);
+            if field == Some(Field::Replace) {
+                e.replace_false = token == Token::False;
             }
         }
         match kind {
@@ -1016,8 +1012,8 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
 
     fn on_raw(&mut self, token: &Token<'_>) -> Result<Action<'static>, Error> {
         self.nested.token(token);
-        if self.v1 {
-            self.enforce.token(token);
+        if let Some(e) = self.enforce() {
+            e.token(token);
         }
         let done = match token {
             Token::NumberEnd | Token::ObjectEnd | Token::ArrayEnd => self.json.depth() == 1,
@@ -1075,12 +1071,16 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             Slot::ToolCallId => self.tool_call_id.clear(),
             Slot::ToolCallName => self.tool_call_name.clear(),
             Slot::StepName => self.step_name.clear(),
-            Slot::SubagentRunId => self.subagent.clear(),
-            Slot::ParentMessageId => self.parent_message.clear(),
-            Slot::ParentSubagentRunId => self.parent_subagent.clear(),
-            Slot::EntityId => self.entity.clear(),
-            Slot::ProtocolVersion => self.version.clear(),
-            Slot::Name => self.name.clear(),
+            Slot::SubagentRunId
+            | Slot::ParentMessageId
+            | Slot::ParentSubagentRunId
+            | Slot::EntityId
+            | Slot::ProtocolVersion
+            | Slot::Name => {
+                if let Some(v) = self.ext.get_mut() {
+                    v.clear(slot);
+                }
+            }
         }
     }
 
@@ -1095,12 +1095,14 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             Slot::ToolCallId => self.tool_call_id.push_str(text).is_ok(),
             Slot::ToolCallName => self.tool_call_name.push_str(text).is_ok(),
             Slot::StepName => self.step_name.push_str(text).is_ok(),
-            Slot::SubagentRunId => self.subagent.push_str(text).is_ok(),
-            Slot::ParentMessageId => self.parent_message.push_str(text).is_ok(),
-            Slot::ParentSubagentRunId => self.parent_subagent.push_str(text).is_ok(),
-            Slot::EntityId => self.entity.push_str(text).is_ok(),
-            Slot::ProtocolVersion => self.version.push_str(text).is_ok(),
-            Slot::Name => self.name.push_str(text).is_ok(),
+            // Without a 1.0 part these fields are not kept (nothing reads
+            // them), which is not an overflow.
+            Slot::SubagentRunId
+            | Slot::ParentMessageId
+            | Slot::ParentSubagentRunId
+            | Slot::EntityId
+            | Slot::ProtocolVersion
+            | Slot::Name => self.ext.get_mut().is_none_or(|v| v.push(slot, text)),
         }
     }
 

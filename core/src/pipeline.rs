@@ -35,7 +35,7 @@
 
 use crate::chunk::{Chunker, Plan, Planned};
 use crate::compat::Compat;
-use crate::decode::{Decoder, Field, Header, Part, PartKind};
+use crate::decode::{Decoder, Ext, Field, Header, Part, PartKind, V1};
 use crate::error::Error;
 use crate::event::{Event, EventType, Origin, Role};
 use crate::frame::{Format, FrameEvent, Framer};
@@ -87,8 +87,9 @@ pub struct Checkpoint<const ID: usize = 64, const AGENTS: usize = 0> {
 ///
 /// `OWNERS` and `AGENTS` are the 1.0 tables' capacities (SPEC 9.7): owner
 /// entries per owner table (and open steps), and sub-agents per run (and
-/// chunk lanes). With the default 0 the reader runs the current protocol
-/// only; see [`V1Pipeline`] for capacities that run 1.0.
+/// chunk lanes); `X` is the decoder's 1.0 part ([`Ext`]: `()` or [`V1`]).
+/// With the defaults (0, 0, `()`) the reader runs the current protocol
+/// only; see [`V1Pipeline`] for one that runs 1.0.
 #[derive(Debug, Clone, Default)]
 pub struct EventReader<
     const ID: usize = 64,
@@ -98,8 +99,9 @@ pub struct EventReader<
     const DEPTH: usize = 32,
     const OWNERS: usize = 0,
     const AGENTS: usize = 0,
+    X: Ext<ID> = (),
 > {
-    decoder: Decoder<ID, DEPTH>,
+    decoder: Decoder<ID, DEPTH, X>,
     chunker: Chunker<ID, AGENTS>,
     verifier: Verifier<ID, MSGS, TOOLS, STEPS>,
     frame: u32,
@@ -120,7 +122,8 @@ impl<
         const DEPTH: usize,
         const OWNERS: usize,
         const AGENTS: usize,
-    > EventReader<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS>
+        X: Ext<ID>,
+    > EventReader<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS, X>
 {
     /// A reader before the first frame (the current protocol).
     pub const fn new() -> Self {
@@ -138,10 +141,23 @@ impl<
         }
     }
 
+    /// Whether the reader can run 1.0: its decoder has the 1.0 part
+    /// (`X` is [`V1`]; see [`V1Pipeline`]). Without it the reader runs the
+    /// current protocol only, and none of the 1.0 code is linked (the
+    /// firmware's flash and RAM budgets depend on it).
+    pub const RUNS_V1: bool = X::ON;
+
     /// Chooses the protocol (SPEC 9.1); takes effect at the stream's first
-    /// frame (after [`reset`](Self::reset), the choice is kept).
-    pub fn set_protocol(&mut self, select: Select) {
-        self.select = select;
+    /// frame (after [`reset`](Self::reset), the choice is kept). Returns
+    /// false, and keeps the current protocol, when the reader cannot run
+    /// 1.0 ([`RUNS_V1`](Self::RUNS_V1)) and 1.0 or `Auto` was asked for.
+    pub fn set_protocol(&mut self, select: Select) -> bool {
+        if Self::RUNS_V1 {
+            self.select = select;
+            return true;
+        }
+        self.select = Select::Fixed(Protocol::Current);
+        select == self.select
     }
 
     /// The stream's protocol: decided at its first frame (before it, what
@@ -154,7 +170,7 @@ impl<
     }
 
     fn is_v1(&self) -> bool {
-        self.protocol == Some(Protocol::V1)
+        Self::RUNS_V1 && self.protocol == Some(Protocol::V1)
     }
 
     /// Starts frame number `index`.
@@ -162,7 +178,7 @@ impl<
         self.frame = index;
         self.header = None;
         // 1.0 checks while the protocol may still be 1.0.
-        let checks = self.protocol() != Some(Protocol::Current);
+        let checks = Self::RUNS_V1 && self.protocol() != Some(Protocol::Current);
         self.decoder.set_v1_checks(checks);
         self.decoder.begin_frame();
         if checks {
@@ -180,7 +196,7 @@ impl<
         mut text: &'b [u8],
         f: &mut impl FnMut(Part<'b>),
     ) -> Result<(), Error> {
-        let seeds = self.protocol() != Some(Protocol::Current);
+        let seeds = Self::RUNS_V1 && self.protocol() != Some(Protocol::Current);
         while !text.is_empty() {
             let (used, part) = self.decoder.feed(text).map_err(|e| e.at(self.frame))?;
             text = text.get(used..).unwrap_or_default();
@@ -240,7 +256,8 @@ impl<
         if self.protocol.is_none() {
             self.protocol = Some(match self.select {
                 Select::Fixed(p) => p,
-                Select::Auto => self.decoder.first_frame_protocol().0,
+                Select::Auto if Self::RUNS_V1 => self.decoder.first_frame_protocol().0,
+                Select::Auto => Protocol::Current,
             });
         }
         let head = if self.is_v1() {
@@ -424,7 +441,7 @@ impl<
     }
 
     /// The decoder (for the ids of the last frame).
-    pub fn decoder(&self) -> &Decoder<ID, DEPTH> {
+    pub fn decoder(&self) -> &Decoder<ID, DEPTH, X> {
         &self.decoder
     }
 
@@ -453,7 +470,9 @@ impl<
 }
 
 /// The 1.0 facts of the decoded frame that the verifier reads.
-fn facts<const ID: usize, const DEPTH: usize>(dec: &Decoder<ID, DEPTH>) -> Facts<'_> {
+fn facts<const ID: usize, const DEPTH: usize, X: Ext<ID>>(
+    dec: &Decoder<ID, DEPTH, X>,
+) -> Facts<'_> {
     Facts {
         parent_message: dec.parent_message_id(),
         parent_subagent: dec.parent_subagent(),
@@ -467,12 +486,12 @@ fn facts<const ID: usize, const DEPTH: usize>(dec: &Decoder<ID, DEPTH>) -> Facts
 /// The event of one planned step, its id read from `chunker`. The tool
 /// name and the role belong to the START that the frame opens (its own, or
 /// the one a chunk expands to), not to a close of the previous item.
-fn planned<'s, const ID: usize, const AGENTS: usize, const DEPTH: usize>(
+fn planned<'s, const ID: usize, const AGENTS: usize, const DEPTH: usize, X: Ext<ID>>(
     step: &Planned,
     frame: u32,
     head: &Header,
     chunker: &'s Chunker<ID, AGENTS>,
-    decoder: &'s Decoder<ID, DEPTH>,
+    decoder: &'s Decoder<ID, DEPTH, X>,
 ) -> Event<'s> {
     // Expanded events are never chunks: only a TOOL_CALL_START has a name.
     let name = step
@@ -505,9 +524,10 @@ pub struct Pipeline<
     const DEPTH: usize = 32,
     const OWNERS: usize = 0,
     const AGENTS: usize = 0,
+    X: Ext<ID> = (),
 > {
     framer: Framer,
-    reader: EventReader<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS>,
+    reader: EventReader<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS, X>,
     mode: Mode,
     /// The first error, in strict mode.
     failed: Option<Error>,
@@ -525,7 +545,7 @@ pub type DefaultPipeline = Pipeline;
 /// capacities plus 16 entries per 1.0 owner table (message, tool call,
 /// reasoning, activity; also the open steps) and 4 sub-agents per run (and
 /// chunk lanes). Select 1.0 with [`Pipeline::set_protocol`].
-pub type V1Pipeline = Pipeline<64, 8, 8, 8, 32, 16, 4>;
+pub type V1Pipeline = Pipeline<64, 8, 8, 8, 32, 16, 4, V1<64>>;
 
 impl<
         const ID: usize,
@@ -535,7 +555,8 @@ impl<
         const DEPTH: usize,
         const OWNERS: usize,
         const AGENTS: usize,
-    > Default for Pipeline<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS>
+        X: Ext<ID>,
+    > Default for Pipeline<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS, X>
 {
     fn default() -> Self {
         Self::new()
@@ -550,7 +571,8 @@ impl<
         const DEPTH: usize,
         const OWNERS: usize,
         const AGENTS: usize,
-    > Pipeline<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS>
+        X: Ext<ID>,
+    > Pipeline<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS, X>
 {
     /// A strict pipeline that detects SSE or NDJSON from the first byte.
     pub const fn new() -> Self {
@@ -580,14 +602,16 @@ impl<
     /// Chooses the protocol (SPEC 9.1): the current one (the default),
     /// 1.0, or [`Select::Auto`] (1.0 when the first frame is a
     /// `RUN_STARTED` announcing it). Call before the first frame; kept by
-    /// [`reset`](Self::reset).
+    /// [`reset`](Self::reset). False (and the current protocol) for a
+    /// pipeline without 1.0 tables, such as [`DefaultPipeline`]: see
+    /// [`EventReader::RUNS_V1`].
     ///
     /// ```
     /// use agui_core::pipeline::{Output, V1Pipeline};
     /// use agui_core::protocol::{Protocol, Select};
     ///
     /// let mut p = V1Pipeline::new();
-    /// p.set_protocol(Select::Auto);
+    /// assert!(p.set_protocol(Select::Auto));
     /// let mut kinds = Vec::new();
     /// let mut warnings = Vec::new();
     /// let stream = b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\",\"protocolVersion\":\"1.0\"}\n\
@@ -600,8 +624,8 @@ impl<
     /// assert_eq!(kinds, ["RUN_STARTED", "REASONING_START"]);
     /// assert_eq!(warnings, ["unknown_event", "converted"]);
     /// ```
-    pub fn set_protocol(&mut self, select: Select) {
-        self.reader.set_protocol(select);
+    pub fn set_protocol(&mut self, select: Select) -> bool {
+        self.reader.set_protocol(select)
     }
 
     /// Frames accepted so far (decoded, expanded and verified).
@@ -615,7 +639,7 @@ impl<
     }
 
     /// The stage behind the framer.
-    pub fn reader(&self) -> &EventReader<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS> {
+    pub fn reader(&self) -> &EventReader<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS, X> {
         &self.reader
     }
 

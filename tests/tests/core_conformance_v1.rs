@@ -17,13 +17,13 @@
 
 mod common;
 
-use agui_core::pipeline::{Output, Pipeline};
+use agui_core::pipeline::{Output, V1Pipeline};
 use agui_core::protocol::{Protocol, Select};
 use common::Rng;
 use serde_json::Value;
 
 /// The 1.0 pipeline with the default 1.0 capacities.
-type Core = Pipeline<64, 8, 8, 8, 32, 16, 4>;
+type Core = V1Pipeline;
 
 const FILES: [(&str, &str); 3] = [
     (

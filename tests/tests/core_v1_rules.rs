@@ -3,6 +3,7 @@
 //! tables, sub-agents, lanes, seeding), and no panic and no split
 //! dependence on damaged 1.0 streams.
 
+use agui_core::decode::{Ext, V1};
 use agui_core::error::{Code, Detail, Stage, Table};
 use agui_core::pipeline::{Output, Pipeline, V1Pipeline};
 use agui_core::protocol::{Protocol, Select};
@@ -34,8 +35,9 @@ fn feed<
     const D: usize,
     const O: usize,
     const A: usize,
+    X: Ext<I>,
 >(
-    p: &mut Pipeline<I, M, T, S, D, O, A>,
+    p: &mut Pipeline<I, M, T, S, D, O, A, X>,
     bytes: &[u8],
     piece: usize,
 ) -> Outcome {
@@ -70,6 +72,15 @@ fn v1(frames: &[&str]) -> Outcome {
     let mut p = V1Pipeline::new();
     p.set_protocol(Select::Fixed(Protocol::V1));
     feed(&mut p, &ndjson(frames), usize::MAX)
+}
+
+#[test]
+fn a_pipeline_without_the_v1_part_cannot_select_it() {
+    let mut p = DefaultPipeline::new();
+    assert!(!p.set_protocol(Select::Fixed(Protocol::V1)));
+    assert!(!p.set_protocol(Select::Auto));
+    assert!(p.set_protocol(Select::Fixed(Protocol::Current)));
+    assert_eq!(p.reader().protocol(), Some(Protocol::Current));
 }
 
 #[test]
@@ -161,14 +172,14 @@ fn warnings_are_values_with_frame_and_path() {
 
 #[test]
 fn minted_ids_need_room_for_36_bytes() {
-    let mut p: Pipeline<16, 8, 8, 8, 32, 4, 2> = Pipeline::new();
+    let mut p: Pipeline<16, 8, 8, 8, 32, 4, 2, V1<16>> = Pipeline::new();
     p.set_protocol(Select::Fixed(Protocol::V1));
     let (_, _, result) = feed(&mut p, &ndjson(&[START, r#"{"type":"THINKING_START"}"#]), 7);
     assert_eq!(result, Err((1, Stage::Decode, Code::Capacity)));
 }
 
 /// Owner tables of 2 entries, 2 sub-agents (and lanes).
-type Tiny = Pipeline<64, 8, 8, 8, 32, 2, 2>;
+type Tiny = Pipeline<64, 8, 8, 8, 32, 2, 2, V1>;
 
 fn tiny(frames: &[&str]) -> Result<Vec<EventType>, (u32, Stage, Code, Option<Table>)> {
     let mut p = Tiny::new();
@@ -248,7 +259,7 @@ fn chunk_lanes_hold_their_capacity() {
 }
 
 /// Owner tables of 3 entries.
-type Three = Pipeline<64, 8, 8, 8, 32, 3, 2>;
+type Three = Pipeline<64, 8, 8, 8, 32, 3, 2, V1>;
 
 fn three(frames: &[&str]) -> Result<(), (u32, Code, Option<Table>)> {
     let mut p = Three::new();

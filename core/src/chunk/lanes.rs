@@ -14,7 +14,7 @@
 //! as equal, with odds of about one in four billion.
 
 use super::{chunk_error, Chunker, Item, Planned};
-use crate::decode::{Decoder, Field, Header};
+use crate::decode::{Decoder, Ext, Field, Header};
 use crate::error::{cut_text, error_text, Code, Detail, Error, Stage, Table};
 use crate::event::{EventType, Origin};
 
@@ -166,11 +166,11 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
     }
 
     /// The lane for a chunk's item (SPEC 9.6, "which lane").
-    fn chunk_lane<const DEPTH: usize>(
+    fn chunk_lane<const DEPTH: usize, X: Ext<ID>>(
         &self,
         item: Item,
         head: &Header,
-        dec: &Decoder<ID, DEPTH>,
+        dec: &Decoder<ID, DEPTH, X>,
     ) -> Result<LaneKey, Error> {
         let tag = dec.tag();
         let names_id = item.id_field().is_some_and(|f| dec.names(f));
@@ -251,10 +251,10 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
     /// The transform errors of SPEC 9.6 (`chunk_missing_id`,
     /// `chunk_missing_name`, `chunk_owner_mismatch`, `chunk_field_mismatch`,
     /// `chunk_ambiguous`), or `capacity` when no lane is free.
-    pub fn plan_v1<const DEPTH: usize>(
+    pub fn plan_v1<const DEPTH: usize, X: Ext<ID>>(
         &self,
         head: &Header,
-        dec: &Decoder<ID, DEPTH>,
+        dec: &Decoder<ID, DEPTH, X>,
     ) -> Result<PlanV1, Error> {
         let () = Self::LANES_FIT;
         let mut plan = PlanV1 {
@@ -343,7 +343,10 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
     }
 
     /// The opener fields a chunk would open its item with (hashed).
-    fn opener_fields<const DEPTH: usize>(item: Item, dec: &Decoder<ID, DEPTH>) -> [Option<u32>; 2] {
+    fn opener_fields<const DEPTH: usize, X: Ext<ID>>(
+        item: Item,
+        dec: &Decoder<ID, DEPTH, X>,
+    ) -> [Option<u32>; 2] {
         match item {
             Item::Text => [
                 Some(hash(dec.role_text().unwrap_or("assistant"))),
@@ -358,12 +361,12 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
     }
 
     /// A continuation that repeats an opener field with another value.
-    fn check_opener<const DEPTH: usize>(
+    fn check_opener<const DEPTH: usize, X: Ext<ID>>(
         &self,
         lane: LaneKey,
         item: Item,
         head: &Header,
-        dec: &Decoder<ID, DEPTH>,
+        dec: &Decoder<ID, DEPTH, X>,
     ) -> Result<(), Error> {
         let opener = self.opener(lane);
         let given: [Option<&str>; 2] = match item {
@@ -390,7 +393,11 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
     }
 
     /// Applies one step's state change before its event is built.
-    pub fn advance_v1<const DEPTH: usize>(&mut self, step: &Step, dec: &Decoder<ID, DEPTH>) {
+    pub fn advance_v1<const DEPTH: usize, X: Ext<ID>>(
+        &mut self,
+        step: &Step,
+        dec: &Decoder<ID, DEPTH, X>,
+    ) {
         match step.kind {
             // The END's id and owner are read before the lane is emptied:
             // see `id_v1` and `owner_v1`, which the pipeline calls after
@@ -468,10 +475,10 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
     }
 
     /// The id of a step's event (call after [`advance_v1`](Self::advance_v1)).
-    pub fn id_v1<'s, const DEPTH: usize>(
+    pub fn id_v1<'s, const DEPTH: usize, X: Ext<ID>>(
         &'s self,
         step: &Step,
-        dec: &'s Decoder<ID, DEPTH>,
+        dec: &'s Decoder<ID, DEPTH, X>,
     ) -> &'s str {
         match step.kind {
             StepKind::CloseOldest | StepKind::Close(_) => self
@@ -485,10 +492,10 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
 
     /// The owner of a step's event (SPEC 9.6): the frame's tag; an END
     /// carries its lane's owner, a CONTENT the chunk's tag or its opener's.
-    pub fn owner_v1<'s, const DEPTH: usize>(
+    pub fn owner_v1<'s, const DEPTH: usize, X: Ext<ID>>(
         &'s self,
         step: &Step,
-        dec: &'s Decoder<ID, DEPTH>,
+        dec: &'s Decoder<ID, DEPTH, X>,
     ) -> Option<&'s str> {
         match step.kind {
             StepKind::CloseOldest | StepKind::Close(_) => {

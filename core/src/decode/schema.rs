@@ -1,6 +1,6 @@
 //! The top-level schema of every event type (SPEC section 2), as data.
 
-use super::{Decoder, Field, Kind};
+use super::{Decoder, Ext, Field, Kind};
 use crate::error::Detail;
 use crate::event::EventType;
 
@@ -112,8 +112,8 @@ const COMMON: Schema = &[
 ];
 
 /// Checks the decoded frame against the schema of `kind`.
-pub(crate) fn check<const ID: usize, const DEPTH: usize>(
-    dec: &Decoder<ID, DEPTH>,
+pub(crate) fn check<const ID: usize, const DEPTH: usize, X: Ext<ID>>(
+    dec: &Decoder<ID, DEPTH, X>,
     kind: EventType,
 ) -> Result<(), Detail> {
     for &(field, need, expect) in kind.schema().iter().chain(COMMON) {
@@ -122,8 +122,8 @@ pub(crate) fn check<const ID: usize, const DEPTH: usize>(
     Ok(())
 }
 
-fn check_field<const ID: usize, const DEPTH: usize>(
-    dec: &Decoder<ID, DEPTH>,
+fn check_field<const ID: usize, const DEPTH: usize, X: Ext<ID>>(
+    dec: &Decoder<ID, DEPTH, X>,
     field: Field,
     need: Need,
     expect: Expect,
@@ -161,8 +161,8 @@ fn check_field<const ID: usize, const DEPTH: usize>(
 
 /// [`check_field`] under the 1.0 rules: a required [`Json`] value must be
 /// there, and the values 1.0 checks nested get their verdict.
-pub(crate) fn check_field_v1<const ID: usize, const DEPTH: usize>(
-    dec: &Decoder<ID, DEPTH>,
+pub(crate) fn check_field_v1<const ID: usize, const DEPTH: usize, X: Ext<ID>>(
+    dec: &Decoder<ID, DEPTH, X>,
     field: Field,
     need: Need,
     expect: Expect,
@@ -190,15 +190,13 @@ pub(crate) fn check_field_v1<const ID: usize, const DEPTH: usize>(
             found,
         });
     }
-    match dec.enforce.shapes.verdict(field) {
-        super::shapes::Verdict::Bad => {
-            let issue = dec.enforce.shapes.issue(field);
-            Err(Detail::Invalid {
-                field,
-                path: issue.path,
-                what: issue.what,
-            })
-        }
-        super::shapes::Verdict::Fine { .. } | super::shapes::Verdict::Removed => Ok(()),
+    match dec.verdict(field) {
+        (super::shapes::Verdict::Bad, Some(issue)) => Err(Detail::Invalid {
+            field,
+            path: issue.path,
+            what: issue.what,
+        }),
+        (super::shapes::Verdict::Bad, None) => Err(Detail::Missing(field)),
+        (super::shapes::Verdict::Fine { .. } | super::shapes::Verdict::Removed, _) => Ok(()),
     }
 }

@@ -50,6 +50,138 @@ const LEGACY_NULLS: &[(Field, Option<&[EventType]>)] = &[
 /// reported as one warning saying so.
 pub(super) const UNKNOWN_KEYS: usize = 2;
 
+/// The decoder's 1.0 part, chosen by type: `()` for a decoder of the
+/// current protocol only (no memory, and none of the 1.0 code is linked:
+/// the firmware's flash and RAM budgets depend on it), [`V1`] for one that
+/// can decode 1.0.
+pub trait Ext<const ID: usize>: Clone + core::fmt::Debug {
+    /// Whether this part decodes 1.0.
+    const ON: bool;
+    /// The part before the first frame.
+    const NEW: Self;
+    /// The 1.0 state, if any.
+    fn get(&self) -> Option<&V1<ID>>;
+    /// The same, to change.
+    fn get_mut(&mut self) -> Option<&mut V1<ID>>;
+}
+
+impl<const ID: usize> Ext<ID> for () {
+    const ON: bool = false;
+    const NEW: Self = ();
+    #[inline(always)]
+    fn get(&self) -> Option<&V1<ID>> {
+        None
+    }
+    #[inline(always)]
+    fn get_mut(&mut self) -> Option<&mut V1<ID>> {
+        None
+    }
+}
+
+impl<const ID: usize> Ext<ID> for V1<ID> {
+    const ON: bool = true;
+    const NEW: Self = V1::new();
+    #[inline(always)]
+    fn get(&self) -> Option<&V1<ID>> {
+        Some(self)
+    }
+    #[inline(always)]
+    fn get_mut(&mut self) -> Option<&mut V1<ID>> {
+        Some(self)
+    }
+}
+
+/// The decoder's 1.0 state: the slots the 1.0 rules read (`subagentRunId`,
+/// the parent ids, `entityId`, `protocolVersion`, a chunk's `name`) and the
+/// enforcement of the frame being read.
+#[derive(Debug, Clone)]
+pub struct V1<const ID: usize = 64> {
+    subagent: heapless::String<ID>,
+    parent_message: heapless::String<ID>,
+    parent_subagent: heapless::String<ID>,
+    entity: heapless::String<ID>,
+    version: heapless::String<{ super::VERSION_LEN }>,
+    name: heapless::String<ID>,
+    enforce: Enforce,
+}
+
+impl<const ID: usize> Default for V1<ID> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const ID: usize> V1<ID> {
+    /// Empty slots.
+    pub const fn new() -> Self {
+        V1 {
+            subagent: heapless::String::new(),
+            parent_message: heapless::String::new(),
+            parent_subagent: heapless::String::new(),
+            entity: heapless::String::new(),
+            version: heapless::String::new(),
+            name: heapless::String::new(),
+            enforce: Enforce::new(),
+        }
+    }
+
+    /// A 1.0 slot's text ("" for the others, which the decoder keeps).
+    pub(super) fn slot(&self, slot: Slot) -> &str {
+        match slot {
+            Slot::SubagentRunId => &self.subagent,
+            Slot::ParentMessageId => &self.parent_message,
+            Slot::ParentSubagentRunId => &self.parent_subagent,
+            Slot::EntityId => &self.entity,
+            Slot::ProtocolVersion => &self.version,
+            Slot::Name => &self.name,
+            Slot::Type
+            | Slot::Role
+            | Slot::Subtype
+            | Slot::MessageId
+            | Slot::ToolCallId
+            | Slot::ToolCallName
+            | Slot::StepName => "",
+        }
+    }
+
+    pub(super) fn clear(&mut self, slot: Slot) {
+        match slot {
+            Slot::SubagentRunId => self.subagent.clear(),
+            Slot::ParentMessageId => self.parent_message.clear(),
+            Slot::ParentSubagentRunId => self.parent_subagent.clear(),
+            Slot::EntityId => self.entity.clear(),
+            Slot::ProtocolVersion => self.version.clear(),
+            Slot::Name => self.name.clear(),
+            Slot::Type
+            | Slot::Role
+            | Slot::Subtype
+            | Slot::MessageId
+            | Slot::ToolCallId
+            | Slot::ToolCallName
+            | Slot::StepName => {}
+        }
+    }
+
+    /// Appends to a 1.0 slot; false if it does not fit.
+    pub(super) fn push(&mut self, slot: Slot, text: &str) -> bool {
+        match slot {
+            Slot::SubagentRunId => self.subagent.push_str(text).is_ok(),
+            Slot::ParentMessageId => self.parent_message.push_str(text).is_ok(),
+            Slot::ParentSubagentRunId => self.parent_subagent.push_str(text).is_ok(),
+            Slot::EntityId => self.entity.push_str(text).is_ok(),
+            Slot::ProtocolVersion => self.version.push_str(text).is_ok(),
+            Slot::Name => self.name.push_str(text).is_ok(),
+            Slot::Type
+            | Slot::Role
+            | Slot::Subtype
+            | Slot::MessageId
+            | Slot::ToolCallId
+            | Slot::ToolCallName
+            | Slot::StepName => true,
+        }
+    }
+}
+
 /// The decoder's 1.0 state for one frame.
 #[derive(Debug, Clone)]
 pub(crate) struct Enforce {
@@ -105,11 +237,47 @@ impl Enforce {
     }
 }
 
-impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
+impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
     /// Turns the 1.0 streaming checks on or off for the next frames (off:
-    /// the current protocol, with no cost for them).
+    /// the current protocol, with no cost for them). A decoder without a
+    /// 1.0 part ([`Ext`] `()`) has none.
     pub fn set_v1_checks(&mut self, on: bool) {
-        self.v1 = on;
+        self.v1 = on && X::ON;
+    }
+
+    /// The enforcement of the frame, in 1.0 mode.
+    #[inline(always)]
+    pub(super) fn enforce(&mut self) -> Option<&mut Enforce> {
+        if !self.v1 {
+            return None;
+        }
+        self.ext.get_mut().map(|v| &mut v.enforce)
+    }
+
+    /// The same, to read.
+    fn enforcing(&self) -> Option<&Enforce> {
+        if !self.v1 {
+            return None;
+        }
+        self.ext.get().map(|v| &v.enforce)
+    }
+
+    /// Whether a nested 1.0 value is being checked (its tokens are needed).
+    #[inline(always)]
+    pub(super) fn checking(&self) -> bool {
+        self.v1 && self.ext.get().is_some_and(|v| v.enforce.is_active())
+    }
+
+    /// The verdict on a checked field and its issue (`Fine` off 1.0).
+    pub(super) fn verdict(&self, field: Field) -> (Verdict, Option<super::shapes::Issue>) {
+        match self.enforcing() {
+            Some(e) => {
+                let v = e.shapes.verdict(field);
+                let issue = (v == Verdict::Bad).then(|| e.shapes.issue(field));
+                (v, issue)
+            }
+            None => (Verdict::Fine { variant: None }, None),
+        }
     }
 
     /// The protocol a stream's first frame selects (SPEC 9.1), with the
@@ -186,7 +354,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
 
     /// `replace: false` on an ACTIVITY_SNAPSHOT.
     pub fn replace_false(&self) -> bool {
-        self.seen & Field::Replace.bit() != 0 && self.enforce.replace_false
+        self.seen & Field::Replace.bit() != 0 && self.enforcing().is_some_and(|e| e.replace_false)
     }
 
     /// `subtype` is `"tool-call"` (REASONING_ENCRYPTED_VALUE).
@@ -285,10 +453,9 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
                 let mut w = Warning::new(WarnCode::UnknownEvent, None, shown);
                 w.text = error_text(shown);
                 self.kind = None;
-                drop(core::mem::replace(
-                    &mut self.enforce.unknown,
-                    heapless::Vec::new(),
-                ));
+                if let Some(e) = self.enforce() {
+                    e.unknown.clear();
+                }
                 self.pending_warning(w);
                 Ok(None)
             }
@@ -370,13 +537,14 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             let _ = path.push_str(field.as_str());
             warn(Warning::new(WarnCode::Stripped, Some(kind), &path));
         }
-        for key in &self.enforce.unknown {
+        let Some(e) = self.enforcing() else { return };
+        for key in &e.unknown {
             let mut path = heapless::String::<32>::new();
             let _ = path.push('/');
             let _ = path.push_str(key);
             warn(Warning::new(WarnCode::Stripped, Some(kind), &path));
         }
-        if self.enforce.more {
+        if e.more {
             warn(Warning::new(
                 WarnCode::Stripped,
                 Some(kind),
@@ -384,10 +552,11 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             ));
         }
         self.strip_outcome(kind, warn);
-        for path in &self.enforce.shapes.strips {
+        let Some(e) = self.enforcing() else { return };
+        for path in &e.shapes.strips {
             warn(Warning::new(WarnCode::Stripped, Some(kind), &slashed(path)));
         }
-        if self.enforce.shapes.more_strips {
+        if e.shapes.more_strips {
             warn(Warning::new(
                 WarnCode::Stripped,
                 Some(kind),
@@ -404,7 +573,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         {
             return;
         }
-        let known = match self.enforce.shapes.verdict(Field::Outcome) {
+        let known = match self.verdict(Field::Outcome).0 {
             Verdict::Fine { variant: Some(v) } => outcome_known(kind, v),
             Verdict::Fine { variant: None } | Verdict::Bad => true,
             Verdict::Removed => false,
