@@ -23,6 +23,14 @@
 //! | transports | [`io`] | drive a pipeline from `embedded-io` (or async, or std) |
 //! | replies | [`reply`] | decode a tool call's arguments; write a tool result |
 //!
+//! AG-UI 1.0 (SPEC section 9) is a choice of the pipeline, made at compile
+//! time ([`pipeline::V1Pipeline`]: the decoder's 1.0 part and the 1.0
+//! tables) and per stream ([`protocol::Select`]): the [`compat`]ibility
+//! boundary, enforcement in [`decode`] (unknown types dropped, unknown keys
+//! stripped), lanes in [`chunk`], owners and sub-agents in [`verify::v1`],
+//! and [`warn`]ings handed to the caller as values. The default pipeline
+//! runs the current protocol and carries none of it.
+//!
 //! Nothing here allocates, panics or uses `unsafe`. Every capacity is a
 //! const generic; running out of one is an [`error::Error`] with code
 //! `capacity`, never a silent cut.
