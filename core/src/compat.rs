@@ -167,3 +167,43 @@ fn id_text<const ID: usize>(n: u64, kind: EventType) -> Result<heapless::String<
     })?;
     Ok(id)
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use std::vec::Vec;
+
+    /// The vectors' oracle mints `...0001`, `...0002`, ... per stream; a
+    /// START replaces the remembered id, an END forgets it, a continuation
+    /// with nothing remembered mints one (and says so).
+    #[test]
+    fn ids_are_minted_remembered_and_forgotten() {
+        let mut c: Compat<64> = Compat::new();
+        let mut warned = Vec::new();
+        let mut w = |w: Warning| warned.push(w.code);
+        let id = |n: u64| std::format!("00000000-0000-4000-8000-{n:012}");
+        let t = EventType::ThinkingStart;
+        let s = c.id_for(t, Thread::Span, Use::Mints, &mut w).unwrap();
+        assert_eq!(s.as_str(), id(1));
+        let m = c.id_for(t, Thread::Message, Use::Mints, &mut w).unwrap();
+        assert_eq!(m.as_str(), id(2));
+        let again = c
+            .id_for(t, Thread::Message, Use::Continues, &mut w)
+            .unwrap();
+        assert_eq!(again, m);
+        assert_eq!(c.id_for(t, Thread::Span, Use::Forgets, &mut w).unwrap(), s);
+        let fresh = c.id_for(t, Thread::Span, Use::Forgets, &mut w).unwrap();
+        assert_eq!(fresh.as_str(), id(3));
+        assert_eq!(warned, [WarnCode::MintedId]);
+        // Every retired type has a successor, and only they do.
+        for kind in EventType::ALL {
+            assert_eq!(
+                successor(*kind).is_some(),
+                !kind.is_in(crate::protocol::Protocol::V1)
+            );
+        }
+    }
+}

@@ -972,3 +972,60 @@ fn judge(text: &str, long: bool, signed: bool) -> bool {
     // Within ±2^53 the cast is exact for integers, and drops a fraction.
     (x as i64) as f64 == x
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
+mod tests {
+    use super::*;
+
+    /// SPEC 9.5: the literal read as the nearest double, then judged.
+    #[test]
+    fn numbers_are_judged_as_javascript_reads_them() {
+        let int = |t: &str| judge(t, false, true);
+        let count = |t: &str| judge(t, false, false);
+        for ok in [
+            "0",
+            "-0",
+            "1.0",
+            "1e3",
+            "1.5e1",
+            "9007199254740991",
+            "9007199254740991.4",
+            "-9007199254740991",
+        ] {
+            assert!(int(ok), "{ok}");
+        }
+        for bad in [
+            "1.5",
+            "9007199254740992",
+            "1e400",
+            "-9007199254740992",
+            "0.1",
+        ] {
+            assert!(!int(bad), "{bad}");
+        }
+        assert!(count("0") && count("12") && !count("-1") && !count("1.5"));
+        // A literal longer than the buffer is refused, never cut.
+        assert!(!judge("1", true, true));
+    }
+
+    fn pointer(text: &str) -> bool {
+        let mut s = Shapes::new();
+        s.scalar = Some(Shape::Pointer);
+        for c in text.chars() {
+            s.on_text(c.encode_utf8(&mut [0u8; 4]));
+        }
+        !s.ptr_bad && !s.ptr_tilde
+    }
+
+    /// `^(/([^/~]|~[01])*)*$`, a character at a time.
+    #[test]
+    fn json_pointers_follow_the_grammar() {
+        for ok in ["", "/", "/a", "/a/b", "/~0", "/~1x", "//", "/a~1b~0"] {
+            assert!(pointer(ok), "{ok}");
+        }
+        for bad in ["a", "/a~2", "/~", "/a~", "x/a"] {
+            assert!(!pointer(bad), "{bad}");
+        }
+    }
+}
