@@ -79,6 +79,8 @@ pub enum Mode {
 #[derive(Debug, Clone)]
 pub struct Checkpoint<const ID: usize = 64, const AGENTS: usize = 0> {
     chunker: Chunker<ID, AGENTS>,
+    /// Made for a 1.0 frame (which `rollback` cannot take back).
+    v1: bool,
     undo: heapless::Vec<Reversal<ID>, 3>,
 }
 
@@ -327,6 +329,12 @@ impl<
     /// expansion (SPEC 9.6), the 1.0 verifier (SPEC 9.7).
     #[inline(never)]
     fn expand_v1(&mut self, f: &mut dyn FnMut(&Event<'_>)) -> Result<(), Error> {
+        self.expand_v1_with(true, f)
+    }
+
+    /// The 1.0 expansion, verified or (`verify` false: a replay of an
+    /// expansion already verified) not.
+    fn expand_v1_with(&mut self, verify: bool, f: &mut dyn FnMut(&Event<'_>)) -> Result<(), Error> {
         let Some(head) = self.header.take() else {
             return Ok(());
         };
@@ -349,10 +357,45 @@ impl<
                 Origin::Close => Facts::default(),
                 Origin::Frame | Origin::Chunk => facts(&self.decoder),
             };
-            self.owners.check(&mut self.verifier, &ev, &facts)?;
+            if verify {
+                self.owners.check(&mut self.verifier, &ev, &facts)?;
+            }
             f(&ev);
         }
         Ok(())
+    }
+
+    /// [`expand_atomic`](Self::expand_atomic) under the 1.0 rules: the
+    /// frame is verified first, on the real state, with the state before it
+    /// kept aside (a copy of the verifier, the 1.0 tables and the chunk
+    /// lanes, on the stack: about 9 KiB for [`V1Pipeline`]); if an event
+    /// fails, the copy comes back. Else the expansion is replayed from the
+    /// lanes before the frame to hand the events out.
+    #[inline(never)]
+    fn expand_atomic_v1(
+        &mut self,
+        f: &mut dyn FnMut(&Event<'_>),
+    ) -> Result<Checkpoint<ID, AGENTS>, Error> {
+        let checkpoint = Checkpoint {
+            chunker: self.chunker.clone(),
+            undo: heapless::Vec::new(),
+            v1: true,
+        };
+        let verifier = self.verifier.clone();
+        let owners = self.owners.clone();
+        let header = self.header;
+        if let Err(err) = self.expand_v1_with(true, &mut |_| {}) {
+            self.chunker = checkpoint.chunker.clone();
+            self.verifier = verifier;
+            self.owners = owners;
+            return Err(err);
+        }
+        let verified = core::mem::replace(&mut self.chunker, checkpoint.chunker.clone());
+        self.header = header;
+        // Verified already: the replay cannot fail.
+        let _ = self.expand_v1_with(false, f);
+        self.chunker = verified;
+        Ok(checkpoint)
     }
 
     /// Expands and verifies the decoded frame as one unit: either all of
@@ -392,18 +435,12 @@ impl<
         f: &mut impl FnMut(&Event<'_>),
     ) -> Result<Checkpoint<ID, AGENTS>, Error> {
         if self.is_v1() {
-            // 1.0 frames are not taken back yet: the frame's events are
-            // handed out as in strict mode (see `Mode::KeepGoing`).
-            let checkpoint = Checkpoint {
-                chunker: self.chunker.clone(),
-                undo: heapless::Vec::new(),
-            };
-            self.expand_v1(&mut |ev| f(ev))?;
-            return Ok(checkpoint);
+            return self.expand_atomic_v1(&mut |ev| f(ev));
         }
         let mut checkpoint = Checkpoint {
             chunker: self.chunker.clone(),
             undo: heapless::Vec::new(),
+            v1: false,
         };
         let Some((head, plan)) = self.take_plan()? else {
             return Ok(checkpoint);
@@ -433,7 +470,14 @@ impl<
 
     /// Takes back a frame accepted by [`expand_atomic`](Self::expand_atomic);
     /// only valid before the next frame is expanded.
+    ///
+    /// Not for a 1.0 frame, which it leaves in place: the 1.0 tables keep
+    /// no undo records (a frame that fails its own verification is taken
+    /// back by `expand_atomic` itself).
     pub fn rollback(&mut self, checkpoint: Checkpoint<ID, AGENTS>) {
+        if checkpoint.v1 {
+            return;
+        }
         for undo in checkpoint.undo.into_iter().rev() {
             self.verifier.undo(undo);
         }
@@ -594,8 +638,10 @@ impl<
 
     /// Sets what happens after an error.
     ///
-    /// In 1.0 mode, keep-going does not yet take a failed frame's earlier
-    /// events back: they were handed out and stay applied.
+    /// In 1.0 mode a failed frame is taken back as in the current protocol
+    /// (its events are verified before any is handed out), at the cost of a
+    /// copy of the 1.0 state on the stack per frame (about 9 KiB for
+    /// [`V1Pipeline`]); an accepted 1.0 frame cannot be rolled back later.
     pub fn set_mode(&mut self, mode: Mode) {
         self.mode = mode;
     }

@@ -350,3 +350,50 @@ fn v1_vectors() {
         failures.first().map_or("", String::as_str)
     );
 }
+
+/// Keep-going mode in 1.0: a failing frame hands out none of its events
+/// (all or nothing), the stream goes on after it, and up to the first
+/// error the events are strict mode's minus the failing frame's.
+#[test]
+fn keep_going_frames_are_atomic() {
+    use agui_core::pipeline::Mode;
+    let mut errors_seen = 0;
+    for v in vectors() {
+        let bytes = ndjson(&v.events);
+        let strict = {
+            let mut p = Core::new();
+            p.set_protocol(Select::Fixed(Protocol::V1));
+            let mut events = Vec::new();
+            let result = p
+                .feed(&bytes, |out| {
+                    if let Output::Event(ev) = out {
+                        events.push((ev.frame, ev.kind));
+                    }
+                })
+                .and_then(|()| p.finish(|_| {}));
+            (events, result.err().map(|e| e.frame))
+        };
+        let mut p = Core::new();
+        p.set_protocol(Select::Fixed(Protocol::V1));
+        p.set_mode(Mode::KeepGoing);
+        let mut events = Vec::new();
+        let mut first_error = None;
+        let mut record = |out: Output<'_>| match out {
+            Output::Event(ev) if first_error.is_none() => events.push((ev.frame, ev.kind)),
+            Output::Error(e) if first_error.is_none() => first_error = Some(e.frame),
+            Output::Event(_) | Output::Error(_) | Output::Part(_) => {}
+        };
+        p.feed(&bytes, &mut record).unwrap();
+        p.finish(&mut record).unwrap();
+        assert_eq!(first_error, strict.1, "{}", v.name);
+        let want: Vec<_> = strict
+            .0
+            .iter()
+            .copied()
+            .filter(|(frame, _)| Some(*frame) != strict.1)
+            .collect();
+        assert_eq!(events, want, "{}", v.name);
+        errors_seen += usize::from(first_error.is_some());
+    }
+    assert!(errors_seen > 300, "{errors_seen}");
+}
