@@ -26,6 +26,9 @@ pub enum WarnCode {
     DroppedTitle,
     /// A `THINKING_*` continuation had no opener: an id was minted (`text`).
     MintedId,
+    /// A legacy `binary` content part with only an `id` cannot be upgraded;
+    /// enforcement strips it.
+    BinaryUnconvertible,
     /// `RUN_STARTED.protocolVersion` is newer than 1.0 (`text`: it).
     ProtocolNewer,
     /// `RUN_STARTED.protocolVersion` is outside `<digits>.<digits>`.
@@ -41,6 +44,7 @@ impl WarnCode {
             WarnCode::Converted => "converted",
             WarnCode::DroppedTitle => "dropped_title",
             WarnCode::MintedId => "minted_id",
+            WarnCode::BinaryUnconvertible => "binary_unconvertible",
             WarnCode::ProtocolNewer => "protocol_newer",
             WarnCode::ProtocolUninterpretable => "protocol_uninterpretable",
         }
@@ -50,7 +54,10 @@ impl WarnCode {
     pub const fn stage(self) -> &'static str {
         match self {
             WarnCode::UnknownEvent | WarnCode::Stripped => "enforce",
-            WarnCode::Converted | WarnCode::DroppedTitle | WarnCode::MintedId => "compat",
+            WarnCode::Converted
+            | WarnCode::DroppedTitle
+            | WarnCode::MintedId
+            | WarnCode::BinaryUnconvertible => "compat",
             WarnCode::ProtocolNewer | WarnCode::ProtocolUninterpretable => "agent",
         }
     }
@@ -98,6 +105,7 @@ impl fmt::Display for Warning {
             WarnCode::Converted => write!(f, "translated the retired '{t}' into its 1.0 form"),
             WarnCode::DroppedTitle => f.write_str("THINKING_START's title has no 1.0 counterpart and was dropped"),
             WarnCode::MintedId => write!(f, "{ty} continues nothing that was started; minted the id '{t}'"),
+            WarnCode::BinaryUnconvertible => write!(f, "{ty}: a legacy binary content part with only an id cannot be upgraded; it is stripped"),
             WarnCode::ProtocolNewer => write!(f, "the producer speaks protocol {t}; this client speaks 1.0, unrecognised material will be stripped"),
             WarnCode::ProtocolUninterpretable => write!(f, "cannot interpret protocolVersion '{t}'; read as newer than 1.0"),
         }

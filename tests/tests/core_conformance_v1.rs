@@ -3,7 +3,8 @@
 //! 1.0.0): for every stream, fed as NDJSON whole and as SSE in random small
 //! pieces, the error's frame index and stage, and the sequence of verified
 //! event types before it, equal the reference's (`expect.error`, the `type`s
-//! of `expect.trace`).
+//! of `expect.trace`); so do the codes the errors' texts map to, and the
+//! `enforce` and `compat` warnings, as (frame, code) per stream.
 //!
 //! The trace is the reference's list of verified events, each folded by its
 //! reducer: the events the core hands out, one for one (the reducer adds
@@ -327,6 +328,11 @@ fn v1_vectors() {
         got_warnings.sort();
         if want_sorted == got_warnings {
             warn_frames_pass += 1;
+        } else if std::env::var_os("V1_WARNINGS").is_some() {
+            println!(
+                "{}\n  want {:?}\n  got  {:?}",
+                v.name, want_sorted, got_warnings
+            );
         }
     }
     println!(
@@ -337,6 +343,13 @@ fn v1_vectors() {
         vectors.len()
     );
     println!("known gaps: {}", KNOWN_GAPS.len());
+    // The enforce and compat warnings are reported at the same frames with
+    // the same codes (README: "should"; the paths are ours).
+    assert_eq!(
+        warn_frames_pass,
+        vectors.len(),
+        "V1_WARNINGS=1 lists the differences"
+    );
     if std::env::var_os("V1_VERBOSE").is_some() {
         for f in &failures {
             println!("{f}");

@@ -31,6 +31,9 @@ pub(crate) enum Shape {
     Any,
     /// Anything but `null`.
     NotNull,
+    /// Anything; `null` is a legacy null, made absent by the
+    /// compatibility boundary (SPEC 9.3), with a warning.
+    Legacy,
     /// A string.
     Str,
     /// A string from the list.
@@ -78,6 +81,10 @@ pub(crate) struct Union {
     /// For [`Shape::Content`]: the JSON kinds each variant's `content`
     /// may have (a [`kinds`] mask).
     content: &'static [u8],
+    /// A retired variant the compatibility boundary upgrades (SPEC 9.3:
+    /// the `binary` part), and the members of which one must be there for
+    /// it to convert; without them it is stripped.
+    legacy: Option<(u8, u16)>,
 }
 
 const ALL: u16 = u16::MAX;
@@ -98,6 +105,7 @@ const fn rec(members: &'static [Member]) -> Union {
         members,
         keeps_unknown: false,
         content: &[],
+        legacy: None,
     }
 }
 
@@ -120,6 +128,7 @@ static SOURCE: Union = Union {
     ],
     keeps_unknown: false,
     content: &[],
+    legacy: None,
 };
 
 static PART: Union = Union {
@@ -133,8 +142,33 @@ static PART: Union = Union {
     ],
     keeps_unknown: false,
     content: &[],
+    legacy: None,
 };
 static PART_SHAPE: Shape = Shape::Union(&PART);
+
+/// A content part inside a message (of a snapshot or a run input): as
+/// [`PART`], plus the retired `binary` part, which the boundary upgrades
+/// when it has `data` or `url` (and strips, warned, when it has only an
+/// `id`), and a media part's `metadata: null` is a legacy null.
+static MESSAGE_PART: Union = Union {
+    tag: Some("type"),
+    variants: &["text", "image", "audio", "video", "document", "binary"],
+    members: &[
+        m("text", Shape::Str, 0b000001, 0b000001),
+        m("source", Shape::Union(&SOURCE), 0b011110, 0b011110),
+        m("id", Shape::Str, ALL, 0),
+        m("metadata", Shape::Legacy, 0b011111, 0),
+        m("mimeType", Shape::Str, 0b100000, 0b100000),
+        m("url", Shape::Str, 0b100000, 0),
+        m("data", Shape::Str, 0b100000, 0),
+        m("filename", Shape::Str, 0b100000, 0),
+    ],
+    keeps_unknown: false,
+    content: &[],
+    // `url` and `data`: members 5 and 6.
+    legacy: Some((5, 0b110_0000)),
+};
+static MESSAGE_PART_SHAPE: Shape = Shape::Union(&MESSAGE_PART);
 
 static OP: Union = Union {
     tag: Some("op"),
@@ -146,6 +180,7 @@ static OP: Union = Union {
     ],
     keeps_unknown: true,
     content: &[],
+    legacy: None,
 };
 static OP_SHAPE: Shape = Shape::Union(&OP);
 
@@ -192,6 +227,7 @@ static OUTCOME: Union = Union {
     ],
     keeps_unknown: false,
     content: &[],
+    legacy: None,
 };
 
 static FUNCTION: Union = rec(&[
@@ -221,7 +257,12 @@ static MESSAGE: Union = Union {
     ],
     members: &[
         m("id", Shape::Str, ALL, ALL),
-        m("content", Shape::Content(&PART_SHAPE), ALL, 0b1011011),
+        m(
+            "content",
+            Shape::Content(&MESSAGE_PART_SHAPE),
+            ALL,
+            0b1011011,
+        ),
         m("name", Shape::Str, 0b0001111, 0),
         m("encryptedValue", Shape::Str, 0b1011111, 0),
         m("metadata", Shape::Obj, ALL, 0),
@@ -241,13 +282,14 @@ static MESSAGE: Union = Union {
         kinds::OBJ,
         kinds::STR,
     ],
+    legacy: None,
 };
 static MESSAGE_SHAPE: Shape = Shape::Union(&MESSAGE);
 
 static TOOL: Union = rec(&[
     m("name", Shape::Str, ALL, ALL),
     m("description", Shape::Str, ALL, ALL),
-    m("parameters", Shape::Any, ALL, 0),
+    m("parameters", Shape::Legacy, ALL, 0),
     m("metadata", Shape::Obj, ALL, 0),
 ]);
 static TOOL_SHAPE: Shape = Shape::Union(&TOOL);
@@ -259,7 +301,7 @@ static CONTEXT_SHAPE: Shape = Shape::Union(&CONTEXT);
 static RESUME: Union = rec(&[
     m("interruptId", Shape::Str, ALL, ALL),
     m("status", Shape::OneOf(&["resolved", "cancelled"]), ALL, ALL),
-    m("payload", Shape::Any, ALL, 0),
+    m("payload", Shape::Legacy, ALL, 0),
     m("metadata", Shape::Obj, ALL, 0),
 ]);
 static RESUME_SHAPE: Shape = Shape::Union(&RESUME);
@@ -273,7 +315,7 @@ static INPUT: Union = rec(&[
     m("messages", Shape::List(&MESSAGE_SHAPE), ALL, ALL),
     m("tools", Shape::List(&TOOL_SHAPE), ALL, 0),
     m("context", Shape::List(&CONTEXT_SHAPE), ALL, 0),
-    m("forwardedProps", Shape::Any, ALL, 0),
+    m("forwardedProps", Shape::Legacy, ALL, 0),
     m("resume", Shape::List(&RESUME_SHAPE), ALL, 0),
 ]);
 
@@ -387,10 +429,16 @@ pub(crate) struct Shapes {
     verdicts: [Option<Verdict>; CHECKED.len()],
     /// The first malformed value (one per frame: the first is the error).
     pending: Option<Pending>,
-    /// Strip warnings (paths) inside the checked values, and whether more
-    /// were dropped for room.
+    /// Strip warnings (paths) inside the checked values (the first ones:
+    /// more are counted, see `extra_strips`).
     pub(crate) strips: heapless::Vec<ErrorText, STRIPS>,
-    pub(crate) more_strips: bool,
+    /// Strip warnings so far, stored or not.
+    strip_count: u8,
+    /// Legacy nulls made absent, and whether a `binary` part was upgraded
+    /// or left to be stripped (SPEC 9.3), for the boundary's warnings.
+    pub(crate) legacy_nulls: u8,
+    pub(crate) binary_converted: bool,
+    pub(crate) binary_unconvertible: u8,
 }
 
 impl Shapes {
@@ -410,7 +458,10 @@ impl Shapes {
             verdicts: [None, None, None, None, None, None, None, None],
             pending: None,
             strips: heapless::Vec::new(),
-            more_strips: false,
+            strip_count: 0,
+            legacy_nulls: 0,
+            binary_converted: false,
+            binary_unconvertible: 0,
         }
     }
 
@@ -593,7 +644,7 @@ impl Shapes {
             (Shape::Content(s), Kind::Array) => self.push(None, Some((s, false))),
             (Shape::List(s), Kind::Array) => self.push(None, Some((s, false))),
             (Shape::NonEmpty(s), Kind::Array) => self.push(None, Some((s, true))),
-            (Shape::Any, Kind::Object | Kind::Array)
+            (Shape::Any | Shape::Legacy, Kind::Object | Kind::Array)
             | (Shape::NotNull, Kind::Object | Kind::Array)
             | (Shape::Obj, Kind::Object)
             | (Shape::Content(_), Kind::Object) => self.skip = 1,
@@ -654,7 +705,7 @@ impl Shapes {
             index: 0,
             variant: None,
             content: 0,
-            strips_before: self.strips.len() as u8,
+            strips_before: self.strip_count,
         };
         if self.stack.push(level).is_err() {
             // Deeper than any 1.0 shape: judged as it is, not inspected.
@@ -710,6 +761,12 @@ impl Shapes {
         }
         let ok = match (shape, kind) {
             (Shape::Any, _) => true,
+            (Shape::Legacy, k) => {
+                if k == Kind::Null {
+                    self.legacy_nulls = self.legacy_nulls.saturating_add(1);
+                }
+                true
+            }
             (Shape::NotNull, k) => k != Kind::Null,
             (Shape::Str | Shape::Content(_), Kind::String) => true,
             (Shape::OneOf(values), Kind::String) => {
@@ -769,10 +826,14 @@ impl Shapes {
             .filter(|p| p.depth >= depth && Some(p.field) == self.field)
     }
 
+    /// Strip warnings beyond the stored paths.
+    pub(crate) fn extra_strips(&self) -> u8 {
+        self.strip_count.saturating_sub(self.strips.len() as u8)
+    }
+
     fn strip(&mut self, path: ErrorText) {
-        if self.strips.push(path).is_err() {
-            self.more_strips = true;
-        }
+        self.strip_count = self.strip_count.saturating_add(1);
+        let _ = self.strips.push(path);
     }
 
     /// The path of the current position, plus `key` if not empty:
@@ -821,6 +882,7 @@ impl Shapes {
         };
         if matches!(verdict, Verdict::Removed) {
             // What was stripped or wrong inside is withdrawn with it.
+            self.strip_count = level.strips_before;
             self.strips.truncate(usize::from(level.strips_before));
             if self.pending_at(depth).is_some() {
                 self.pending = None;
@@ -868,6 +930,15 @@ impl Shapes {
         let Some(variant) = variant else {
             return Verdict::Removed;
         };
+        if let Some((_, needs)) = u.legacy.filter(|(v, _)| usize::from(*v) == variant) {
+            // The boundary translates the message's parts (one warning),
+            // and names each part it cannot upgrade.
+            self.binary_converted = true;
+            if level.seen & needs == 0 {
+                self.binary_unconvertible = self.binary_unconvertible.saturating_add(1);
+                return Verdict::Removed;
+            }
+        }
         let bit = 1u16 << variant;
         for (i, mm) in u.members.iter().enumerate() {
             let here = 1u16 << i;
@@ -938,7 +1009,7 @@ impl Shapes {
 /// What a value of the wrong JSON kind should have been.
 fn wrong(shape: Shape) -> &'static str {
     match shape {
-        Shape::Any => "any value",
+        Shape::Any | Shape::Legacy => "any value",
         Shape::NotNull => "a value other than null",
         Shape::Str | Shape::OneOf(_) | Shape::Pointer => "expected a string",
         Shape::Obj | Shape::Union(_) => "expected an object",

@@ -509,7 +509,9 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
         }
     }
 
-    /// SPEC 9.3's legacy nulls: absent from now on, with a warning.
+    /// SPEC 9.3's legacy nulls: absent from now on, with a warning; and
+    /// the nested ones and `binary` parts of the messages of a run input or
+    /// a snapshot.
     fn legacy_nulls(&mut self, kind: EventType, warn: &mut dyn FnMut(Warning)) {
         for &(field, types) in LEGACY_NULLS {
             let applies = types.is_none_or(|t| t.contains(&kind));
@@ -521,6 +523,39 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
                     field.as_str(),
                 ));
             }
+        }
+        let nested = if kind == EventType::RunStarted {
+            Field::Input
+        } else if kind == EventType::MessagesSnapshot {
+            Field::Messages
+        } else {
+            return;
+        };
+        if self.seen & nested.bit() == 0 {
+            return;
+        }
+        let Some(e) = self.enforcing() else { return };
+        let shapes = &e.shapes;
+        for _ in 0..shapes.legacy_nulls {
+            warn(Warning::new(
+                WarnCode::Converted,
+                Some(kind),
+                "null (now absent)",
+            ));
+        }
+        for _ in 0..shapes.binary_unconvertible {
+            warn(Warning::new(
+                WarnCode::BinaryUnconvertible,
+                Some(kind),
+                "binary",
+            ));
+        }
+        if shapes.binary_converted {
+            warn(Warning::new(
+                WarnCode::Converted,
+                Some(kind),
+                "binary content parts",
+            ));
         }
     }
 
@@ -556,7 +591,7 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
         for path in &e.shapes.strips {
             warn(Warning::new(WarnCode::Stripped, Some(kind), &slashed(path)));
         }
-        if e.shapes.more_strips {
+        for _ in 0..e.shapes.extra_strips() {
             warn(Warning::new(
                 WarnCode::Stripped,
                 Some(kind),
