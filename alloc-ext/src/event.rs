@@ -378,6 +378,7 @@ macro_rules! events {
         with_fields { $( $(#[$doc:meta])* $name:ident($payload:ty), )* }
         without_fields { $( $(#[$udoc:meta])* $unit:ident, )* }
         expanded_before_apply { $( $chunk:ident, )* }
+        only_in_v1 { $( $v1:ident, )* }
     ) => {
         /// One verified event, owning what the reducer and the hooks need.
         ///
@@ -437,6 +438,7 @@ macro_rules! events {
                     Event::$unit
                 } )*
                 $( EventType::$chunk )|* => return Err(not_expanded(kind)),
+                $( EventType::$v1 )|* => return Err(not_current(kind)),
             })
         }
     };
@@ -511,6 +513,13 @@ events! {
         TextMessageChunk,
         ToolCallChunk,
         ReasoningMessageChunk,
+    }
+    // The alloc layer folds the current protocol; the core reads these
+    // only in 1.0 mode (where they are unknown types otherwise).
+    only_in_v1 {
+        SubagentStarted,
+        SubagentFinished,
+        SubagentError,
     }
 }
 
@@ -770,6 +779,13 @@ fn close(kind: EventType, id: &str) -> Result<Event, DecodeError> {
 fn not_expanded(kind: EventType) -> DecodeError {
     DecodeError::new(alloc::format!(
         "{kind} must be expanded before it is applied"
+    ))
+    .within(F::Type.as_str())
+}
+
+fn not_current(kind: EventType) -> DecodeError {
+    DecodeError::new(alloc::format!(
+        "{kind} is an AG-UI 1.0 event; this reducer folds the current protocol"
     ))
     .within(F::Type.as_str())
 }

@@ -15,9 +15,12 @@
 //! open item stays open (no END is made). A chunk error emits nothing from
 //! its frame and leaves the expander as it was.
 
-use crate::decode::{Decoder, Field, Header};
+use crate::decode::{Decoder, Ext, Field, Header};
 use crate::error::{Code, Detail, Error, Stage};
 use crate::event::{EventType, Origin};
+
+mod lanes;
+pub use lanes::{LaneKey, PlanV1, Step, StepKind};
 
 /// The kind of the open chunked item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,8 +48,12 @@ pub enum ChunkPart {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Chunking {
-    /// Closes the open item first (most events).
+    /// Closes the open item first (most events; in 1.0 the open item of
+    /// the event's own lane).
     Ends,
+    /// Closes the open item first, in 1.0 every lane's (the run-level
+    /// events and `MESSAGES_SNAPSHOT`, which carry no `subagentRunId`).
+    EndsAll,
     /// Passes through and keeps the item open (`RAW`, `ACTIVITY_*`,
     /// `REASONING_ENCRYPTED_VALUE`).
     Keeps,
@@ -59,7 +66,7 @@ impl Item {
     pub const fn of_chunk(kind: EventType) -> Option<Item> {
         match kind.chunking() {
             Chunking::Expands(item) => Some(item),
-            Chunking::Ends | Chunking::Keeps => None,
+            Chunking::Ends | Chunking::EndsAll | Chunking::Keeps => None,
         }
     }
 
@@ -150,19 +157,33 @@ pub struct Planned {
 /// The events one frame expands to, in order (at most three).
 pub type Plan = heapless::Vec<Planned, 3>;
 
-/// The chunk expander; `ID` is the id capacity in bytes.
+/// The chunk expander; `ID` is the id capacity in bytes, `AGENTS` the
+/// number of sub-agent lanes (1.0, SPEC 9.6; the parent agent's lane is
+/// the one open item of the current protocol).
 #[derive(Debug, Clone, Default)]
-pub struct Chunker<const ID: usize = 64> {
+pub struct Chunker<const ID: usize = 64, const AGENTS: usize = 0> {
     open: Option<Item>,
     id: heapless::String<ID>,
+    /// 1.0: the parent lane's opener fields and age.
+    parent: lanes::Opener,
+    /// 1.0: the sub-agents' lanes.
+    lanes: heapless::Vec<lanes::Lane<ID>, AGENTS>,
+    /// 1.0: lanes opened so far (orders them).
+    opened: u32,
+    /// 1.0: the lane a close step is ending (emptied at the next step).
+    closing: Option<LaneKey>,
 }
 
-impl<const ID: usize> Chunker<ID> {
+impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
     /// An expander with no open item.
     pub const fn new() -> Self {
         Chunker {
             open: None,
             id: heapless::String::new(),
+            parent: lanes::Opener::NONE,
+            lanes: heapless::Vec::new(),
+            opened: 0,
+            closing: None,
         }
     }
 
@@ -171,10 +192,9 @@ impl<const ID: usize> Chunker<ID> {
         self.open.map(|item| (item, self.id.as_str()))
     }
 
-    /// Forgets the open item.
+    /// Forgets the open items.
     pub fn reset(&mut self) {
-        self.open = None;
-        self.id.clear();
+        *self = Self::new();
     }
 
     /// Plans the expansion of a decoded frame without changing any state.
@@ -182,10 +202,10 @@ impl<const ID: usize> Chunker<ID> {
     /// # Errors
     /// `chunk_missing_id` / `chunk_missing_name` (transform stage) for a
     /// first chunk without its id or tool-call name.
-    pub fn plan<const DEPTH: usize>(
+    pub fn plan<const DEPTH: usize, X: Ext<ID>>(
         &self,
         head: &Header,
-        dec: &Decoder<ID, DEPTH>,
+        dec: &Decoder<ID, DEPTH, X>,
     ) -> Result<Plan, Error> {
         let mut plan = Plan::new();
         let item = match head.kind.chunking() {
@@ -194,7 +214,7 @@ impl<const ID: usize> Chunker<ID> {
                 push(&mut plan, head.kind, Origin::Frame, IdFrom::Frame);
                 return Ok(plan);
             }
-            Chunking::Ends => {
+            Chunking::Ends | Chunking::EndsAll => {
                 self.push_close(&mut plan);
                 push(&mut plan, head.kind, Origin::Frame, IdFrom::Frame);
                 return Ok(plan);
@@ -232,7 +252,11 @@ impl<const ID: usize> Chunker<ID> {
     /// Applies the state change of one planned step, before its event is
     /// built: a close forgets the open item, a chunk START opens the frame's.
     #[inline]
-    pub fn advance<const DEPTH: usize>(&mut self, step: &Planned, dec: &Decoder<ID, DEPTH>) {
+    pub fn advance<const DEPTH: usize, X: Ext<ID>>(
+        &mut self,
+        step: &Planned,
+        dec: &Decoder<ID, DEPTH, X>,
+    ) {
         match step.origin {
             Origin::Close => self.open = None,
             Origin::Chunk if step.id == IdFrom::Frame => {
@@ -247,10 +271,10 @@ impl<const ID: usize> Chunker<ID> {
     }
 
     /// The id for a step: the open item's, or the frame's.
-    pub fn id<'s, const DEPTH: usize>(
+    pub fn id<'s, const DEPTH: usize, X: Ext<ID>>(
         &'s self,
         step: &Planned,
-        dec: &'s Decoder<ID, DEPTH>,
+        dec: &'s Decoder<ID, DEPTH, X>,
     ) -> &'s str {
         match step.id {
             IdFrom::Open => &self.id,
@@ -395,7 +419,9 @@ mod tests {
                     assert_eq!(kind.id_field(), item.start().id_field(), "{kind}");
                     assert_eq!(item.content().id_field(), item.end().id_field(), "{kind}");
                 }
-                Chunking::Ends | Chunking::Keeps => assert!(!kind.is_chunk(), "{kind}"),
+                Chunking::Ends | Chunking::EndsAll | Chunking::Keeps => {
+                    assert!(!kind.is_chunk(), "{kind}")
+                }
             }
         }
     }

@@ -42,8 +42,11 @@ use crate::json::{Token, Tokenizer};
 
 pub mod nested;
 mod schema;
+mod shapes;
+mod v1;
 
 pub use schema::{Expect, Need, Schema};
+pub use v1::{Ext, V1};
 
 macro_rules! fields {
     ($($(#[$doc:meta])* $variant:ident = $wire:literal,)*) => {
@@ -173,6 +176,17 @@ fields! {
     Source = "source",
     /// `value`: a CUSTOM event's value.
     Value = "value",
+    /// 1.0 `protocolVersion`: the version the producer speaks (RUN_STARTED).
+    ProtocolVersion = "protocolVersion",
+    /// 1.0 `subagentRunId`: the sub-agent invocation that produced the
+    /// event (absent: the parent agent), or the one a SUBAGENT_* event is about.
+    SubagentRunId = "subagentRunId",
+    /// 1.0 `description`: what a sub-agent does (SUBAGENT_STARTED).
+    Description = "description",
+    /// 1.0 `parentSubagentRunId`: the sub-agent that started this one.
+    ParentSubagentRunId = "parentSubagentRunId",
+    /// 1.0 `parentToolCallId`: the tool call that started a sub-agent.
+    ParentToolCallId = "parentToolCallId",
 }
 
 const FIELD_COUNT: usize = Field::ALL.len();
@@ -353,14 +367,24 @@ enum Slot {
     ToolCallId,
     ToolCallName,
     StepName,
+    SubagentRunId,
+    ParentMessageId,
+    ParentSubagentRunId,
+    EntityId,
+    ProtocolVersion,
+    Name,
 }
 
 /// Longest event type name ("THINKING_TEXT_MESSAGE_CONTENT") and then some.
 const TYPE_LEN: usize = 32;
 /// Longest enum value we compare (`"tool-call"`, `"assistant"`, ...).
 const ENUM_LEN: usize = 16;
-/// Longest key we look up; longer keys are unknown fields anyway.
-const KEY_LEN: usize = 16;
+/// Longest key we look up (`parentSubagentRunId`); longer keys are
+/// unknown fields anyway.
+const KEY_LEN: usize = 24;
+/// Longest `protocolVersion` we read; a longer one reads as outside the
+/// `<digits>.<digits>` grammar (SPEC 9.1), which selects 1.0 like a newer one.
+pub(crate) const VERSION_LEN: usize = 16;
 
 impl Slot {
     fn of(field: Field) -> Option<Slot> {
@@ -372,6 +396,12 @@ impl Slot {
             Field::ToolCallId => Slot::ToolCallId,
             Field::ToolCallName => Slot::ToolCallName,
             Field::StepName => Slot::StepName,
+            Field::SubagentRunId => Slot::SubagentRunId,
+            Field::ParentMessageId => Slot::ParentMessageId,
+            Field::ParentSubagentRunId => Slot::ParentSubagentRunId,
+            Field::EntityId => Slot::EntityId,
+            Field::ProtocolVersion => Slot::ProtocolVersion,
+            Field::Name => Slot::Name,
             // Values the rules never read: handed out as parts only.
             Field::Timestamp
             | Field::RawEvent
@@ -385,12 +415,9 @@ impl Slot {
             | Field::Usage
             | Field::Message
             | Field::Code
-            | Field::Name
             | Field::Delta
-            | Field::ParentMessageId
             | Field::Content
             | Field::Title
-            | Field::EntityId
             | Field::EncryptedValue
             | Field::Snapshot
             | Field::Messages
@@ -399,12 +426,14 @@ impl Slot {
             | Field::Patch
             | Field::Event
             | Field::Source
-            | Field::Value => return None,
+            | Field::Value
+            | Field::Description
+            | Field::ParentToolCallId => return None,
         })
     }
 
-    const fn bit(self) -> u8 {
-        1u8 << (self as u8)
+    const fn bit(self) -> u16 {
+        1u16 << (self as u16)
     }
 }
 
@@ -415,7 +444,7 @@ impl Slot {
 /// call [`end_frame`](Self::end_frame). Then [`begin_frame`](Self::begin_frame)
 /// (or the first `feed` after `end_frame`) starts the next.
 #[derive(Debug, Clone)]
-pub struct Decoder<const ID: usize = 64, const DEPTH: usize = 32> {
+pub struct Decoder<const ID: usize = 64, const DEPTH: usize = 32, X: Ext<ID> = ()> {
     json: Tokenizer<DEPTH>,
     pos: Pos,
     /// The field whose value is being read (`None`: an unknown field).
@@ -428,9 +457,9 @@ pub struct Decoder<const ID: usize = 64, const DEPTH: usize = 32> {
     seen: u64,
     kinds: [Kind; FIELD_COUNT],
     /// Slots whose value did not fit.
-    overflow: u8,
+    overflow: u16,
     /// Slots whose value was a string (the others are stale).
-    filled: u8,
+    filled: u16,
     ty: heapless::String<TYPE_LEN>,
     role: heapless::String<ENUM_LEN>,
     subtype: heapless::String<ENUM_LEN>,
@@ -449,19 +478,25 @@ pub struct Decoder<const ID: usize = 64, const DEPTH: usize = 32> {
     /// The type of the last frame that named one: consecutive frames
     /// mostly share it, and a compare is cheaper than a lookup.
     last_type: Option<EventType>,
+    /// 1.0 mode: strip unknown keys, check the values 1.0 describes.
+    v1: bool,
+    /// The 1.0 part: its slots and checks (nothing for `()`).
+    ext: X,
+    /// The unknown-type warning of a frame 1.0 dropped.
+    dropped: Option<crate::warn::Warning>,
     /// The last frame type and field set that passed the schema check
     /// while all its fields were strings (and none an enum or a nested
     /// value): the same type and fields pass again.
     checked: Option<(EventType, u64)>,
 }
 
-impl<const ID: usize, const DEPTH: usize> Default for Decoder<ID, DEPTH> {
+impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Default for Decoder<ID, DEPTH, X> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
+impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
     /// A decoder ready for its first frame.
     pub const fn new() -> Self {
         Decoder {
@@ -488,6 +523,9 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             strings: 0,
             type_hint: None,
             last_type: None,
+            v1: false,
+            ext: X::NEW,
+            dropped: None,
             checked: None,
         }
     }
@@ -505,6 +543,9 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         self.kind = None;
         self.ended = false;
         self.nested = nested::Checker::new();
+        if let Some(e) = self.enforce() {
+            *e = v1::Enforce::new();
+        }
     }
 
     /// Feeds frame text; returns how many bytes were used and at most one
@@ -560,7 +601,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
                             return Ok((pos, Some(part)));
                         }
                     }
-                    Pos::Raw if !self.nested.is_active() => {
+                    Pos::Raw if !self.nested.is_active() && !self.checking() => {
                         let (used, closed) =
                             self.json.skip_to_depth(rest, 1).map_err(Error::json)?;
                         let start = pos;
@@ -722,6 +763,12 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             Slot::ToolCallId => &self.tool_call_id,
             Slot::ToolCallName => &self.tool_call_name,
             Slot::StepName => &self.step_name,
+            Slot::SubagentRunId
+            | Slot::ParentMessageId
+            | Slot::ParentSubagentRunId
+            | Slot::EntityId
+            | Slot::ProtocolVersion
+            | Slot::Name => self.ext.get().map_or("", |v| v.slot(slot)),
         }
     }
 
@@ -747,6 +794,11 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         } else {
             Field::from_wire_bytes(key)
         };
+        if self.field.is_none() {
+            if let Some(e) = self.enforce() {
+                e.unknown_key(key);
+            }
+        }
         self.pos = Pos::Value;
     }
 
@@ -756,6 +808,10 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
     /// in one step. Returns the value's part if the field is known.
     fn on_plain_string<'t>(&mut self, text: &'t str) -> Option<Part<'t>> {
         self.nested.begin(self.field);
+        let field = self.field;
+        if let Some(e) = self.enforce() {
+            e.begin(field, Kind::String);
+        }
         self.pos = Pos::Members;
         let field = self.field?;
         self.seen |= field.bit();
@@ -829,6 +885,12 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
                 } else {
                     Field::from_wire(&self.key)
                 };
+                if self.field.is_none() {
+                    let key = self.key.clone();
+                    if let Some(e) = self.enforce() {
+                        e.unknown_key(key.as_bytes());
+                    }
+                }
                 self.pos = Pos::Value;
             }
             Token::ObjectStart
@@ -874,6 +936,14 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             self.start_slot(field, kind);
         }
         self.nested.begin(self.field);
+        let field = self.field;
+        if let Some(e) = self.enforce() {
+            e.begin(field, kind);
+            e.token(&token);
+            if field == Some(Field::Replace) {
+                e.replace_false = token == Token::False;
+            }
+        }
         match kind {
             Kind::String => {
                 self.pos = Pos::Str;
@@ -946,6 +1016,9 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
 
     fn on_raw(&mut self, token: &Token<'_>) -> Result<Action<'static>, Error> {
         self.nested.token(token);
+        if let Some(e) = self.enforce() {
+            e.token(token);
+        }
         let done = match token {
             Token::NumberEnd | Token::ObjectEnd | Token::ArrayEnd => self.json.depth() == 1,
             Token::ObjectStart
@@ -992,6 +1065,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
     }
 
     /// Empties a slot's buffer.
+    #[inline]
     fn clear_slot(&mut self, slot: Slot) {
         match slot {
             Slot::Type => self.ty.clear(),
@@ -1001,6 +1075,16 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             Slot::ToolCallId => self.tool_call_id.clear(),
             Slot::ToolCallName => self.tool_call_name.clear(),
             Slot::StepName => self.step_name.clear(),
+            Slot::SubagentRunId
+            | Slot::ParentMessageId
+            | Slot::ParentSubagentRunId
+            | Slot::EntityId
+            | Slot::ProtocolVersion
+            | Slot::Name => {
+                if let Some(v) = self.ext.get_mut() {
+                    v.clear(slot);
+                }
+            }
         }
     }
 
@@ -1015,6 +1099,14 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             Slot::ToolCallId => self.tool_call_id.push_str(text).is_ok(),
             Slot::ToolCallName => self.tool_call_name.push_str(text).is_ok(),
             Slot::StepName => self.step_name.push_str(text).is_ok(),
+            // Without a 1.0 part these fields are not kept (nothing reads
+            // them), which is not an overflow.
+            Slot::SubagentRunId
+            | Slot::ParentMessageId
+            | Slot::ParentSubagentRunId
+            | Slot::EntityId
+            | Slot::ProtocolVersion
+            | Slot::Name => self.ext.get_mut().is_none_or(|v| v.push(slot, text)),
         }
     }
 
@@ -1055,8 +1147,12 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
         if !is_string {
             return Err(self.decode_error(Code::Decode, Detail::MissingType));
         }
+        // `last_type` only ever holds a type of the current protocol.
         if let Some(kind) = self.type_hint {
-            self.last_type = Some(kind);
+            if self.last_type != Some(kind) {
+                self.current_type(kind)?;
+                self.last_type = Some(kind);
+            }
             return Ok(kind);
         }
         let name = self.slot(Slot::Type);
@@ -1065,6 +1161,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             return Ok(last);
         }
         if let Some(kind) = EventType::from_wire(name) {
+            self.current_type(kind)?;
             self.last_type = Some(kind);
             return Ok(kind);
         }
@@ -1074,6 +1171,15 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
             self.slot(Slot::Type)
         };
         Err(self.decode_error(Code::Decode, Detail::UnknownType(error_text(shown))))
+    }
+
+    /// A 1.0 type (SUBAGENT_*) is unknown to the current protocol.
+    fn current_type(&self, kind: EventType) -> Result<(), Error> {
+        if kind.is_in(crate::protocol::Protocol::Current) {
+            return Ok(());
+        }
+        let detail = Detail::UnknownType(error_text(kind.as_str()));
+        Err(Error::new(Stage::Decode, Code::Decode, None, detail))
     }
 
     /// The JSON kind of field `f` in this frame, if present.
@@ -1101,6 +1207,7 @@ impl<const ID: usize, const DEPTH: usize> Decoder<ID, DEPTH> {
     }
 
     /// Id slots whose value did not fit are an error where the rules read them.
+    #[inline]
     fn check_slots(&self, kind: EventType) -> Result<(), Error> {
         let needed = [kind.id_field(), kind.name_field()];
         for field in needed.into_iter().flatten() {

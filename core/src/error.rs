@@ -22,25 +22,25 @@ use crate::json::{JsonError, JsonErrorKind};
 /// shown cut, with `…`; the code and frame index are always exact.
 pub const ERROR_TEXT: usize = 64;
 
-/// Text kept inside an error for its message: up to [`ERROR_TEXT`] bytes
-/// of UTF-8, inline.
+/// Text kept inside an error for its message: up to `N` bytes of UTF-8,
+/// inline ([`ERROR_TEXT`] by default, [`ShortText`] for the short ones).
 ///
 /// `Copy` (unlike `heapless::String`), so that [`Error`] is `Copy` too: an
 /// error is moved and returned through every stage, and a bitwise copy is
 /// the least code for it (288 bytes less of a Cortex-M image than a
-/// field-by-field clone).
+/// field-by-field clone). `N` is at most 255.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub struct ErrorText {
+pub struct ErrorText<const N: usize = ERROR_TEXT> {
     len: u8,
-    bytes: [u8; ERROR_TEXT],
+    bytes: [u8; N],
 }
 
-impl ErrorText {
+impl<const N: usize> ErrorText<N> {
     /// An empty text.
     pub const fn new() -> Self {
         ErrorText {
             len: 0,
-            bytes: [0; ERROR_TEXT],
+            bytes: [0; N],
         }
     }
 
@@ -61,9 +61,9 @@ impl ErrorText {
         self.len == 0
     }
 
-    /// The most bytes it holds: [`ERROR_TEXT`].
+    /// The most bytes it holds: `N`.
     pub const fn capacity(&self) -> usize {
-        ERROR_TEXT
+        N
     }
 
     /// Appends `text` whole, or nothing if it does not fit.
@@ -74,10 +74,10 @@ impl ErrorText {
     pub fn push_str(&mut self, text: &str) -> Result<(), ()> {
         let at = usize::from(self.len);
         let end = at.checked_add(text.len()).ok_or(())?;
+        let len = u8::try_from(end).map_err(|_| ())?;
         let room = self.bytes.get_mut(at..end).ok_or(())?;
         room.copy_from_slice(text.as_bytes());
-        // end <= ERROR_TEXT, which fits a u8.
-        self.len = u8::try_from(end).map_err(|_| ())?;
+        self.len = len;
         Ok(())
     }
 
@@ -91,37 +91,43 @@ impl ErrorText {
     }
 }
 
-impl Default for ErrorText {
+impl<const N: usize> Default for ErrorText<N> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl core::ops::Deref for ErrorText {
+impl<const N: usize> core::ops::Deref for ErrorText<N> {
     type Target = str;
     fn deref(&self) -> &str {
         self.as_str()
     }
 }
 
-impl fmt::Display for ErrorText {
+impl<const N: usize> fmt::Display for ErrorText<N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
 }
 
-impl fmt::Debug for ErrorText {
+impl<const N: usize> fmt::Debug for ErrorText<N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(self.as_str(), f)
     }
 }
 
 #[cfg(feature = "defmt")]
-impl defmt::Format for ErrorText {
+impl<const N: usize> defmt::Format for ErrorText<N> {
     fn format(&self, f: defmt::Formatter<'_>) {
         defmt::write!(f, "{=str}", self.as_str());
     }
 }
+
+/// Longest owner or field value a [`Detail::Mismatch`] keeps (cut with `…`).
+pub const SHORT_TEXT: usize = 24;
+
+/// A short text inside an error (an owner, a field's value).
+pub type ShortText = ErrorText<SHORT_TEXT>;
 
 /// The pipeline stage that rejected a frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -213,6 +219,44 @@ codes! {
     ThinkingMessageNotActive = "thinking_message_not_active",
     /// A fixed-size table or buffer of ours is full or too short.
     Capacity = "capacity",
+    /// 1.0: an event's `subagentRunId` differs from the owner recorded for
+    /// its id (the sub-agent that opened the message, tool call, reasoning
+    /// id or activity).
+    OwnerMismatch = "owner_mismatch",
+    /// 1.0: a TOOL_CALL_START whose owner differs from its parent message's.
+    ToolParentOwnerMismatch = "tool_parent_owner_mismatch",
+    /// 1.0: STEP_FINISHED for a step that is open under another owner.
+    StepOwnerMismatch = "step_owner_mismatch",
+    /// 1.0: REASONING_START for a span id that is already open.
+    ReasoningSpanActive = "reasoning_span_active",
+    /// 1.0: REASONING_END for a span id that is not open.
+    ReasoningSpanNotActive = "reasoning_span_not_active",
+    /// 1.0: REASONING_MESSAGE_START for an id that is already open.
+    ReasoningMessageActive = "reasoning_message_active",
+    /// 1.0: reasoning message content or end for an id that is not open.
+    ReasoningMessageNotActive = "reasoning_message_not_active",
+    /// 1.0: RUN_FINISHED while reasoning messages are open.
+    UnclosedReasoningMessages = "unclosed_reasoning_messages",
+    /// 1.0: RUN_FINISHED while reasoning spans are open.
+    UnclosedReasoningSpans = "unclosed_reasoning_spans",
+    /// 1.0: RUN_FINISHED while sub-agents are active.
+    UnclosedSubagents = "unclosed_subagents",
+    /// 1.0: SUBAGENT_STARTED for a sub-agent that is already active.
+    SubagentActive = "subagent_active",
+    /// 1.0: SUBAGENT_STARTED for a sub-agent id that already finished in this run.
+    SubagentReused = "subagent_reused",
+    /// 1.0: SUBAGENT_STARTED naming a parent sub-agent never started in this run.
+    SubagentParentUnknown = "subagent_parent_unknown",
+    /// 1.0: SUBAGENT_FINISHED / SUBAGENT_ERROR for a sub-agent that is not active.
+    SubagentNotActive = "subagent_not_active",
+    /// 1.0: a chunk names an open item of another sub-agent's lane.
+    ChunkOwnerMismatch = "chunk_owner_mismatch",
+    /// 1.0: a chunk continuing an item repeats an opener's field
+    /// (role, name, toolCallName, parentMessageId) with another value.
+    ChunkFieldMismatch = "chunk_field_mismatch",
+    /// 1.0: a chunk with neither id nor `subagentRunId` while several lanes
+    /// have an item of its kind open.
+    ChunkAmbiguous = "chunk_ambiguous",
 }
 
 /// A fixed-capacity table or buffer that can overflow.
@@ -227,6 +271,25 @@ pub enum Table {
     Steps,
     /// One id or name slot (the `ID` capacity).
     IdSlot,
+    /// 1.0: the owner table of message ids (`OWNERS` entries per run).
+    MessageOwners,
+    /// 1.0: the owner table of tool-call ids.
+    ToolCallOwners,
+    /// 1.0: the owner table of reasoning ids (spans and reasoning
+    /// messages; its entries also hold which of them are open).
+    ReasoningOwners,
+    /// 1.0: the owner table of activity message ids.
+    ActivityOwners,
+    /// 1.0: the sub-agents a run names (`AGENTS` entries: active,
+    /// finished, or only named by a `subagentRunId`).
+    Subagents,
+    /// 1.0: the chunk lanes of sub-agents with an open chunked item.
+    Lanes,
+    /// 1.0: the ids a frame's snapshot or run input seeds the owner
+    /// tables with, gathered while the frame streams.
+    Seeds,
+    /// The undo records of one frame in keep-going mode.
+    Undo,
 }
 
 impl Table {
@@ -237,6 +300,14 @@ impl Table {
             Table::ToolCalls => "active tool calls",
             Table::Steps => "active steps",
             Table::IdSlot => "id slot",
+            Table::MessageOwners => "message owner entries",
+            Table::ToolCallOwners => "tool-call owner entries",
+            Table::ReasoningOwners => "reasoning owner entries",
+            Table::ActivityOwners => "activity owner entries",
+            Table::Subagents => "sub-agent entries",
+            Table::Lanes => "sub-agent chunk lanes",
+            Table::Seeds => "snapshot seed entries",
+            Table::Undo => "undo records of a frame",
         }
     }
 }
@@ -361,6 +432,16 @@ pub enum Detail {
         /// Which rule of the nested schema it breaks.
         what: Broken,
     },
+    /// 1.0: a malformed value inside a field, at a path such as
+    /// `delta.0.path`.
+    Invalid {
+        /// The top-level field.
+        field: Field,
+        /// Where inside the event (dotted, array indexes as numbers).
+        path: ErrorText,
+        /// What is wrong.
+        what: &'static str,
+    },
     /// A rule about one id or name (message, tool call, step).
     Id(ErrorText),
     /// Items still open at RUN_FINISHED, comma-separated in insertion order
@@ -382,6 +463,18 @@ pub enum Detail {
         /// The id the event tried to open when a table was full (cut with
         /// `…` if long; empty for a slot, whose value did not fit at all).
         id: ErrorText,
+    },
+    /// 1.0: an id whose owner (or opener's field) differs from what the
+    /// event says.
+    Mismatch {
+        /// The id (message, tool call, step, reasoning, activity), cut
+        /// with `…` past [`SHORT_TEXT`] bytes (an error stays small).
+        id: ShortText,
+        /// What the event says (its `subagentRunId`, role, name, ...;
+        /// `(the parent agent)` for none).
+        found: ShortText,
+        /// What was recorded (the opener's owner or field).
+        recorded: ShortText,
     },
     /// Nothing more to say than the code.
     None,
@@ -445,6 +538,7 @@ impl Error {
     pub fn id(&self) -> Option<&str> {
         match &self.detail {
             Detail::Id(id) => Some(id.as_str()),
+            Detail::Mismatch { id, .. } => Some(id.as_str()),
             Detail::Capacity { id, .. } if !id.is_empty() => Some(id.as_str()),
             Detail::Json { .. }
             | Detail::NotAnObject(_)
@@ -454,6 +548,7 @@ impl Error {
             | Detail::WrongType { .. }
             | Detail::BadValue { .. }
             | Detail::Nested { .. }
+            | Detail::Invalid { .. }
             | Detail::Open { .. }
             | Detail::Capacity { .. }
             | Detail::None => None,
@@ -464,12 +559,17 @@ impl Error {
 /// Copies `text` into an [`ErrorText`], cutting it at a char boundary with
 /// `…` if it does not fit (error messages only; data is never cut).
 pub(crate) fn error_text(text: &str) -> ErrorText {
+    cut_text(text)
+}
+
+/// [`error_text`] for any length of text.
+pub(crate) fn cut_text<const N: usize>(text: &str) -> ErrorText<N> {
     let mut out = ErrorText::new();
     if out.push_str(text).is_ok() {
         return out;
     }
     for c in text.chars() {
-        if out.len().saturating_add(c.len_utf8()).saturating_add(3) > ERROR_TEXT {
+        if out.len().saturating_add(c.len_utf8()).saturating_add(3) > N {
             break;
         }
         let _ = out.push(c);
@@ -562,6 +662,7 @@ impl Error {
                 )
             }
             Detail::Nested { field, what } => write!(f, "{ty}: field `{}`: {what}", field.as_str()),
+            Detail::Invalid { path, what, .. } => write!(f, "{ty}: `{path}`: {what}"),
             Detail::Capacity {
                 table,
                 limit,
@@ -575,7 +676,9 @@ impl Error {
                     table.as_str()
                 )
             }
-            Detail::Id(_) | Detail::Open { .. } | Detail::None => f.write_str("invalid event"),
+            Detail::Id(_) | Detail::Open { .. } | Detail::Mismatch { .. } | Detail::None => {
+                f.write_str("invalid event")
+            }
         }
     }
 
@@ -584,6 +687,15 @@ impl Error {
             Code::ChunkMissingName => {
                 write!(f, "the first {ty} of a tool call must have a toolCallName")
             }
+            Code::ChunkOwnerMismatch => {
+                let (id, found, recorded) = self.mismatch();
+                write!(f, "cannot continue '{id}' with {ty}: the chunk's subagentRunId '{found}' does not match the open item's sub-agent '{recorded}'; send the chunk with the same subagentRunId or end the item first")
+            }
+            Code::ChunkFieldMismatch => {
+                let (id, found, recorded) = self.mismatch();
+                write!(f, "cannot continue '{id}' with {ty}: the chunk says {found} but the item was opened with {recorded}; repeat the opener's value or leave the field out")
+            }
+            Code::ChunkAmbiguous => write!(f, "{ty} carries neither an id nor a subagentRunId, but several sub-agent lanes have an item of its kind open; attribute the chunk with its id or subagentRunId"),
             Code::Decode
             | Code::ChunkMissingId
             | Code::FirstEvent
@@ -603,6 +715,20 @@ impl Error {
             | Code::ThinkingNotActive
             | Code::ThinkingMessageActive
             | Code::ThinkingMessageNotActive
+            | Code::OwnerMismatch
+            | Code::ToolParentOwnerMismatch
+            | Code::StepOwnerMismatch
+            | Code::ReasoningSpanActive
+            | Code::ReasoningSpanNotActive
+            | Code::ReasoningMessageActive
+            | Code::ReasoningMessageNotActive
+            | Code::UnclosedReasoningMessages
+            | Code::UnclosedReasoningSpans
+            | Code::UnclosedSubagents
+            | Code::SubagentActive
+            | Code::SubagentReused
+            | Code::SubagentParentUnknown
+            | Code::SubagentNotActive
             | Code::Capacity => {
                 let field = if ty == "TOOL_CALL_CHUNK" {
                     "toolCallId"
@@ -634,6 +760,29 @@ impl Error {
             Code::ThinkingNotActive => write!(f, "cannot send '{ty}': no thinking step is in progress; send 'THINKING_START' first"),
             Code::ThinkingMessageActive => write!(f, "cannot send '{ty}': a thinking message is already in progress; complete it with 'THINKING_TEXT_MESSAGE_END' first"),
             Code::ThinkingMessageNotActive => write!(f, "cannot send '{ty}': no active thinking message; start one with 'THINKING_TEXT_MESSAGE_START' first"),
+            Code::OwnerMismatch => {
+                let (id, found, recorded) = self.mismatch();
+                write!(f, "cannot send '{ty}': subagentRunId '{found}' does not match the sub-agent '{recorded}' that opened '{id}'; send it with the opener's subagentRunId (or none)")
+            }
+            Code::ToolParentOwnerMismatch => {
+                let (id, found, recorded) = self.mismatch();
+                write!(f, "cannot send '{ty}' for tool call '{id}': its owner '{found}' does not match its parent message's owner '{recorded}'; a tool call belongs to the sub-agent of its parent message")
+            }
+            Code::StepOwnerMismatch => {
+                let (id, found, recorded) = self.mismatch();
+                write!(f, "cannot send '{ty}' for step \"{id}\" attributed to '{found}': that step is open under '{recorded}'; a step must be finished by whoever started it")
+            }
+            Code::ReasoningSpanActive => write!(f, "cannot send '{ty}': a reasoning span with id '{id}' is already in progress; end it with 'REASONING_END' first"),
+            Code::ReasoningSpanNotActive => write!(f, "cannot send '{ty}': no active reasoning span with id '{id}'; start it with 'REASONING_START' first"),
+            Code::ReasoningMessageActive => write!(f, "cannot send '{ty}': a reasoning message with id '{id}' is already in progress; complete it with 'REASONING_MESSAGE_END' first"),
+            Code::ReasoningMessageNotActive => write!(f, "cannot send '{ty}': no active reasoning message with id '{id}'; start it with 'REASONING_MESSAGE_START' first"),
+            Code::UnclosedReasoningMessages => self.fmt_open(f, "reasoning messages"),
+            Code::UnclosedReasoningSpans => self.fmt_open(f, "reasoning spans"),
+            Code::UnclosedSubagents => self.fmt_open(f, "sub-agents"),
+            Code::SubagentActive => write!(f, "cannot send '{ty}': sub-agent '{id}' is already active; finish it with 'SUBAGENT_FINISHED' or 'SUBAGENT_ERROR' first"),
+            Code::SubagentReused => write!(f, "cannot send '{ty}': sub-agent '{id}' has already finished in this run; a subagentRunId names one invocation, use a new one"),
+            Code::SubagentParentUnknown => write!(f, "cannot send '{ty}': parentSubagentRunId '{id}' has not been started in this run; start the parent with 'SUBAGENT_STARTED' first"),
+            Code::SubagentNotActive => write!(f, "cannot send '{ty}': no active sub-agent with id '{id}'; start it with 'SUBAGENT_STARTED' first"),
             Code::Capacity => match &self.detail {
                 Detail::Capacity { table, limit, .. } => write!(
                     f,
@@ -648,14 +797,45 @@ impl Error {
                 | Detail::WrongType { .. }
                 | Detail::BadValue { .. }
                 | Detail::Nested { .. }
+            | Detail::Invalid { .. }
                 | Detail::Id(_)
                 | Detail::Open { .. }
+                | Detail::Mismatch { .. }
                 | Detail::None => write!(f, "cannot send '{ty}': capacity exceeded"),
             },
             // Not verify-stage codes: an error built by hand.
-            Code::Decode | Code::ChunkMissingId | Code::ChunkMissingName => {
+            Code::Decode
+            | Code::ChunkMissingId
+            | Code::ChunkMissingName
+            | Code::ChunkOwnerMismatch
+            | Code::ChunkFieldMismatch
+            | Code::ChunkAmbiguous => {
                 write!(f, "'{ty}' breaks the protocol's ordering rules")
             }
+        }
+    }
+
+    /// The three texts of a [`Detail::Mismatch`] (empty for another detail).
+    fn mismatch(&self) -> (&str, &str, &str) {
+        match &self.detail {
+            Detail::Mismatch {
+                id,
+                found,
+                recorded,
+            } => (id, found, recorded),
+            Detail::Json { .. }
+            | Detail::NotAnObject(_)
+            | Detail::MissingType
+            | Detail::UnknownType(_)
+            | Detail::Missing(_)
+            | Detail::WrongType { .. }
+            | Detail::BadValue { .. }
+            | Detail::Nested { .. }
+            | Detail::Invalid { .. }
+            | Detail::Id(_)
+            | Detail::Open { .. }
+            | Detail::Capacity { .. }
+            | Detail::None => ("", "", ""),
         }
     }
 
@@ -675,8 +855,10 @@ impl Error {
             | Detail::WrongType { .. }
             | Detail::BadValue { .. }
             | Detail::Nested { .. }
+            | Detail::Invalid { .. }
             | Detail::Id(_)
             | Detail::Capacity { .. }
+            | Detail::Mismatch { .. }
             | Detail::None => write!(
                 f,
                 "cannot send 'RUN_FINISHED' while {what} are still active"

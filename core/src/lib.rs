@@ -23,6 +23,14 @@
 //! | transports | [`io`] | drive a pipeline from `embedded-io` (or async, or std) |
 //! | replies | [`reply`] | decode a tool call's arguments; write a tool result |
 //!
+//! AG-UI 1.0 (SPEC section 9) is a choice of the pipeline, made at compile
+//! time ([`pipeline::V1Pipeline`]: the decoder's 1.0 part and the 1.0
+//! tables) and per stream ([`protocol::Select`]): the [`compat`]ibility
+//! boundary, enforcement in [`decode`] (unknown types dropped, unknown keys
+//! stripped), lanes in [`chunk`], owners and sub-agents in [`verify::v1`],
+//! and [`warn`]ings handed to the caller as values. The default pipeline
+//! runs the current protocol and carries none of it.
+//!
 //! Nothing here allocates, panics or uses `unsafe`. Every capacity is a
 //! const generic; running out of one is an [`error::Error`] with code
 //! `capacity`, never a silent cut.
@@ -51,6 +59,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod chunk;
+pub mod compat;
 pub mod decode;
 pub mod error;
 pub mod event;
@@ -59,12 +68,16 @@ pub mod io;
 pub mod json;
 mod names;
 pub mod pipeline;
+pub mod protocol;
 pub mod reply;
 pub mod verify;
+pub mod warn;
 
 pub use error::{Code, Error, Stage};
 pub use event::{Event, EventType};
 pub use pipeline::{DefaultPipeline, Mode, Output, Pipeline};
+pub use protocol::{Protocol, Select};
+pub use warn::{WarnCode, Warning};
 
 /// Whether the fast paths of the framer and the decoder are taken (feature
 /// `fast`). A constant, not a `cfg`: both builds type-check the same code,

@@ -34,11 +34,16 @@
 //! ```
 
 use crate::chunk::{Chunker, Plan, Planned};
-use crate::decode::{Decoder, Header, Part};
+use crate::compat::Compat;
+use crate::decode::{Decoder, Ext, Field, Header, Part, PartKind, V1};
 use crate::error::Error;
-use crate::event::{Event, EventType, Role};
+use crate::event::{Event, EventType, Origin, Role};
 use crate::frame::{Format, FrameEvent, Framer};
+use crate::protocol::{Protocol, Select};
+use crate::verify::seed::Seeder;
+use crate::verify::v1::{Facts, Owners};
 use crate::verify::{Reversal, Verifier};
+use crate::warn::Warning;
 
 /// What the pipeline hands to its callback.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,13 +77,21 @@ pub enum Mode {
 /// How to take a whole frame back: what [`EventReader::expand_atomic`]
 /// returns, for [`EventReader::rollback`]. Dropping it keeps the frame.
 #[derive(Debug, Clone)]
-pub struct Checkpoint<const ID: usize = 64> {
-    chunker: Chunker<ID>,
+pub struct Checkpoint<const ID: usize = 64, const AGENTS: usize = 0> {
+    chunker: Chunker<ID, AGENTS>,
+    /// Made for a 1.0 frame (which `rollback` cannot take back).
+    v1: bool,
     undo: heapless::Vec<Reversal<ID>, 3>,
 }
 
 /// Decoding, chunk expansion and verification of frames whose text the
 /// caller delivers (`begin_frame`, `feed`, `end_frame`, `expand`).
+///
+/// `OWNERS` and `AGENTS` are the 1.0 tables' capacities (SPEC 9.7): owner
+/// entries per owner table (and open steps), and sub-agents per run (and
+/// chunk lanes); `X` is the decoder's 1.0 part ([`Ext`]: `()` or [`V1`]).
+/// With the defaults (0, 0, `()`) the reader runs the current protocol
+/// only; see [`V1Pipeline`] for one that runs 1.0.
 #[derive(Debug, Clone, Default)]
 pub struct EventReader<
     const ID: usize = 64,
@@ -86,12 +99,21 @@ pub struct EventReader<
     const TOOLS: usize = 8,
     const STEPS: usize = 8,
     const DEPTH: usize = 32,
+    const OWNERS: usize = 0,
+    const AGENTS: usize = 0,
+    X: Ext<ID> = (),
 > {
-    decoder: Decoder<ID, DEPTH>,
-    chunker: Chunker<ID>,
+    decoder: Decoder<ID, DEPTH, X>,
+    chunker: Chunker<ID, AGENTS>,
     verifier: Verifier<ID, MSGS, TOOLS, STEPS>,
     frame: u32,
     header: Option<Header>,
+    select: Select,
+    /// The stream's protocol, once its first frame decided it.
+    protocol: Option<Protocol>,
+    compat: Compat<ID>,
+    owners: Owners<ID, OWNERS, AGENTS>,
+    seeder: Seeder<DEPTH>,
 }
 
 impl<
@@ -100,9 +122,12 @@ impl<
         const TOOLS: usize,
         const STEPS: usize,
         const DEPTH: usize,
-    > EventReader<ID, MSGS, TOOLS, STEPS, DEPTH>
+        const OWNERS: usize,
+        const AGENTS: usize,
+        X: Ext<ID>,
+    > EventReader<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS, X>
 {
-    /// A reader before the first frame.
+    /// A reader before the first frame (the current protocol).
     pub const fn new() -> Self {
         EventReader {
             decoder: Decoder::new(),
@@ -110,14 +135,58 @@ impl<
             verifier: Verifier::new(),
             frame: 0,
             header: None,
+            select: Select::Fixed(Protocol::Current),
+            protocol: None,
+            compat: Compat::new(),
+            owners: Owners::new(),
+            seeder: Seeder::new(),
         }
+    }
+
+    /// Whether the reader can run 1.0: its decoder has the 1.0 part
+    /// (`X` is [`V1`]; see [`V1Pipeline`]). Without it the reader runs the
+    /// current protocol only, and none of the 1.0 code is linked (the
+    /// firmware's flash and RAM budgets depend on it).
+    pub const RUNS_V1: bool = X::ON;
+
+    /// Chooses the protocol (SPEC 9.1); takes effect at the stream's first
+    /// frame (after [`reset`](Self::reset), the choice is kept). Returns
+    /// false, and keeps the current protocol, when the reader cannot run
+    /// 1.0 ([`RUNS_V1`](Self::RUNS_V1)) and 1.0 or `Auto` was asked for.
+    pub fn set_protocol(&mut self, select: Select) -> bool {
+        if Self::RUNS_V1 {
+            self.select = select;
+            return true;
+        }
+        self.select = Select::Fixed(Protocol::Current);
+        select == self.select
+    }
+
+    /// The stream's protocol: decided at its first frame (before it, what
+    /// a fixed choice says, or `None` for [`Select::Auto`]).
+    pub fn protocol(&self) -> Option<Protocol> {
+        match (self.protocol, self.select) {
+            (Some(p), _) | (None, Select::Fixed(p)) => Some(p),
+            (None, Select::Auto) => None,
+        }
+    }
+
+    fn is_v1(&self) -> bool {
+        Self::RUNS_V1 && self.protocol == Some(Protocol::V1)
     }
 
     /// Starts frame number `index`.
     pub fn begin_frame(&mut self, index: u32) {
         self.frame = index;
         self.header = None;
+        // 1.0 checks while the protocol may still be 1.0.
+        let checks = Self::RUNS_V1 && self.protocol() != Some(Protocol::Current);
+        self.decoder.set_v1_checks(checks);
         self.decoder.begin_frame();
+        if checks {
+            self.owners.discard_seeds();
+            self.seeder = Seeder::new();
+        }
     }
 
     /// Feeds text of the current frame, calling `f` for each field fragment.
@@ -129,23 +198,95 @@ impl<
         mut text: &'b [u8],
         f: &mut impl FnMut(Part<'b>),
     ) -> Result<(), Error> {
+        let seeds = Self::RUNS_V1 && self.protocol() != Some(Protocol::Current);
         while !text.is_empty() {
             let (used, part) = self.decoder.feed(text).map_err(|e| e.at(self.frame))?;
             text = text.get(used..).unwrap_or_default();
             if let Some(part) = part {
+                if seeds {
+                    self.seed(&part);
+                }
                 f(part);
             }
         }
         Ok(())
     }
 
+    /// 1.0: the raw parts of `messages` and `input` seed the owner tables.
+    fn seed(&mut self, part: &Part<'_>) {
+        if !matches!(part.field, Field::Messages | Field::Input) || part.kind != PartKind::Raw {
+            return;
+        }
+        if part.first {
+            self.seeder.begin(part.field);
+        }
+        self.seeder
+            .feed(part.text.as_str().as_bytes(), &mut self.owners);
+    }
+
     /// Ends the frame's text and checks its schema.
+    ///
+    /// This is the current protocol's view: in 1.0 a frame of an unknown
+    /// type is dropped, which [`finish_frame`](Self::finish_frame) reports
+    /// as `None`; here it is the decode error it is in the current protocol.
     ///
     /// # Errors
     /// A decode error (incomplete JSON, schema, id too long).
     pub fn end_frame(&mut self) -> Result<Header, Error> {
-        let head = self.decoder.end_frame().map_err(|e| e.at(self.frame))?;
-        self.header = Some(head);
+        match self.finish_frame(&mut |_| {})? {
+            Some(head) => Ok(head),
+            None => Err(Error::new(
+                crate::error::Stage::Decode,
+                crate::error::Code::Decode,
+                None,
+                crate::error::Detail::UnknownType(crate::error::ErrorText::new()),
+            )
+            .at(self.frame)),
+        }
+    }
+
+    /// Ends the frame's text and checks it under the stream's protocol,
+    /// deciding the protocol at the first frame: `None` when 1.0 drops the
+    /// frame (an unknown type). Warnings (1.0) go to `warn`.
+    ///
+    /// # Errors
+    /// A decode error (incomplete JSON, schema, id too long).
+    pub fn finish_frame(
+        &mut self,
+        warn: &mut impl FnMut(&Warning),
+    ) -> Result<Option<Header>, Error> {
+        if self.protocol.is_none() {
+            self.protocol = Some(match self.select {
+                Select::Fixed(p) => p,
+                Select::Auto if Self::RUNS_V1 => self.decoder.first_frame_protocol().0,
+                Select::Auto => Protocol::Current,
+            });
+        }
+        let head = if self.is_v1() {
+            self.finish_frame_v1(warn)?
+        } else {
+            Some(self.decoder.end_frame().map_err(|e| e.at(self.frame))?)
+        };
+        self.header = head;
+        Ok(head)
+    }
+
+    /// [`finish_frame`](Self::finish_frame) under the 1.0 rules (out of
+    /// line: the current protocol's path stays as short as it was).
+    #[inline(never)]
+    fn finish_frame_v1(&mut self, warn: &mut dyn FnMut(&Warning)) -> Result<Option<Header>, Error> {
+        let frame = self.frame;
+        let mut report = |mut w: Warning| {
+            w.frame = frame;
+            warn(&w);
+        };
+        let head = self
+            .decoder
+            .end_frame_v1(&mut self.compat, &mut report)
+            .map_err(|e| e.at(frame))?;
+        if let Some(w) = self.decoder.take_dropped_warning() {
+            report(w);
+        }
         Ok(head)
     }
 
@@ -169,6 +310,9 @@ impl<
     /// # Errors
     /// A transform (chunk) or verify error.
     pub fn expand(&mut self, f: &mut impl FnMut(&Event<'_>)) -> Result<(), Error> {
+        if self.is_v1() {
+            return self.expand_v1(&mut |ev| f(ev));
+        }
         let Some((head, plan)) = self.take_plan()? else {
             return Ok(());
         };
@@ -179,6 +323,79 @@ impl<
             f(&ev);
         }
         Ok(())
+    }
+
+    /// [`expand`](Self::expand) under the 1.0 rules: lanes in chunk
+    /// expansion (SPEC 9.6), the 1.0 verifier (SPEC 9.7).
+    #[inline(never)]
+    fn expand_v1(&mut self, f: &mut dyn FnMut(&Event<'_>)) -> Result<(), Error> {
+        self.expand_v1_with(true, f)
+    }
+
+    /// The 1.0 expansion, verified or (`verify` false: a replay of an
+    /// expansion already verified) not.
+    fn expand_v1_with(&mut self, verify: bool, f: &mut dyn FnMut(&Event<'_>)) -> Result<(), Error> {
+        let Some(head) = self.header.take() else {
+            return Ok(());
+        };
+        let plan = self
+            .chunker
+            .plan_v1(&head, &self.decoder)
+            .map_err(|e| e.at(self.frame))?;
+        for step in plan.iter() {
+            self.chunker.advance_v1(&step, &self.decoder);
+            let mut ev = planned(
+                &step.planned,
+                self.frame,
+                &head,
+                &self.chunker,
+                &self.decoder,
+            );
+            ev.id = self.chunker.id_v1(&step, &self.decoder);
+            ev.subagent = self.chunker.owner_v1(&step, &self.decoder);
+            let facts = match step.planned.origin {
+                Origin::Close => Facts::default(),
+                Origin::Frame | Origin::Chunk => facts(&self.decoder),
+            };
+            if verify {
+                self.owners.check(&mut self.verifier, &ev, &facts)?;
+            }
+            f(&ev);
+        }
+        Ok(())
+    }
+
+    /// [`expand_atomic`](Self::expand_atomic) under the 1.0 rules: the
+    /// frame is verified first, on the real state, with the state before it
+    /// kept aside (a copy of the verifier, the 1.0 tables and the chunk
+    /// lanes, on the stack: about 9 KiB for [`V1Pipeline`]); if an event
+    /// fails, the copy comes back. Else the expansion is replayed from the
+    /// lanes before the frame to hand the events out.
+    #[inline(never)]
+    fn expand_atomic_v1(
+        &mut self,
+        f: &mut dyn FnMut(&Event<'_>),
+    ) -> Result<Checkpoint<ID, AGENTS>, Error> {
+        let checkpoint = Checkpoint {
+            chunker: self.chunker.clone(),
+            undo: heapless::Vec::new(),
+            v1: true,
+        };
+        let verifier = self.verifier.clone();
+        let owners = self.owners.clone();
+        let header = self.header;
+        if let Err(err) = self.expand_v1_with(true, &mut |_| {}) {
+            self.chunker = checkpoint.chunker.clone();
+            self.verifier = verifier;
+            self.owners = owners;
+            return Err(err);
+        }
+        let verified = core::mem::replace(&mut self.chunker, checkpoint.chunker.clone());
+        self.header = header;
+        // Verified already: the replay cannot fail.
+        let _ = self.expand_v1_with(false, f);
+        self.chunker = verified;
+        Ok(checkpoint)
     }
 
     /// Expands and verifies the decoded frame as one unit: either all of
@@ -216,10 +433,14 @@ impl<
     pub fn expand_atomic(
         &mut self,
         f: &mut impl FnMut(&Event<'_>),
-    ) -> Result<Checkpoint<ID>, Error> {
+    ) -> Result<Checkpoint<ID, AGENTS>, Error> {
+        if self.is_v1() {
+            return self.expand_atomic_v1(&mut |ev| f(ev));
+        }
         let mut checkpoint = Checkpoint {
             chunker: self.chunker.clone(),
             undo: heapless::Vec::new(),
+            v1: false,
         };
         let Some((head, plan)) = self.take_plan()? else {
             return Ok(checkpoint);
@@ -249,7 +470,14 @@ impl<
 
     /// Takes back a frame accepted by [`expand_atomic`](Self::expand_atomic);
     /// only valid before the next frame is expanded.
-    pub fn rollback(&mut self, checkpoint: Checkpoint<ID>) {
+    ///
+    /// Not for a 1.0 frame, which it leaves in place: the 1.0 tables keep
+    /// no undo records (a frame that fails its own verification is taken
+    /// back by `expand_atomic` itself).
+    pub fn rollback(&mut self, checkpoint: Checkpoint<ID, AGENTS>) {
+        if checkpoint.v1 {
+            return;
+        }
         for undo in checkpoint.undo.into_iter().rev() {
             self.verifier.undo(undo);
         }
@@ -257,8 +485,13 @@ impl<
     }
 
     /// The decoder (for the ids of the last frame).
-    pub fn decoder(&self) -> &Decoder<ID, DEPTH> {
+    pub fn decoder(&self) -> &Decoder<ID, DEPTH, X> {
         &self.decoder
+    }
+
+    /// The 1.0 verifier's tables (owners, sub-agents, reasoning, steps).
+    pub fn owners(&self) -> &Owners<ID, OWNERS, AGENTS> {
+        &self.owners
     }
 
     /// The verifier's state.
@@ -267,25 +500,42 @@ impl<
     }
 
     /// The chunk expander's state.
-    pub fn chunker(&self) -> &Chunker<ID> {
+    pub fn chunker(&self) -> &Chunker<ID, AGENTS> {
         &self.chunker
     }
 
-    /// Back to the state before the first frame.
+    /// Back to the state before the first frame, keeping the protocol
+    /// choice (a [`Select::Auto`] decides again at the next first frame).
     pub fn reset(&mut self) {
+        let select = self.select;
         *self = Self::new();
+        self.select = select;
+    }
+}
+
+/// The 1.0 facts of the decoded frame that the verifier reads.
+fn facts<const ID: usize, const DEPTH: usize, X: Ext<ID>>(
+    dec: &Decoder<ID, DEPTH, X>,
+) -> Facts<'_> {
+    Facts {
+        parent_message: dec.parent_message_id(),
+        parent_subagent: dec.parent_subagent(),
+        message_id: dec.message_id(),
+        keep: dec.replace_false(),
+        tool_call_subtype: dec.subtype_is_tool_call(),
+        entity: dec.entity_id(),
     }
 }
 
 /// The event of one planned step, its id read from `chunker`. The tool
 /// name and the role belong to the START that the frame opens (its own, or
 /// the one a chunk expands to), not to a close of the previous item.
-fn planned<'s, const ID: usize, const DEPTH: usize>(
+fn planned<'s, const ID: usize, const AGENTS: usize, const DEPTH: usize, X: Ext<ID>>(
     step: &Planned,
     frame: u32,
     head: &Header,
-    chunker: &'s Chunker<ID>,
-    decoder: &'s Decoder<ID, DEPTH>,
+    chunker: &'s Chunker<ID, AGENTS>,
+    decoder: &'s Decoder<ID, DEPTH, X>,
 ) -> Event<'s> {
     // Expanded events are never chunks: only a TOOL_CALL_START has a name.
     let name = step
@@ -304,8 +554,15 @@ fn planned<'s, const ID: usize, const DEPTH: usize>(
         id: chunker.id(step, decoder),
         name,
         role,
+        subagent: None,
     }
 }
+
+/// The warning sink of [`Pipeline::feed`] and [`Pipeline::finish`]: one
+/// function item (not a closure per call site), so that both share one
+/// instantiation of the pipeline's frame path (two would double it in a
+/// firmware image).
+fn ignore_warning(_: &Warning) {}
 
 /// The full pipeline over a byte stream. See the [module docs](self).
 #[derive(Debug, Clone)]
@@ -315,9 +572,12 @@ pub struct Pipeline<
     const TOOLS: usize = 8,
     const STEPS: usize = 8,
     const DEPTH: usize = 32,
+    const OWNERS: usize = 0,
+    const AGENTS: usize = 0,
+    X: Ext<ID> = (),
 > {
     framer: Framer,
-    reader: EventReader<ID, MSGS, TOOLS, STEPS, DEPTH>,
+    reader: EventReader<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS, X>,
     mode: Mode,
     /// The first error, in strict mode.
     failed: Option<Error>,
@@ -327,8 +587,16 @@ pub struct Pipeline<
 }
 
 /// The pipeline with the default capacities: 64-byte ids, 8 open messages,
-/// 8 open tool calls, 8 open steps, JSON nested 32 deep.
+/// 8 open tool calls, 8 open steps, JSON nested 32 deep; no 1.0 tables
+/// (the current protocol).
 pub type DefaultPipeline = Pipeline;
+
+/// A pipeline that can run AG-UI 1.0 (SPEC section 9): the default
+/// capacities, the decoder's 1.0 part ([`V1`]), 16 entries per 1.0 owner
+/// table (message, tool call, reasoning, activity; also the open steps) and
+/// 4 sub-agents per run (and chunk lanes). 11,456 bytes (the default
+/// pipeline: 3,032). Select 1.0 with [`Pipeline::set_protocol`].
+pub type V1Pipeline = Pipeline<64, 8, 8, 8, 32, 16, 4, V1<64>>;
 
 impl<
         const ID: usize,
@@ -336,7 +604,10 @@ impl<
         const TOOLS: usize,
         const STEPS: usize,
         const DEPTH: usize,
-    > Default for Pipeline<ID, MSGS, TOOLS, STEPS, DEPTH>
+        const OWNERS: usize,
+        const AGENTS: usize,
+        X: Ext<ID>,
+    > Default for Pipeline<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS, X>
 {
     fn default() -> Self {
         Self::new()
@@ -349,7 +620,10 @@ impl<
         const TOOLS: usize,
         const STEPS: usize,
         const DEPTH: usize,
-    > Pipeline<ID, MSGS, TOOLS, STEPS, DEPTH>
+        const OWNERS: usize,
+        const AGENTS: usize,
+        X: Ext<ID>,
+    > Pipeline<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS, X>
 {
     /// A strict pipeline that detects SSE or NDJSON from the first byte.
     pub const fn new() -> Self {
@@ -369,8 +643,57 @@ impl<
     }
 
     /// Sets what happens after an error.
+    ///
+    /// In 1.0 mode a failed frame is taken back as in the current protocol
+    /// (its events are verified before any is handed out), at the cost of a
+    /// copy of the 1.0 state on the stack per frame (about 9 KiB for
+    /// [`V1Pipeline`]); an accepted 1.0 frame cannot be rolled back later.
+    ///
+    /// Needs the feature `keep-going` (on by default): without it a
+    /// pipeline is strict, and its image carries no frame rollback (1.9 KB
+    /// of a Cortex-M3 image).
+    #[cfg(feature = "keep-going")]
     pub fn set_mode(&mut self, mode: Mode) {
         self.mode = mode;
+    }
+
+    /// The mode in force: always [`Mode::Strict`] without the feature
+    /// `keep-going` (a constant, so the keep-going paths are not linked).
+    fn mode(&self) -> Mode {
+        if cfg!(feature = "keep-going") {
+            self.mode
+        } else {
+            Mode::Strict
+        }
+    }
+
+    /// Chooses the protocol (SPEC 9.1): the current one (the default),
+    /// 1.0, or [`Select::Auto`] (1.0 when the first frame is a
+    /// `RUN_STARTED` announcing it). Call before the first frame; kept by
+    /// [`reset`](Self::reset). False (and the current protocol) for a
+    /// pipeline without 1.0 tables, such as [`DefaultPipeline`]: see
+    /// [`EventReader::RUNS_V1`].
+    ///
+    /// ```
+    /// use agui_core::pipeline::{Output, V1Pipeline};
+    /// use agui_core::protocol::{Protocol, Select};
+    ///
+    /// let mut p = V1Pipeline::new();
+    /// assert!(p.set_protocol(Select::Auto));
+    /// let mut kinds = Vec::new();
+    /// let mut warnings = Vec::new();
+    /// let stream = b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\",\"protocolVersion\":\"1.0\"}\n\
+    ///                {\"type\":\"FUTURE_EVENT\"}\n\
+    ///                {\"type\":\"THINKING_START\"}\n";
+    /// p.feed_reporting(stream, |out| if let Output::Event(ev) = out {
+    ///     kinds.push(ev.kind.as_str());
+    /// }, |w| warnings.push(w.code.as_str())).unwrap();
+    /// assert_eq!(p.reader().protocol(), Some(Protocol::V1));
+    /// assert_eq!(kinds, ["RUN_STARTED", "REASONING_START"]);
+    /// assert_eq!(warnings, ["unknown_event", "converted"]);
+    /// ```
+    pub fn set_protocol(&mut self, select: Select) -> bool {
+        self.reader.set_protocol(select)
     }
 
     /// Frames accepted so far (decoded, expanded and verified).
@@ -384,7 +707,7 @@ impl<
     }
 
     /// The stage behind the framer.
-    pub fn reader(&self) -> &EventReader<ID, MSGS, TOOLS, STEPS, DEPTH> {
+    pub fn reader(&self) -> &EventReader<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS, X> {
         &self.reader
     }
 
@@ -407,7 +730,21 @@ impl<
     /// # Errors
     /// In strict mode, the first error (and the same error on every later
     /// call until [`reset`](Self::reset)).
-    pub fn feed(&mut self, mut input: &[u8], mut f: impl FnMut(Output<'_>)) -> Result<(), Error> {
+    pub fn feed(&mut self, input: &[u8], f: impl FnMut(Output<'_>)) -> Result<(), Error> {
+        self.feed_reporting(input, f, ignore_warning)
+    }
+
+    /// [`feed`](Self::feed), with the warnings of 1.0 mode (dropped
+    /// events, stripped material, translations; SPEC 9.10) handed to `w`.
+    ///
+    /// # Errors
+    /// As [`feed`](Self::feed).
+    pub fn feed_reporting(
+        &mut self,
+        mut input: &[u8],
+        mut f: impl FnMut(Output<'_>),
+        mut w: impl FnMut(&Warning),
+    ) -> Result<(), Error> {
         while !input.is_empty() {
             if let Some(err) = &self.failed {
                 return Err(*err);
@@ -415,7 +752,7 @@ impl<
             let (used, event) = self.framer.next(input);
             input = input.get(used..).unwrap_or_default();
             if let Some(event) = event {
-                self.on_frame_event(event, &mut f)?;
+                self.on_frame_event(event, &mut f, &mut w)?;
             }
         }
         Ok(())
@@ -428,14 +765,26 @@ impl<
     ///
     /// # Errors
     /// As [`feed`](Self::feed).
-    pub fn finish(&mut self, mut f: impl FnMut(Output<'_>)) -> Result<(), Error> {
+    pub fn finish(&mut self, f: impl FnMut(Output<'_>)) -> Result<(), Error> {
+        self.finish_reporting(f, ignore_warning)
+    }
+
+    /// [`finish`](Self::finish), with 1.0 warnings handed to `w`.
+    ///
+    /// # Errors
+    /// As [`feed`](Self::feed).
+    pub fn finish_reporting(
+        &mut self,
+        mut f: impl FnMut(Output<'_>),
+        mut w: impl FnMut(&Warning),
+    ) -> Result<(), Error> {
         if let Some(err) = &self.failed {
             return Err(*err);
         }
         // The framer may have more than one event left (a last bare
         // `data` line: its Start or joiner, then End).
         while let Some(event) = self.framer.finish() {
-            self.on_frame_event(event, &mut f)?;
+            self.on_frame_event(event, &mut f, &mut w)?;
         }
         Ok(())
     }
@@ -444,6 +793,7 @@ impl<
         &mut self,
         event: FrameEvent<'b>,
         f: &mut impl FnMut(Output<'_>),
+        w: &mut impl FnMut(&Warning),
     ) -> Result<(), Error> {
         let result = match event {
             FrameEvent::Start => {
@@ -455,15 +805,19 @@ impl<
             FrameEvent::Data(_) if self.skipping => Ok(()),
             FrameEvent::Data(text) => self.reader.feed(text, &mut |part| f(Output::Part(part))),
             FrameEvent::End if self.skipping => Ok(()),
-            FrameEvent::End => self.end_frame(f),
+            FrameEvent::End => self.end_frame(f, w),
         };
         result.or_else(|err| self.on_error(err, f))
     }
 
-    fn end_frame(&mut self, f: &mut impl FnMut(Output<'_>)) -> Result<(), Error> {
-        self.reader.end_frame()?;
+    fn end_frame(
+        &mut self,
+        f: &mut impl FnMut(Output<'_>),
+        w: &mut impl FnMut(&Warning),
+    ) -> Result<(), Error> {
+        self.reader.finish_frame(w)?;
         let mut out = |ev: &Event<'_>| f(Output::Event(*ev));
-        match self.mode {
+        match self.mode() {
             Mode::Strict => self.reader.expand(&mut out)?,
             Mode::KeepGoing => drop(self.reader.expand_atomic(&mut out)?),
         }
@@ -472,7 +826,7 @@ impl<
     }
 
     fn on_error(&mut self, err: Error, f: &mut impl FnMut(Output<'_>)) -> Result<(), Error> {
-        match self.mode {
+        match self.mode() {
             Mode::Strict => {
                 self.failed = Some(err);
                 Err(err)

@@ -33,7 +33,7 @@
 //! use agui_core::verify::Verifier;
 //! use agui_core::error::Code;
 //!
-//! let ev = |kind, id| Event { kind, origin: Origin::Frame, frame: 0, id, name: "", role: Role::Assistant };
+//! let ev = |kind, id| Event { kind, origin: Origin::Frame, frame: 0, id, name: "", role: Role::Assistant, subagent: None };
 //! let mut v: Verifier = Verifier::new();
 //! v.check(&ev(EventType::RunStarted, "")).unwrap();
 //! v.check(&ev(EventType::TextMessageStart, "m1")).unwrap();
@@ -44,6 +44,9 @@
 
 use crate::error::{error_text, Code, Detail, Error, Stage, Table};
 use crate::event::Event;
+
+pub mod seed;
+pub mod v1;
 
 /// An insertion-ordered set of ids with room for `N` ids of `ID` bytes.
 #[derive(Debug, Clone, Default)]
@@ -418,7 +421,7 @@ impl<const ID: usize, const MSGS: usize, const TOOLS: usize, const STEPS: usize>
     /// use agui_core::event::{Event, EventType, Origin, Role};
     /// use agui_core::verify::Verifier;
     ///
-    /// let ev = |kind, id| Event { kind, origin: Origin::Frame, frame: 0, id, name: "", role: Role::Assistant };
+    /// let ev = |kind, id| Event { kind, origin: Origin::Frame, frame: 0, id, name: "", role: Role::Assistant, subagent: None };
     /// let mut v: Verifier = Verifier::new();
     /// v.check(&ev(EventType::RunStarted, "")).unwrap();
     /// v.check(&ev(EventType::TextMessageStart, "a")).unwrap();
@@ -684,6 +687,7 @@ mod tests {
             id,
             name: "",
             role: Role::Assistant,
+            subagent: None,
         }
     }
 
@@ -984,6 +988,9 @@ mod tests {
                 | T::ReasoningEncryptedValue
                 | T::StateSnapshot
                 | T::StateDelta
+                | T::SubagentStarted
+                | T::SubagentFinished
+                | T::SubagentError
                 | T::MessagesSnapshot
                 | T::ActivitySnapshot
                 | T::ActivityDelta

@@ -194,7 +194,15 @@ impl Checker {
             | Expect::Obj
             | Expect::Arr
             | Expect::Any
-            | Expect::OneOf { .. } => None,
+            | Expect::OneOf { .. }
+            | Expect::Json
+            | Expect::Int
+            | Expect::Parts
+            | Expect::Patch
+            | Expect::Input
+            | Expect::OutcomeV1
+            | Expect::UsageV1
+            | Expect::SubagentOutcome => None,
         }
     }
 

@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use super::{Decoder, Field, Kind};
+use super::{Decoder, Ext, Field, Kind};
 use crate::error::Detail;
 use crate::event::EventType;
 
@@ -33,6 +33,25 @@ pub enum Expect {
     Outcome,
     /// An array of token-usage records.
     Usage,
+    /// 1.0: any JSON value, `null` included, that must be there when
+    /// required (unlike [`Any`](Expect::Any), which a required field may lack).
+    Json,
+    /// 1.0 `timestamp`: an integer in [-(2^53-1), 2^53-1] as JavaScript
+    /// reads the literal.
+    Int,
+    /// 1.0 TOOL_CALL_RESULT `content`: a string or an array of content parts.
+    Parts,
+    /// 1.0: a JSON Patch, each operation checked when decoded.
+    Patch,
+    /// 1.0 `RUN_STARTED.input`: a RunAgentInput object.
+    Input,
+    /// 1.0 RUN_FINISHED outcome: success (with `pendingToolCallIds`),
+    /// interrupt or cancelled; an unknown one is stripped.
+    OutcomeV1,
+    /// 1.0 token-usage records (counts bounded by 2^53-1).
+    UsageV1,
+    /// 1.0 SUBAGENT_FINISHED outcome: success or suspended.
+    SubagentOutcome,
 }
 
 /// How a message names what the schema wants ("a string", "one of ...").
@@ -45,9 +64,14 @@ impl fmt::Display for Expect {
             Expect::Str | Expect::StrOrNull => "a string",
             Expect::Num => "a number",
             Expect::Bool => "a boolean",
-            Expect::Obj | Expect::Outcome => "an object",
-            Expect::Arr | Expect::Usage => "an array",
-            Expect::Any => "any value",
+            Expect::Obj | Expect::Outcome | Expect::OutcomeV1 | Expect::SubagentOutcome => {
+                "an object"
+            }
+            Expect::Input => "an object",
+            Expect::Arr | Expect::Usage | Expect::UsageV1 | Expect::Patch => "an array",
+            Expect::Any | Expect::Json => "any value",
+            Expect::Int => "an integer",
+            Expect::Parts => "a string or an array of content parts",
             Expect::OneOf { values } => return one_of(f, values),
         };
         f.write_str(name)
@@ -75,11 +99,14 @@ impl Expect {
         match self {
             Expect::Str | Expect::OneOf { .. } => kind == Kind::String,
             Expect::StrOrNull => matches!(kind, Kind::String | Kind::Null),
-            Expect::Num => kind == Kind::Number,
+            Expect::Num | Expect::Int => kind == Kind::Number,
             Expect::Bool => kind == Kind::Bool,
-            Expect::Obj => kind == Kind::Object,
-            Expect::Arr | Expect::Usage => kind == Kind::Array,
-            Expect::Any => true,
+            Expect::Obj | Expect::Input | Expect::OutcomeV1 | Expect::SubagentOutcome => {
+                kind == Kind::Object
+            }
+            Expect::Arr | Expect::Usage | Expect::UsageV1 | Expect::Patch => kind == Kind::Array,
+            Expect::Parts => matches!(kind, Kind::String | Kind::Array),
+            Expect::Any | Expect::Json => true,
             Expect::Outcome => matches!(kind, Kind::Object | Kind::Null),
         }
     }
@@ -109,8 +136,8 @@ const COMMON: Schema = &[
 ];
 
 /// Checks the decoded frame against the schema of `kind`.
-pub(crate) fn check<const ID: usize, const DEPTH: usize>(
-    dec: &Decoder<ID, DEPTH>,
+pub(crate) fn check<const ID: usize, const DEPTH: usize, X: Ext<ID>>(
+    dec: &Decoder<ID, DEPTH, X>,
     kind: EventType,
 ) -> Result<(), Detail> {
     for &(field, need, expect) in kind.schema().iter().chain(COMMON) {
@@ -119,8 +146,8 @@ pub(crate) fn check<const ID: usize, const DEPTH: usize>(
     Ok(())
 }
 
-fn check_field<const ID: usize, const DEPTH: usize>(
-    dec: &Decoder<ID, DEPTH>,
+fn check_field<const ID: usize, const DEPTH: usize, X: Ext<ID>>(
+    dec: &Decoder<ID, DEPTH, X>,
     field: Field,
     need: Need,
     expect: Expect,
@@ -154,4 +181,46 @@ fn check_field<const ID: usize, const DEPTH: usize>(
         }
     }
     Ok(())
+}
+
+/// [`check_field`] under the 1.0 rules: a required [`Json`] value must be
+/// there, and the values 1.0 checks nested get their verdict.
+pub(crate) fn check_field_v1<const ID: usize, const DEPTH: usize, X: Ext<ID>>(
+    dec: &Decoder<ID, DEPTH, X>,
+    field: Field,
+    need: Need,
+    expect: Expect,
+) -> Result<(), Detail> {
+    if dec.kind_of(field).is_none() {
+        return match need {
+            Req => Err(Detail::Missing(field)),
+            Opt => Ok(()),
+        };
+    }
+    match expect {
+        Outcome | Usage => return check_field(dec, field, need, expect),
+        Str | StrOrNull | Num | Bool | Obj | Arr | Any | Json | OneOf { .. } => {
+            return check_field(dec, field, need, expect)
+        }
+        Int | Parts | Patch | Input | OutcomeV1 | UsageV1 | SubagentOutcome => {
+            check_field(dec, field, need, Any)?;
+        }
+    }
+    let found = dec.kind_of(field).unwrap_or(Kind::Null);
+    if !expect.admits(found) {
+        return Err(Detail::WrongType {
+            field,
+            expected: expect,
+            found,
+        });
+    }
+    match dec.verdict(field) {
+        (super::shapes::Verdict::Bad, Some(issue)) => Err(Detail::Invalid {
+            field,
+            path: issue.path,
+            what: issue.what,
+        }),
+        (super::shapes::Verdict::Bad, None) => Err(Detail::Missing(field)),
+        (super::shapes::Verdict::Fine { .. } | super::shapes::Verdict::Removed, _) => Ok(()),
+    }
 }
