@@ -1,0 +1,462 @@
+//! Enforcement (SPEC 9.4): strip what the 1.0 schema does not describe,
+//! then validate what it does.
+//!
+//! Both walks are driven by the tables of [`super::schema`] and descend
+//! only where the schema describes something, so free JSON positions are
+//! never entered. Each value is visited at most once by each walk: the cost
+//! is linear in the size of the event (times the logarithmic cost of a key
+//! lookup in a JSON object).
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde_json::{Map, Value};
+
+use super::report::Issue;
+use super::schema::{Field, Object, Presence, Range, Shape, Union, MAX_SAFE_INTEGER};
+
+/// What stripping decided about one value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    /// Stays (possibly with unknown material removed inside it).
+    Keep,
+    /// Unrecognisable as a whole (an unknown union member): its container
+    /// removes it, or is itself removed if it sat in a required field.
+    Drop,
+}
+
+/// Removes from `event` (an object of the type `schema` describes) every
+/// key and union member the schema does not know, and returns the paths of
+/// the removals: only the outermost removal of a removed value is reported.
+pub(crate) fn strip(event: &mut Map<String, Value>, schema: &Object) -> Vec<String> {
+    let mut removed = Vec::new();
+    let mut path = String::new();
+    // The event's own object is never dropped whole: its only union-typed
+    // fields are optional or arrays (a required union field would cascade to
+    // the event itself, which no 1.0 event has).
+    let _ = strip_object(event, schema, &mut path, &mut removed);
+    removed
+}
+
+fn strip_value(
+    value: &mut Value,
+    shape: &Shape,
+    path: &mut String,
+    out: &mut Vec<String>,
+) -> Verdict {
+    match shape {
+        Shape::Object(object) => match value {
+            Value::Object(map) => strip_object(map, object, path, out),
+            Value::Null
+            | Value::Bool(_)
+            | Value::Number(_)
+            | Value::String(_)
+            | Value::Array(_) => Verdict::Keep,
+        },
+        Shape::Array { of, .. } => match value {
+            Value::Array(items) => {
+                strip_array(items, of, path, out);
+                Verdict::Keep
+            }
+            Value::Null
+            | Value::Bool(_)
+            | Value::Number(_)
+            | Value::String(_)
+            | Value::Object(_) => Verdict::Keep,
+        },
+        Shape::StringOr(of) => match value {
+            Value::Array(items) => {
+                strip_array(items, of, path, out);
+                Verdict::Keep
+            }
+            Value::Null
+            | Value::Bool(_)
+            | Value::Number(_)
+            | Value::String(_)
+            | Value::Object(_) => Verdict::Keep,
+        },
+        Shape::Union(union) => match value {
+            Value::Object(map) => match member_of(map, union) {
+                Some(member) => strip_object(map, member, path, out),
+                None => Verdict::Drop,
+            },
+            // The wrong kind of value is the validator's to reject.
+            Value::Null
+            | Value::Bool(_)
+            | Value::Number(_)
+            | Value::String(_)
+            | Value::Array(_) => Verdict::Keep,
+        },
+        Shape::String
+        | Shape::Pointer
+        | Shape::Literal(_)
+        | Shape::OneOf(_)
+        | Shape::Boolean
+        | Shape::Integer(_)
+        | Shape::Json
+        | Shape::JsonNotNull
+        | Shape::JsonObject => Verdict::Keep,
+    }
+}
+
+/// The member of `union` the object's tag names, if any.
+fn member_of(map: &Map<String, Value>, union: &Union) -> Option<&'static Object> {
+    match map.get(union.tag) {
+        Some(Value::String(tag)) => union.member(tag),
+        _ => None,
+    }
+}
+
+fn strip_object(
+    map: &mut Map<String, Value>,
+    object: &Object,
+    path: &mut String,
+    out: &mut Vec<String>,
+) -> Verdict {
+    let mut verdict = Verdict::Keep;
+    map.retain(|key, child| {
+        if verdict == Verdict::Drop {
+            // The object goes whole; the caller withdraws what was reported
+            // inside it, so there is nothing left to decide.
+            return true;
+        }
+        let at = path.len();
+        path.push('/');
+        path.push_str(key);
+        let keep = match object.field(key) {
+            None if object.open => true,
+            None => {
+                out.push(path.clone());
+                false
+            }
+            Some(field) => {
+                let mark = out.len();
+                match strip_value(child, &field.shape, path, out) {
+                    Verdict::Keep => true,
+                    Verdict::Drop => {
+                        out.truncate(mark);
+                        match field.presence {
+                            Presence::Optional => {
+                                out.push(path.clone());
+                                false
+                            }
+                            Presence::Required => {
+                                verdict = Verdict::Drop;
+                                true
+                            }
+                        }
+                    }
+                }
+            }
+        };
+        path.truncate(at);
+        keep
+    });
+    verdict
+}
+
+fn strip_array(items: &mut Vec<Value>, of: &Shape, path: &mut String, out: &mut Vec<String>) {
+    let mut index = 0usize;
+    items.retain_mut(|item| {
+        let at = path.len();
+        path.push('/');
+        push_index(path, index);
+        index += 1;
+        let mark = out.len();
+        let keep = match strip_value(item, of, path, out) {
+            Verdict::Keep => true,
+            Verdict::Drop => {
+                out.truncate(mark);
+                out.push(path.clone());
+                false
+            }
+        };
+        path.truncate(at);
+        keep
+    });
+}
+
+fn push_index(path: &mut String, index: usize) {
+    use core::fmt::Write;
+    let _ = write!(path, "{index}");
+}
+
+// ------------------------------------------------------------- validation
+
+/// Validates `event` against its schema; every issue, in the schema's order
+/// (empty when the event is valid).
+pub(crate) fn validate(event: &Map<String, Value>, schema: &Object) -> Vec<Issue> {
+    let mut issues = Vec::new();
+    let mut path = String::new();
+    check_object(event, schema, &mut path, &mut issues);
+    issues
+}
+
+fn check_object(
+    map: &Map<String, Value>,
+    object: &Object,
+    path: &mut String,
+    issues: &mut Vec<Issue>,
+) {
+    for field in object.fields() {
+        let at = path.len();
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(field.name);
+        check_field(map.get(field.name), field, path, issues);
+        path.truncate(at);
+    }
+}
+
+fn check_field(value: Option<&Value>, field: &Field, path: &mut String, issues: &mut Vec<Issue>) {
+    match value {
+        Some(value) => check_value(value, &field.shape, path, issues),
+        None => match field.presence {
+            Presence::Optional => {}
+            Presence::Required => issue(issues, path, absent(&field.shape)),
+        },
+    }
+}
+
+fn issue(issues: &mut Vec<Issue>, path: &str, reason: String) {
+    issues.push(Issue {
+        path: String::from(path),
+        reason,
+    });
+}
+
+/// The reference's name for the JSON kind of `v` ("received number").
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn expected(what: &str, received: &str) -> String {
+    format!("Invalid input: expected {what}, received {received}")
+}
+
+/// The reason a required field of this shape is absent.
+fn absent(shape: &Shape) -> String {
+    match shape {
+        Shape::String | Shape::Pointer => expected("string", "undefined"),
+        Shape::Literal(v) => literal_reason(v),
+        Shape::OneOf(values) => one_of_reason(values),
+        Shape::Boolean => expected("boolean", "undefined"),
+        Shape::Integer(_) => expected("number", "undefined"),
+        Shape::Object(_) | Shape::Union(_) => expected("object", "undefined"),
+        Shape::Array { .. } => expected("array", "undefined"),
+        Shape::Json | Shape::JsonNotNull | Shape::JsonObject | Shape::StringOr(_) => {
+            String::from("Invalid input")
+        }
+    }
+}
+
+fn literal_reason(v: &str) -> String {
+    format!("Invalid input: expected \"{v}\"")
+}
+
+fn one_of_reason(values: &[&str]) -> String {
+    let mut text = String::from("Invalid option: expected one of ");
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            text.push('|');
+        }
+        text.push('"');
+        text.push_str(v);
+        text.push('"');
+    }
+    text
+}
+
+fn check_value(value: &Value, shape: &Shape, path: &mut String, issues: &mut Vec<Issue>) {
+    match shape {
+        Shape::String => {
+            if !value.is_string() {
+                issue(issues, path, expected("string", kind(value)));
+            }
+        }
+        Shape::Pointer => match value {
+            Value::String(s) => {
+                if !is_pointer(s) {
+                    issue(
+                        issues,
+                        path,
+                        String::from("Invalid string: must match pattern /^(\\/([^/~]|~[01])*)*$/"),
+                    );
+                }
+            }
+            Value::Null
+            | Value::Bool(_)
+            | Value::Number(_)
+            | Value::Array(_)
+            | Value::Object(_) => issue(issues, path, expected("string", kind(value))),
+        },
+        Shape::Literal(v) => {
+            if value.as_str() != Some(*v) {
+                issue(issues, path, literal_reason(v));
+            }
+        }
+        Shape::OneOf(values) => {
+            let ok = value.as_str().is_some_and(|s| values.contains(&s));
+            if !ok {
+                issue(issues, path, one_of_reason(values));
+            }
+        }
+        Shape::Boolean => {
+            if !value.is_boolean() {
+                issue(issues, path, expected("boolean", kind(value)));
+            }
+        }
+        Shape::Integer(range) => check_integer(value, *range, path, issues),
+        Shape::Json => {}
+        Shape::JsonNotNull => {
+            if value.is_null() {
+                issue(issues, path, String::from("Invalid input"));
+            }
+        }
+        Shape::JsonObject => {
+            if !value.is_object() {
+                issue(issues, path, String::from("Invalid input"));
+            }
+        }
+        Shape::Object(object) => match value {
+            Value::Object(map) => check_object(map, object, path, issues),
+            Value::Null
+            | Value::Bool(_)
+            | Value::Number(_)
+            | Value::String(_)
+            | Value::Array(_) => issue(issues, path, expected("object", kind(value))),
+        },
+        Shape::Array { of, min } => match value {
+            Value::Array(items) => {
+                check_items(items, of, path, issues);
+                if items.len() < *min {
+                    issue(
+                        issues,
+                        path,
+                        format!("Too small: expected array to have >={min} items"),
+                    );
+                }
+            }
+            Value::Null
+            | Value::Bool(_)
+            | Value::Number(_)
+            | Value::String(_)
+            | Value::Object(_) => issue(issues, path, expected("array", kind(value))),
+        },
+        Shape::Union(union) => match value {
+            Value::Object(map) => match member_of(map, union) {
+                Some(member) => check_object(map, member, path, issues),
+                None => {
+                    let at = path.len();
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(union.tag);
+                    issue(issues, path, String::from("Invalid input"));
+                    path.truncate(at);
+                }
+            },
+            Value::Null
+            | Value::Bool(_)
+            | Value::Number(_)
+            | Value::String(_)
+            | Value::Array(_) => issue(issues, path, expected("object", kind(value))),
+        },
+        Shape::StringOr(of) => match value {
+            Value::String(_) => {}
+            Value::Array(items) => {
+                // A union that fails reports itself, not its options' issues.
+                let mut inner = Vec::new();
+                check_items(items, of, path, &mut inner);
+                if !inner.is_empty() {
+                    issue(issues, path, String::from("Invalid input"));
+                }
+            }
+            Value::Null | Value::Bool(_) | Value::Number(_) | Value::Object(_) => {
+                issue(issues, path, String::from("Invalid input"))
+            }
+        },
+    }
+}
+
+fn check_items(items: &[Value], of: &Shape, path: &mut String, issues: &mut Vec<Issue>) {
+    for (index, item) in items.iter().enumerate() {
+        let at = path.len();
+        if !path.is_empty() {
+            path.push('.');
+        }
+        push_index(path, index);
+        check_value(item, of, path, issues);
+        path.truncate(at);
+    }
+}
+
+/// An integer judged as JavaScript judges it: the literal read as a double
+/// (round to nearest), then integral, inside the safe range, inside `range`.
+fn check_integer(value: &Value, range: Range, path: &str, issues: &mut Vec<Issue>) {
+    let Some(x) = value.as_f64().filter(|x| x.is_finite()) else {
+        issue(issues, path, expected("number", kind(value)));
+        return;
+    };
+    if x.fract() != 0.0 {
+        issue(issues, path, expected("int", "number"));
+        return;
+    }
+    if x > MAX_SAFE_INTEGER {
+        issue(
+            issues,
+            path,
+            String::from("Too big: expected int to be <9007199254740991"),
+        );
+    } else if x < -MAX_SAFE_INTEGER {
+        issue(
+            issues,
+            path,
+            String::from("Too small: expected int to be >-9007199254740991"),
+        );
+    }
+    if x < range.min() {
+        let reason = match range {
+            Range::Signed => "Too small: expected number to be >=-9007199254740991",
+            Range::Count => "Too small: expected number to be >=0",
+        };
+        issue(issues, path, String::from(reason));
+    }
+    if x > MAX_SAFE_INTEGER {
+        issue(
+            issues,
+            path,
+            String::from("Too big: expected number to be <=9007199254740991"),
+        );
+    }
+}
+
+/// `^(/([^/~]|~[01])*)*$`: empty, or `/`-led segments whose `~` is always
+/// followed by `0` or `1`.
+fn is_pointer(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    if let Some(first) = bytes.first() {
+        if *first != b'/' {
+            return false;
+        }
+    }
+    let mut iter = bytes.iter();
+    while let Some(b) = iter.next() {
+        if *b == b'~' {
+            match iter.next() {
+                Some(b'0') | Some(b'1') => {}
+                _ => return false,
+            }
+        }
+    }
+    true
+}

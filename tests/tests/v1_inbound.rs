@@ -1,0 +1,202 @@
+//! `agui_alloc::v1::Inbound` against the AG-UI 1.0 vectors
+//! (`tests/vectors/v1/*.jsonl`, made by the 1.0 reference client).
+//!
+//! Every frame of every vector goes through one `Inbound` per stream, in
+//! order, up to the vector's error frame (the reference processes nothing
+//! after it). Checked per vector:
+//!
+//! 1. warnings: every `compat` and `enforce` warning of the vector is
+//!    produced at the same frame with the same code and fields
+//!    (`from`/`to`, `type`, `path`), and no others (per frame, as a
+//!    multiset: serde_json's objects are sorted by key, the reference walks
+//!    keys in insertion order, so two removals of one frame may come in
+//!    another order; the exact-order count is reported too);
+//! 2. a `decode` error at frame i: processing frame i fails;
+//! 3. otherwise no frame fails (frames up to a `transform` or `verify`
+//!    error frame included: they passed decoding in the reference).
+//!
+//! The reference's decode texts are compared too, and reported (not
+//! required).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+
+use agui_alloc::v1::{Inbound, Warning, WarningKind};
+use serde_json::{json, Value};
+
+const FILES: &[(&str, &str)] = &[
+    (
+        "generated.jsonl",
+        include_str!("../vectors/v1/generated.jsonl"),
+    ),
+    (
+        "handmade.jsonl",
+        include_str!("../vectors/v1/handmade.jsonl"),
+    ),
+    (
+        "python-sdk.jsonl",
+        include_str!("../vectors/v1/python-sdk.jsonl"),
+    ),
+];
+
+/// A warning as the vectors record it (stage, code and the code's fields).
+fn record(w: &Warning) -> Value {
+    let mut r = json!({"index": w.frame, "stage": w.stage().as_str(), "code": w.code()});
+    let extra = match &w.kind {
+        WarningKind::Converted { from, to } => json!({"from": from, "to": to}),
+        WarningKind::UnknownEvent { event_type } => json!({"type": event_type}),
+        WarningKind::Stripped { event_type, path } => json!({"type": event_type, "path": path}),
+        WarningKind::DroppedTitle
+        | WarningKind::MintedId { .. }
+        | WarningKind::BinaryUnconvertible => json!({}),
+    };
+    for (k, v) in extra.as_object().unwrap() {
+        r[k] = v.clone();
+    }
+    r
+}
+
+/// The expected record: the vector's warning with only the compared keys.
+fn expected_record(w: &Value) -> Value {
+    let mut r = json!({});
+    for key in ["index", "stage", "code", "from", "to", "type", "path"] {
+        if let Some(v) = w.get(key) {
+            r[key] = v.clone();
+        }
+    }
+    r
+}
+
+fn by_frame(records: &[Value]) -> BTreeMap<u64, Vec<String>> {
+    let mut map: BTreeMap<u64, Vec<String>> = BTreeMap::new();
+    for r in records {
+        map.entry(r["index"].as_u64().unwrap())
+            .or_default()
+            .push(r.to_string());
+    }
+    for v in map.values_mut() {
+        v.sort();
+    }
+    map
+}
+
+#[derive(Default)]
+struct Tally {
+    vectors: usize,
+    warnings_ok: usize,
+    warnings_exact_order: usize,
+    decode_errors: usize,
+    decode_errors_ok: usize,
+    decode_texts_same: usize,
+    clean: usize,
+    clean_ok: usize,
+    failures: Vec<String>,
+}
+
+#[test]
+fn v1_inbound_matches_the_reference() {
+    let mut t = Tally::default();
+    for (file, text) in FILES {
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let v: Value = serde_json::from_str(line).expect("vector line is JSON");
+            let name = format!("{file}:{}", v["name"].as_str().unwrap());
+            let events = v["events"].as_array().unwrap();
+            let error = &v["expect"]["error"];
+            let (stop, decode_at) = match error.get("index").and_then(Value::as_u64) {
+                Some(i) => (
+                    i as usize,
+                    (error["kind"] == "decode").then_some(i as usize),
+                ),
+                None => (events.len().saturating_sub(1), None),
+            };
+            t.vectors += 1;
+
+            let mut inbound = Inbound::new();
+            let mut warnings = Vec::new();
+            let mut problems = Vec::new();
+            let mut failed_at = None;
+            for (i, ev) in events.iter().enumerate().take(stop + 1) {
+                match inbound.process(i, ev.clone(), &mut warnings) {
+                    Ok(_) => {
+                        if decode_at == Some(i) {
+                            problems.push(format!(
+                                "frame {i}: accepted, the reference failed: {}",
+                                error["message"]
+                            ));
+                        }
+                    }
+                    Err(e) => {
+                        failed_at = Some(i);
+                        if decode_at == Some(i) {
+                            if e.to_string() == error["message"].as_str().unwrap_or("") {
+                                t.decode_texts_same += 1;
+                            } else {
+                                eprintln!(
+                                    "text differs {name}: ours {:?}, reference {}",
+                                    e.to_string(),
+                                    error["message"]
+                                );
+                            }
+                        } else {
+                            problems
+                                .push(format!("frame {i}: failed ({e}), the reference did not"));
+                        }
+                        break;
+                    }
+                }
+            }
+            if let Some(at) = decode_at {
+                t.decode_errors += 1;
+                if failed_at == Some(at) {
+                    t.decode_errors_ok += 1;
+                }
+            } else {
+                t.clean += 1;
+                if failed_at.is_none() {
+                    t.clean_ok += 1;
+                }
+            }
+
+            let ours: Vec<Value> = warnings.iter().map(record).collect();
+            let theirs: Vec<Value> = v["expect"]["warnings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|w| w["stage"] == "compat" || w["stage"] == "enforce")
+                .map(expected_record)
+                .collect();
+            if by_frame(&ours) == by_frame(&theirs) {
+                t.warnings_ok += 1;
+                if ours == theirs {
+                    t.warnings_exact_order += 1;
+                }
+            } else {
+                problems.push(format!(
+                    "warnings differ:\n    ours   {}\n    theirs {}",
+                    Value::from(ours.clone()),
+                    Value::from(theirs.clone())
+                ));
+            }
+            if !problems.is_empty() {
+                t.failures.push(format!("{name}: {}", problems.join("; ")));
+            }
+        }
+    }
+    for f in &t.failures {
+        eprintln!("FAIL {f}");
+    }
+    eprintln!(
+        "v1 inbound: {} vectors; warnings {}/{} (same order {}); decode errors {}/{} (same text {}); \
+         no decode error {}/{}",
+        t.vectors,
+        t.warnings_ok,
+        t.vectors,
+        t.warnings_exact_order,
+        t.decode_errors_ok,
+        t.decode_errors,
+        t.decode_texts_same,
+        t.clean_ok,
+        t.clean
+    );
+    assert!(t.failures.is_empty(), "{} vectors differ", t.failures.len());
+}
