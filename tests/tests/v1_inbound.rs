@@ -273,3 +273,36 @@ fn run_file(file: &str, text: &str) -> Tally {
     }
     t
 }
+
+/// Writes what [`Inbound`] passes on, per vector and frame, in the format of
+/// `v1_edge/enforced.mjs` (the reference's side), to the file named by
+/// `AGUI_V1_DUMP`; the two are compared outside (JSON equality). Ignored by
+/// default: it needs the reference bundle to be useful.
+#[test]
+#[ignore]
+fn dump_events() {
+    use std::io::Write;
+    let Ok(target) = std::env::var("AGUI_V1_DUMP") else {
+        return;
+    };
+    let mut out = std::io::BufWriter::new(std::fs::File::create(target).unwrap());
+    for (_, text) in FILES {
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let v: Value = serde_json::from_str(line).unwrap();
+            let mut inbound = Inbound::new();
+            let mut frames = Vec::new();
+            let mut error = Value::Null;
+            for (i, ev) in v["events"].as_array().unwrap().iter().enumerate() {
+                match inbound.process(i, ev.clone(), &mut Vec::new()) {
+                    Ok(e) => frames.push(Value::from(e.into_iter().collect::<Vec<_>>())),
+                    Err(_) => {
+                        error = Value::from(i);
+                        break;
+                    }
+                }
+            }
+            let row = json!({"name": v["name"], "frames": frames, "error": error});
+            writeln!(out, "{row}").unwrap();
+        }
+    }
+}

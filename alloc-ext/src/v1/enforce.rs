@@ -137,7 +137,9 @@ fn strip_object(
                     Verdict::Drop => {
                         out.truncate(mark);
                         match field.presence {
-                            Presence::Optional => {
+                            Presence::Optional
+                            | Presence::EmptyIfAbsent
+                            | Presence::NullIsAbsent => {
                                 out.push(path.clone());
                                 false
                             }
@@ -185,8 +187,10 @@ fn push_index(path: &mut String, index: usize) {
 // ------------------------------------------------------------- validation
 
 /// Validates `event` against its schema; every issue, in the schema's order
-/// (empty when the event is valid).
-pub(crate) fn validate(event: &Map<String, Value>, schema: &Object) -> Vec<Issue> {
+/// (empty when the event is valid). A valid event is left as the schema
+/// reads it: [`Presence::EmptyIfAbsent`] keys added, [`Presence::NullIsAbsent`]
+/// nulls removed (an invalid event is discarded, whatever this did to it).
+pub(crate) fn validate(event: &mut Map<String, Value>, schema: &Object) -> Vec<Issue> {
     let mut issues = Vec::new();
     let mut path = String::new();
     check_object(event, schema, &mut path, &mut issues);
@@ -194,7 +198,7 @@ pub(crate) fn validate(event: &Map<String, Value>, schema: &Object) -> Vec<Issue
 }
 
 fn check_object(
-    map: &Map<String, Value>,
+    map: &mut Map<String, Value>,
     object: &Object,
     path: &mut String,
     issues: &mut Vec<Issue>,
@@ -205,18 +209,27 @@ fn check_object(
             path.push('.');
         }
         path.push_str(field.name);
-        check_field(map.get(field.name), field, path, issues);
+        check_field(map, field, path, issues);
         path.truncate(at);
     }
 }
 
-fn check_field(value: Option<&Value>, field: &Field, path: &mut String, issues: &mut Vec<Issue>) {
-    match value {
-        Some(value) => check_value(value, &field.shape, path, issues),
-        None => match field.presence {
-            Presence::Optional => {}
-            Presence::Required => issue(issues, path, absent(&field.shape)),
-        },
+fn check_field(
+    map: &mut Map<String, Value>,
+    field: &Field,
+    path: &mut String,
+    issues: &mut Vec<Issue>,
+) {
+    match (map.get_mut(field.name), field.presence) {
+        (Some(Value::Null), Presence::NullIsAbsent) => {
+            map.remove(field.name);
+        }
+        (Some(value), _) => check_value(value, &field.shape, path, issues),
+        (None, Presence::Optional | Presence::NullIsAbsent) => {}
+        (None, Presence::EmptyIfAbsent) => {
+            map.insert(String::from(field.name), Value::Array(Vec::new()));
+        }
+        (None, Presence::Required) => issue(issues, path, absent(&field.shape)),
     }
 }
 
@@ -276,7 +289,7 @@ fn one_of_reason(values: &[&str]) -> String {
     text
 }
 
-fn check_value(value: &Value, shape: &Shape, path: &mut String, issues: &mut Vec<Issue>) {
+fn check_value(value: &mut Value, shape: &Shape, path: &mut String, issues: &mut Vec<Issue>) {
     match shape {
         Shape::String => {
             if !value.is_string() {
@@ -388,8 +401,8 @@ fn check_value(value: &Value, shape: &Shape, path: &mut String, issues: &mut Vec
     }
 }
 
-fn check_items(items: &[Value], of: &Shape, path: &mut String, issues: &mut Vec<Issue>) {
-    for (index, item) in items.iter().enumerate() {
+fn check_items(items: &mut [Value], of: &Shape, path: &mut String, issues: &mut Vec<Issue>) {
+    for (index, item) in items.iter_mut().enumerate() {
         let at = path.len();
         if !path.is_empty() {
             path.push('.');

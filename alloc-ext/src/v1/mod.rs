@@ -141,7 +141,7 @@ impl Inbound {
                 },
             });
         }
-        let issues = enforce::validate(&event, &schema.object);
+        let issues = enforce::validate(&mut event, &schema.object);
         if issues.is_empty() {
             Ok(Some(Value::Object(event)))
         } else {

@@ -83,6 +83,12 @@ pub enum Presence {
     Required,
     /// Absent is fine; a removed value simply leaves the key absent.
     Optional,
+    /// Absent means an empty array, and the validated event says so: the
+    /// key is added as `[]` (`RunAgentInput.tools` and `.context`).
+    EmptyIfAbsent,
+    /// Absent is fine, and `null` means absent: the validated event loses
+    /// the key (`RunAgentInput.state`).
+    NullIsAbsent,
 }
 
 /// One key of a described object.
@@ -512,10 +518,22 @@ pub const RUN_AGENT_INPUT: Object = object(
         req("runId", Shape::String),
         opt("protocolVersion", Shape::String),
         opt("parentRunId", Shape::String),
-        opt("state", Shape::Json),
+        Field {
+            name: "state",
+            shape: Shape::Json,
+            presence: Presence::NullIsAbsent,
+        },
         req("messages", MESSAGES),
-        opt("tools", array(&Shape::Object(&TOOL))),
-        opt("context", array(&Shape::Object(&CONTEXT))),
+        Field {
+            name: "tools",
+            shape: array(&Shape::Object(&TOOL)),
+            presence: Presence::EmptyIfAbsent,
+        },
+        Field {
+            name: "context",
+            shape: array(&Shape::Object(&CONTEXT)),
+            presence: Presence::EmptyIfAbsent,
+        },
         opt("forwardedProps", Shape::JsonNotNull),
         opt("resume", array(&Shape::Object(&RESUME_ENTRY))),
     ]],
