@@ -252,21 +252,35 @@ fn upgrade_message(message: &mut Value, out: &mut Sink<'_>) -> Result<(), Broken
         return Ok(());
     }
     out.converted("binary input content", "the modern media content parts");
-    let modern = ModernParts::index(parts);
-    let mut upgraded = Vec::with_capacity(parts.len());
-    for part in parts.iter() {
-        match convert_binary(part, out) {
-            None => upgraded.push(part.clone()),
-            Some(Converted::Kept) => upgraded.push(part.clone()),
-            Some(Converted::Part {
-                part: new,
-                key,
-                filename,
-            }) => {
-                if !modern.contains(&key, filename) {
-                    upgraded.push(new);
+    let old = core::mem::take(parts);
+    // Decide every part against the original parts (a mirror may come
+    // before its original), then move the kept ones: nothing is cloned but
+    // the converted parts' source values.
+    let decisions: Vec<Decision> = {
+        let modern = ModernParts::index(&old);
+        old.iter()
+            .map(|part| match convert_binary(part, out) {
+                None | Some(Converted::Kept) => Decision::Keep,
+                Some(Converted::Part {
+                    part: new,
+                    key,
+                    filename,
+                }) => {
+                    if modern.contains(&key, filename) {
+                        Decision::Drop
+                    } else {
+                        Decision::Replace(new)
+                    }
                 }
-            }
+            })
+            .collect()
+    };
+    let mut upgraded = Vec::with_capacity(old.len());
+    for (part, decision) in old.into_iter().zip(decisions) {
+        match decision {
+            Decision::Keep => upgraded.push(part),
+            Decision::Drop => {}
+            Decision::Replace(new) => upgraded.push(new),
         }
     }
     *parts = upgraded;
@@ -275,17 +289,17 @@ fn upgrade_message(message: &mut Value, out: &mut Sink<'_>) -> Result<(), Broken
 
 /// A value compared as JavaScript's `===` compares it: primitives by value,
 /// objects and arrays never equal to another parsed value.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-enum Prim {
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Prim<'a> {
     Null,
     Bool(bool),
     /// The bits of the double (`-0` folded into `0`).
     Number(u64),
-    String(String),
+    String(&'a str),
 }
 
-impl Prim {
-    fn of(v: &Value) -> Option<Prim> {
+impl<'a> Prim<'a> {
+    fn of(v: &'a Value) -> Option<Prim<'a>> {
         match v {
             Value::Null => Some(Prim::Null),
             Value::Bool(b) => Some(Prim::Bool(*b)),
@@ -293,7 +307,7 @@ impl Prim {
                 let x = if x == 0.0 { 0.0 } else { x };
                 Prim::Number(x.to_bits())
             }),
-            Value::String(s) => Some(Prim::String(s.clone())),
+            Value::String(s) => Some(Prim::String(s)),
             Value::Array(_) | Value::Object(_) => None,
         }
     }
@@ -301,17 +315,17 @@ impl Prim {
 
 /// What makes a converted part a duplicate of a modern one: kind, source
 /// type, value and mime type.
-type PartKey = (String, &'static str, Prim, String);
+type PartKey<'a> = (&'a str, &'static str, Prim<'a>, &'a str);
 
 /// The modern media parts of one message, for the duplicate check: by key,
 /// whether one exists and the `metadata.filename`s they carry.
-struct ModernParts {
-    by_key: BTreeMap<PartKey, Vec<Prim>>,
+struct ModernParts<'a> {
+    by_key: BTreeMap<PartKey<'a>, Vec<Prim<'a>>>,
 }
 
-impl ModernParts {
-    fn index(parts: &[Value]) -> Self {
-        let mut by_key: BTreeMap<PartKey, Vec<Prim>> = BTreeMap::new();
+impl<'a> ModernParts<'a> {
+    fn index(parts: &'a [Value]) -> Self {
+        let mut by_key: BTreeMap<PartKey<'a>, Vec<Prim<'a>>> = BTreeMap::new();
         for part in parts {
             let Value::Object(part) = part else { continue };
             let (Some(Value::String(kind)), Some(Value::Object(source))) =
@@ -335,7 +349,7 @@ impl ModernParts {
                 _ => None,
             };
             let entry = by_key
-                .entry((kind.clone(), stype, value, mime.clone()))
+                .entry((kind.as_str(), stype, value, mime.as_str()))
                 .or_default();
             if let Some(f) = filename {
                 entry.push(f);
@@ -346,7 +360,7 @@ impl ModernParts {
 
     /// Whether a modern part has this key (and this filename, if the legacy
     /// part had one).
-    fn contains(&self, key: &Option<PartKey>, filename: Option<Prim>) -> bool {
+    fn contains(&self, key: &Option<PartKey<'a>>, filename: Option<Prim<'a>>) -> bool {
         let Some(key) = key else { return false };
         match (self.by_key.get(key), filename) {
             (None, _) => false,
@@ -356,15 +370,25 @@ impl ModernParts {
     }
 }
 
-enum Converted {
+/// What becomes of one part of a message with legacy binary parts.
+enum Decision {
+    /// Not a convertible binary part: it stays.
+    Keep,
+    /// A converted part equal to a modern part of the message: dropped.
+    Drop,
+    /// A converted part: this media part replaces it.
+    Replace(Value),
+}
+
+enum Converted<'a> {
     /// A binary part with neither data nor url: it stays.
     Kept,
     /// The media part it became, its duplicate key (none when the value is
     /// an object or array, which equals nothing) and its truthy filename.
     Part {
         part: Value,
-        key: Option<PartKey>,
-        filename: Option<Prim>,
+        key: Option<PartKey<'a>>,
+        filename: Option<Prim<'a>>,
     },
 }
 
@@ -381,7 +405,7 @@ fn truthy(v: Option<&Value>) -> bool {
 
 /// A legacy binary part (`type: "binary"` with a string `mimeType`) as a
 /// media part; `None` for any other part.
-fn convert_binary(part: &Value, out: &mut Sink<'_>) -> Option<Converted> {
+fn convert_binary<'a>(part: &'a Value, out: &mut Sink<'_>) -> Option<Converted<'a>> {
     let Value::Object(part) = part else {
         return None;
     };
@@ -408,11 +432,10 @@ fn convert_binary(part: &Value, out: &mut Sink<'_>) -> Option<Converted> {
         out.push(WarningKind::BinaryUnconvertible);
         return Some(Converted::Kept);
     };
-    let value = value.cloned().unwrap_or(Value::Null);
     let filename = part.get("filename").filter(|f| truthy(Some(f)));
     let mut source = Map::new();
     source.insert(String::from("type"), Value::from(stype));
-    source.insert(String::from("value"), value.clone());
+    source.insert(String::from("value"), value.cloned().unwrap_or(Value::Null));
     source.insert(String::from("mimeType"), Value::String(mime.clone()));
     let mut new = Map::new();
     new.insert(String::from("type"), Value::from(kind));
@@ -425,9 +448,10 @@ fn convert_binary(part: &Value, out: &mut Sink<'_>) -> Option<Converted> {
     let filename_prim = filename.and_then(Prim::of);
     // A value or filename that is an object or array equals nothing.
     let comparable = filename.is_none() || filename_prim.is_some();
-    let key = Prim::of(&value)
+    let key = value
+        .and_then(Prim::of)
         .filter(|_| comparable)
-        .map(|v| (String::from(kind), stype, v, mime.clone()));
+        .map(|v| (kind, stype, v, mime.as_str()));
     Some(Converted::Part {
         part: Value::Object(new),
         key,
