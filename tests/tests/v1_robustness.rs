@@ -212,3 +212,77 @@ proptest! {
         }
     }
 }
+
+/// A snapshot of `n` messages, each with an unknown key, a part whose
+/// source has an unknown type (a cascade), a legacy binary part and its
+/// modern twin (a duplicate), and an unknown role every fourth message.
+fn big_snapshot(n: usize) -> Value {
+    let messages: Vec<Value> = (0..n)
+        .map(|i| {
+            serde_json::json!({
+                "id": format!("m{i}"),
+                "role": if i % 4 == 3 { "wizard" } else { "user" },
+                "extra": i,
+                "content": [
+                    {"type": "text", "text": "hello", "x": 1},
+                    {"type": "image", "source": {"type": "future", "value": "v"}},
+                    {"type": "binary", "mimeType": "image/png", "data": format!("d{i}")},
+                    {"type": "image", "source": {"type": "data", "value": format!("d{i}"), "mimeType": "image/png"}},
+                ],
+            })
+        })
+        .collect();
+    serde_json::json!({"type": "MESSAGES_SNAPSHOT", "messages": messages})
+}
+
+/// One user message with `n` legacy binary parts and their `n` modern twins
+/// (the duplicate check of SPEC 9.3 within one message).
+fn big_message(n: usize) -> Value {
+    let mut parts: Vec<Value> = (0..n)
+        .map(|i| serde_json::json!({"type": "binary", "mimeType": "audio/wav", "url": format!("u{i}"), "filename": "f"}))
+        .collect();
+    parts.extend((0..n).map(|i| {
+        serde_json::json!({"type": "audio", "source": {"type": "url", "value": format!("u{i}"), "mimeType": "audio/wav"}, "metadata": {"filename": "f"}})
+    }));
+    serde_json::json!({"type": "MESSAGES_SNAPSHOT", "messages": [{"id": "m", "role": "user", "content": parts}]})
+}
+
+/// A frame of size `n`, and how many warnings it must produce.
+type Scenario = (fn(usize) -> Value, fn(usize) -> usize);
+
+/// Cost against size: the time for 4n messages over the time for n (about
+/// 4 when the cost is linear). Timing, so ignored by default:
+/// `cargo test -p agui-tests --release --test v1_robustness -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn cost_grows_linearly() {
+    use std::time::Instant;
+    let time = |n: usize, make: fn(usize) -> Value, warned: fn(usize) -> usize| {
+        let frame = make(n);
+        let mut best = f64::MAX;
+        for _ in 0..5 {
+            let f = frame.clone();
+            let mut warnings = Vec::new();
+            let start = Instant::now();
+            let out = Inbound::new().process(0, f, &mut warnings);
+            best = best.min(start.elapsed().as_secs_f64());
+            assert!(out.is_ok());
+            assert_eq!(warnings.len(), warned(n));
+        }
+        best
+    };
+    let snapshot: Scenario = (big_snapshot, |n| n + n / 4 + (n - n / 4) * 3);
+    let message: Scenario = (big_message, |_| 1);
+    for (what, (make, warned)) in [("messages", snapshot), ("binary parts", message)] {
+        for n in [2_000, 8_000, 32_000] {
+            let (t1, t4) = (time(n, make, warned), time(4 * n, make, warned));
+            eprintln!(
+                "{n} {what}: {:.2} ms, {}: {:.2} ms, ratio {:.2}",
+                t1 * 1e3,
+                4 * n,
+                t4 * 1e3,
+                t4 / t1
+            );
+        }
+    }
+}
