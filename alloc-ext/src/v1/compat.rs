@@ -36,6 +36,10 @@ pub(crate) struct Broken(pub(crate) String);
 
 const ABSENT: &str = "an absent field";
 
+/// The part kinds whose `metadata: null` the boundary turns into absent
+/// (the media kinds as the pre-1.0 schema had them).
+const LEGACY_MEDIA_KINDS: &[&str] = &["image", "audio", "video", "document"];
+
 impl Boundary {
     pub(crate) fn new(mint: fn(u64) -> String) -> Self {
         Boundary {
@@ -216,9 +220,7 @@ fn omit_part_metadata_nulls(message: &mut Map<String, Value>, out: &mut Sink<'_>
         for part in parts.iter_mut() {
             if let Value::Object(part) = part {
                 let kind = match part.get("type") {
-                    Some(Value::String(k)) if super::schema::MEDIA_KINDS.contains(&k.as_str()) => {
-                        k.clone()
-                    }
+                    Some(Value::String(k)) if LEGACY_MEDIA_KINDS.contains(&k.as_str()) => k.clone(),
                     _ => continue,
                 };
                 omit_null(part, "metadata", &format!("{kind} input content"), out);

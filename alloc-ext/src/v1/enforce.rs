@@ -473,3 +473,49 @@ fn is_pointer(s: &str) -> bool {
     }
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn pointers() {
+        for ok in ["", "/", "/a", "/a/b", "/~0", "/~1x", "//", "/a~01"] {
+            assert!(is_pointer(ok), "{ok}");
+        }
+        for bad in ["a", "/a~2", "/~", "~0", " /a"] {
+            assert!(!is_pointer(bad), "{bad}");
+        }
+    }
+
+    fn reasons(v: Value, range: Range) -> Vec<String> {
+        let mut issues = Vec::new();
+        check_integer(&v, range, "n", &mut issues);
+        issues.into_iter().map(|i| i.reason).collect()
+    }
+
+    #[test]
+    fn integers_as_javascript_reads_them() {
+        assert!(reasons(json!(9_007_199_254_740_991u64), Range::Signed).is_empty());
+        assert!(reasons(json!(-9_007_199_254_740_991i64), Range::Signed).is_empty());
+        assert!(reasons(json!(1e3), Range::Count).is_empty());
+        assert!(reasons(json!(-0.0), Range::Count).is_empty());
+        assert_eq!(
+            reasons(json!(1.5), Range::Signed),
+            ["Invalid input: expected int, received number"]
+        );
+        assert_eq!(
+            reasons(json!("1"), Range::Signed),
+            ["Invalid input: expected number, received string"]
+        );
+        assert_eq!(
+            reasons(json!(9_007_199_254_740_992u64), Range::Count).len(),
+            2
+        );
+        assert_eq!(
+            reasons(json!(-1), Range::Count),
+            ["Too small: expected number to be >=0"]
+        );
+    }
+}

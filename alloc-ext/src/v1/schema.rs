@@ -269,10 +269,6 @@ pub const CONTENT_PART: Union = Union {
     ],
 };
 
-/// The media kinds a content part may have (the legacy `binary` upgrade
-/// picks one of them by mime type).
-pub const MEDIA_KINDS: &[&str] = &["image", "audio", "video", "document"];
-
 const PARTS: Shape = Shape::Union(&CONTENT_PART);
 
 // ------------------------------------------------------------------ patch
@@ -971,4 +967,100 @@ pub const EVENTS: &[EventSchema] = &[
 /// The schema of the event type `name`, if 1.0 knows it.
 pub fn event_schema(name: &str) -> Option<&'static EventSchema> {
     EVENTS.iter().find(|e| e.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec::Vec;
+
+    fn objects_of(shape: &Shape, out: &mut Vec<&'static Object>) {
+        match shape {
+            Shape::Object(o) => {
+                out.push(o);
+                for f in o.fields() {
+                    objects_of(&f.shape, out);
+                }
+            }
+            Shape::Array { of, .. } | Shape::StringOr(of) => objects_of(of, out),
+            Shape::Union(u) => {
+                for m in u.members {
+                    objects_of(&Shape::Object(m), out);
+                }
+            }
+            Shape::String
+            | Shape::Pointer
+            | Shape::Literal(_)
+            | Shape::OneOf(_)
+            | Shape::Boolean
+            | Shape::Integer(_)
+            | Shape::Json
+            | Shape::JsonNotNull
+            | Shape::JsonObject => {}
+        }
+    }
+
+    fn unions_of(shape: &Shape, out: &mut Vec<&'static Union>) {
+        match shape {
+            Shape::Object(o) => {
+                for f in o.fields() {
+                    unions_of(&f.shape, out);
+                }
+            }
+            Shape::Array { of, .. } | Shape::StringOr(of) => unions_of(of, out),
+            Shape::Union(u) => {
+                out.push(u);
+                for m in u.members {
+                    unions_of(&Shape::Object(m), out);
+                }
+            }
+            Shape::String
+            | Shape::Pointer
+            | Shape::Literal(_)
+            | Shape::OneOf(_)
+            | Shape::Boolean
+            | Shape::Integer(_)
+            | Shape::Json
+            | Shape::JsonNotNull
+            | Shape::JsonObject => {}
+        }
+    }
+
+    #[test]
+    fn the_tables_are_consistent() {
+        let mut objects = Vec::new();
+        let mut unions = Vec::new();
+        for (i, e) in EVENTS.iter().enumerate() {
+            // One row per type, `type` first, the attribution as declared.
+            assert!(EVENTS[..i].iter().all(|o| o.name != e.name), "{}", e.name);
+            assert_eq!(e.object.fields().next().map(|f| f.name), Some("type"));
+            let owner = e.object.field("subagentRunId").map(|f| f.presence);
+            let expected = match e.attribution {
+                Attribution::RunScoped => None,
+                Attribution::Attributable => Some(Presence::Optional),
+                Attribution::Invocation => Some(Presence::Required),
+            };
+            assert_eq!(owner, expected, "{}", e.name);
+            objects_of(&Shape::Object(&e.object), &mut objects);
+            unions_of(&Shape::Object(&e.object), &mut unions);
+        }
+        // No object names a key twice.
+        for o in &objects {
+            let names: Vec<&str> = o.fields().map(|f| f.name).collect();
+            for (i, n) in names.iter().enumerate() {
+                assert!(!names[..i].contains(n), "{}.{n}", o.name);
+            }
+        }
+        // Every union member has a literal tag, and no two share one.
+        for u in &unions {
+            let tags: Vec<&str> = u.members.iter().filter_map(|m| m.literal(u.tag)).collect();
+            assert_eq!(tags.len(), u.members.len(), "{}", u.name);
+            for (i, t) in tags.iter().enumerate() {
+                assert!(!tags[..i].contains(t), "{}: {t}", u.name);
+                assert!(u.member(t).is_some());
+            }
+        }
+        assert_eq!(EVENTS.len(), 31);
+        assert!(event_schema("THINKING_START").is_none());
+    }
 }
