@@ -12,6 +12,17 @@
 //!    path), then the event is validated against its 1.0 schema
 //!    ([`schema`]); a failure is a decode error of the frame.
 //!
+//! Numbers are judged on the parsed value read as a double, as JavaScript
+//! reads the literal (`1e3` is an integer, `9007199254740991.4` is
+//! `2^53 - 1`): that needs a correctly rounded parse. serde_json's default
+//! float parser is not always correctly rounded (its `float_roundtrip`
+//! feature is); with it, `9007199254740991.4` arrives here as `2^53` and is
+//! rejected.
+//!
+//! Warnings of one frame come in the order of the walk: keys in serde_json's
+//! order (sorted, unless its `preserve_order` feature is on), where the
+//! reference walks them in insertion order.
+//!
 //! | module | what it holds |
 //! |---|---|
 //! | [`schema`] | the 1.0 schema as tables: objects, fields, unions, events |
