@@ -420,7 +420,7 @@ fn check_integer(value: &Value, range: Range, path: &str, issues: &mut Vec<Issue
         issue(issues, path, expected("number", kind(value)));
         return;
     };
-    if x.fract() != 0.0 {
+    if !is_integral(x) {
         issue(issues, path, expected("int", "number"));
         return;
     }
@@ -451,6 +451,13 @@ fn check_integer(value: &Value, range: Range, path: &str, issues: &mut Vec<Issue
             String::from("Too big: expected number to be <=9007199254740991"),
         );
     }
+}
+
+/// Whether a finite double is an integer (without `f64::fract`, which
+/// needs `std`): from `2^52` up every double is one, below it truncation
+/// through `i64` is exact.
+fn is_integral(x: f64) -> bool {
+    x.abs() >= 4_503_599_627_370_496.0 || (x as i64) as f64 == x
 }
 
 /// `^(/([^/~]|~[01])*)*$`: empty, or `/`-led segments whose `~` is always
@@ -501,6 +508,12 @@ mod tests {
         assert!(reasons(json!(-9_007_199_254_740_991i64), Range::Signed).is_empty());
         assert!(reasons(json!(1e3), Range::Count).is_empty());
         assert!(reasons(json!(-0.0), Range::Count).is_empty());
+        assert!(reasons(json!(-1e300), Range::Signed).len() == 2);
+        assert!(
+            is_integral(4_503_599_627_370_497.0)
+                && !is_integral(-0.5)
+                && !is_integral(4_503_599_627_370_495.5)
+        );
         assert_eq!(
             reasons(json!(1.5), Range::Signed),
             ["Invalid input: expected int, received number"]
