@@ -165,3 +165,35 @@ impl fmt::Display for DecodeFailure {
         Ok(())
     }
 }
+
+/// The failure as the alloc layer's [`DecodeError`](crate::model::DecodeError)
+/// (what [`ClientError`](crate::client::ClientError) carries): the first
+/// issue's path, and as reason the rest of the text, so that both display
+/// the same.
+///
+/// ```
+/// use agui_alloc::model::DecodeError;
+/// use agui_alloc::v1::Inbound;
+///
+/// let frame = serde_json::json!({"type": "RUN_ERROR", "message": 1, "code": 2});
+/// let failure = Inbound::new().process(0, frame, &mut Vec::new()).unwrap_err();
+/// let text = failure.to_string();
+/// let e = DecodeError::from(failure);
+/// assert_eq!(e.path(), "message");
+/// assert_eq!(e.to_string(), text);
+/// ```
+impl From<DecodeFailure> for crate::model::DecodeError {
+    fn from(failure: DecodeFailure) -> Self {
+        let text = alloc::string::ToString::to_string(&failure);
+        match failure.issues.first() {
+            Some(first) if !first.path.is_empty() => {
+                let rest = text
+                    .strip_prefix(first.path.as_str())
+                    .and_then(|t| t.strip_prefix(": "))
+                    .unwrap_or(&text);
+                crate::model::DecodeError::new(rest).within(&first.path)
+            }
+            _ => crate::model::DecodeError::new(text),
+        }
+    }
+}
