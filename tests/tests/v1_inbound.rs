@@ -332,35 +332,84 @@ fn run_file(file: &str, text: &str) -> Tally {
     t
 }
 
-/// Writes what [`Inbound`] passes on, per vector and frame, in the format of
-/// `v1_edge/enforced.mjs` (the reference's side), to the file named by
-/// `AGUI_V1_DUMP`; the two are compared outside (JSON equality). Ignored by
-/// default: it needs the reference bundle to be useful.
+/// JSON equality with numbers compared by value (`1` and `1.0` are equal,
+/// as in JavaScript).
+fn json_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| json_eq(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// Differential check against the reference on any streams: the file named
+/// by `AGUI_V1_REF` is the output of `v1_edge/enforced.mjs` (the reference's
+/// frame check, compatibility boundary and enforcement, with the events it
+/// passes on per frame). For every stream: the warnings, the decode error
+/// (frame and text) and every frame's events must be the reference's.
+/// Ignored by default (it needs the reference bundle and a stream file);
+/// `v1_edge/mutate.py` makes mutated streams from the vectors.
 #[test]
 #[ignore]
-fn dump_events() {
-    use std::io::Write;
-    let Ok(target) = std::env::var("AGUI_V1_DUMP") else {
+fn differential() {
+    let Ok(source) = std::env::var("AGUI_V1_REF") else {
+        eprintln!("AGUI_V1_REF not set: nothing to compare");
         return;
     };
-    let mut out = std::io::BufWriter::new(std::fs::File::create(target).unwrap());
-    for (_, text) in FILES {
-        for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            let v: Value = serde_json::from_str(line).unwrap();
-            let mut inbound = Inbound::new();
-            let mut frames = Vec::new();
-            let mut error = Value::Null;
-            for (i, ev) in v["events"].as_array().unwrap().iter().enumerate() {
-                match inbound.process(i, ev.clone(), &mut Vec::new()) {
-                    Ok(e) => frames.push(Value::from(e.into_iter().collect::<Vec<_>>())),
-                    Err(_) => {
-                        error = Value::from(i);
-                        break;
-                    }
-                }
+    let text = std::fs::read_to_string(source).unwrap();
+    let (mut streams, mut same, mut texts, mut misread) = (0, 0, 0, 0);
+    let mut differ = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let name = v["name"].as_str().unwrap().to_owned();
+        streams += 1;
+        let bad = misrounded(line);
+        let mut events = v["events"].as_array().unwrap().clone();
+        if !bad.is_empty() {
+            misread += 1;
+            events
+                .iter_mut()
+                .for_each(|e| read_correctly_rounded(e, &bad));
+        }
+        let o = run_vector(&name, &events, &v["expect"]);
+        let mut problems = o.problems;
+        if o.decode_ok == Some(true) && !o.decode_text_same {
+            problems.push("decode text differs".into());
+        }
+        texts += usize::from(o.decode_text_same);
+        // The events passed on, frame by frame.
+        let mut inbound = Inbound::new();
+        for (i, want) in v["frames"].as_array().unwrap().iter().enumerate() {
+            let got = match inbound.process(i, events[i].clone(), &mut Vec::new()) {
+                Ok(e) => Value::from(e.into_iter().collect::<Vec<_>>()),
+                Err(_) => break,
+            };
+            if !json_eq(&got, want) {
+                problems.push(format!(
+                    "frame {i}: events differ:\n    ours   {got}\n    theirs {want}"
+                ));
+                break;
             }
-            let row = json!({"name": v["name"], "frames": frames, "error": error});
-            writeln!(out, "{row}").unwrap();
+        }
+        if problems.is_empty() {
+            same += 1;
+        } else {
+            differ.push(format!("{name}: {}", problems.join("; ")));
         }
     }
+    for d in &differ {
+        eprintln!("DIFF {d}");
+    }
+    eprintln!(
+        "differential: {same}/{streams} streams agree (warnings, errors, events); \
+         decode texts identical {texts}; {misread} streams with a literal read correctly rounded"
+    );
+    assert!(differ.is_empty());
 }

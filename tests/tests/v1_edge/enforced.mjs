@@ -1,9 +1,13 @@
-// Cross-check helper for tests/tests/v1_inbound.rs (`dump_events`, ignored
-// by default): prints, for every stream on stdin (the vector format), the
-// events the 1.0 reference client passes on after its frame check,
-// CompatibilityBoundary and enforceEvents, per frame, up to the first error:
-//   {"name", "frames": [[event, ...], ...], "error": index | null}
-// Run from the repository root after `cd tools/oracle && npm ci && node build.mjs`:
+// The reference's side of the inbound cross-checks in
+// tests/tests/v1_inbound.rs (`dump_events`, `differential`; ignored by
+// default). For every stream on stdin ({"name", "events"}, e.g. a vector
+// file), runs the 1.0 reference client's frame check, CompatibilityBoundary
+// and enforceEvents, frame by frame up to the first error, and prints
+//   {"name", "events", "frames": [[event, ...] per frame],
+//    "expect": {"error": {"index", "kind": "decode", "message"} | null,
+//               "warnings": [{"index", "stage", "code", ...}]}}
+// (warnings classified as tools/oracle/run.mjs does). From the repository
+// root, after `cd tools/oracle && npm ci && node build.mjs`:
 //   node tests/tests/v1_edge/enforced.mjs < tests/vectors/v1/handmade.jsonl
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,11 +15,44 @@ import { createInterface } from "node:readline";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ref = await import(path.join(here, "../../../tools/oracle/dist/client-1.0.0.mjs"));
-console.warn = () => {};
+
+let current = 0;
+let warnings = [];
+console.warn = (...parts) => {
+  const text = parts.map((p) => (typeof p === "string" ? p : JSON.stringify(p))).join(" ");
+  let m;
+  let w = { stage: "other", code: "other", message: text };
+  if ((m = /^\[ag-ui\]\[enforce\] Dropping unrecognised event '(.*)': /s.exec(text))) {
+    w = { stage: "enforce", code: "unknown_event", type: m[1] };
+  } else if ((m = /^\[ag-ui\]\[enforce\] Removed unrecognised material at '(.*)' on ([A-Z_]+)\./s.exec(text))) {
+    w = { stage: "enforce", code: "stripped", type: m[2], path: m[1] };
+  } else if ((m = /^\[ag-ui\]\[compat\] Converting deprecated (.*) to (.*)\. The old shape/s.exec(text))) {
+    w = { stage: "compat", code: "converted", from: m[1], to: m[2] };
+  } else if (/^\[ag-ui\]\[compat\] Minting a messageId/.test(text)) {
+    w = { stage: "compat", code: "minted_id" };
+  } else if (/^\[ag-ui\]\[compat\] A binary content part carries only an id/.test(text)) {
+    w = { stage: "compat", code: "binary_unconvertible" };
+  } else if (/^\[ag-ui\]\[compat\] Dropping THINKING_START\.title/.test(text)) {
+    w = { stage: "compat", code: "dropped_title" };
+  }
+  warnings.push({ index: current, ...w });
+};
+
+function errorText(err) {
+  const issues = err && (err.issues || err.errors);
+  if (Array.isArray(issues) && issues.length > 0 && issues[0].message !== undefined) {
+    return issues.map((i) => `${(i.path || []).join(".")}: ${i.message}`).join("; ");
+  }
+  return err instanceof Error ? err.message : String(err);
+}
 
 function frameCheck(json) {
-  if (typeof json !== "object" || json === null || Array.isArray(json)) throw new Error("frame");
-  if (typeof json.type !== "string" || json.type.length === 0) throw new Error("type");
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    throw new Error("Invalid event: the frame is not a JSON object.");
+  }
+  if (typeof json.type !== "string" || json.type.length === 0) {
+    throw new Error("Invalid event: the frame carries no event type.");
+  }
   return json;
 }
 
@@ -23,9 +60,9 @@ for await (const line of createInterface({ input: process.stdin, crlfDelay: Infi
   if (line.trim() === "") continue;
   const stream = JSON.parse(line);
   globalThis.__aguiResetMint?.();
+  warnings = [];
   const frames = [];
   let error = null;
-  let current = 0;
   const source = new ref.Observable((sub) => {
     for (let i = 0; i < stream.events.length && !sub.closed; i++) {
       current = i;
@@ -41,10 +78,20 @@ for await (const line of createInterface({ input: process.stdin, crlfDelay: Infi
     .pipe(ref.enforceEvents())
     .subscribe({
       next: (event) => frames[current].push(event),
-      error: () => {
-        error = current;
+      error: (err) => {
+        error = { index: current, kind: "decode", message: errorText(err) };
         frames.length = current;
       },
     });
-  process.stdout.write(JSON.stringify({ name: stream.name, frames, error }) + "\n");
+  const out = { name: stream.name, expect: { error, warnings }, frames };
+  const at = line.indexOf('"events":');
+  const raw = at >= 0 && line.trimEnd().endsWith("}") ? line.slice(at + 9, line.trimEnd().length - 1) : null;
+  let eventsText = JSON.stringify(stream.events);
+  try {
+    if (raw !== null) {
+      JSON.parse(raw);
+      eventsText = raw;
+    }
+  } catch {}
+  process.stdout.write(JSON.stringify(out).slice(0, -1) + `,"events":${eventsText}}\n`);
 }
