@@ -90,16 +90,49 @@ def mutate(r, event):
         target.append(value(r))
 
 
+LEGACY_NULLS = ["rawEvent", "result", "parentMessageId", "outcome", "metadata", "forwardedProps",
+                "parameters", "payload", "state"]
+
+
+def soft(r, event):
+    """An edit the reference mostly survives: an unknown key, a sibling with
+    an unknown tag, a legacy null, a legacy binary part."""
+    if not isinstance(event, dict):
+        return
+    target = r.choice(containers(event, []))
+    roll = r.random()
+    if isinstance(target, dict):
+        if roll < 0.4:
+            target["x" + r.choice(keys)] = value(r)
+        elif roll < 0.7:
+            target[r.choice(LEGACY_NULLS)] = None
+        elif "type" in target or "role" in target or "op" in target:
+            tag = next(k for k in ["type", "role", "op"] if k in target)
+            target[tag] = r.choice(["future", "binary", target[tag]])
+        else:
+            target["content"] = value(r)
+    elif roll < 0.5 and target:
+        twin = copy.deepcopy(r.choice(target))
+        if isinstance(twin, dict):
+            for tag in ["type", "role", "op"]:
+                if tag in twin:
+                    twin[tag] = r.choice(["future", "binary", "ghost"])
+        target.insert(r.randrange(len(target) + 1), twin)
+    else:
+        target.append(value(r))
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--count", type=int, default=2000)
+    p.add_argument("--soft", action="store_true", help="edits the reference mostly survives")
     a = p.parse_args()
     r = random.Random(a.seed)
     for n in range(a.count):
         events = copy.deepcopy(r.choice(streams)[:8])
         for _ in range(r.randrange(1, 4)):
-            mutate(r, r.choice(events))
+            (soft if a.soft else mutate)(r, r.choice(events))
         print(json.dumps({"name": f"mut-{a.seed}-{n}", "events": events}))
 
 
