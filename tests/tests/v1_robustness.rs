@@ -286,3 +286,53 @@ fn cost_grows_linearly() {
         }
     }
 }
+
+/// Throughput on the generated vectors' frames (parsing excluded), for the
+/// record. Timing, so ignored by default:
+/// `cargo test -p agui-tests --release --test v1_robustness throughput -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn throughput() {
+    use std::time::Instant;
+    let text = include_str!("../vectors/v1/generated.jsonl");
+    let streams: Vec<Vec<Value>> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            v["events"].as_array().unwrap().clone()
+        })
+        .collect();
+    let frames: usize = streams.iter().map(Vec::len).sum();
+    let bytes: usize = streams.iter().flatten().map(|e| e.to_string().len()).sum();
+    let run = |process: bool| {
+        let mut best = f64::MAX;
+        for _ in 0..7 {
+            let copy = streams.clone();
+            let start = Instant::now();
+            for stream in copy {
+                let mut inbound = Inbound::new();
+                let mut warnings = Vec::new();
+                for (i, e) in stream.into_iter().enumerate() {
+                    if !process {
+                        drop(e);
+                    } else if inbound.process(i, e, &mut warnings).is_err() {
+                        break;
+                    }
+                }
+            }
+            best = best.min(start.elapsed().as_secs_f64());
+        }
+        best
+    };
+    let (all, drop_only) = (run(true), run(false));
+    let own = all - drop_only;
+    eprintln!(
+        "{frames} frames, {bytes} bytes of JSON: {:.1} ms ({:.1} ms of it dropping the values), \
+         Inbound's own {:.0} ns/frame, {:.1} ns/byte",
+        all * 1e3,
+        drop_only * 1e3,
+        own * 1e9 / frames as f64,
+        own * 1e9 / bytes as f64
+    );
+}

@@ -76,16 +76,23 @@ impl Boundary {
         warnings: &mut Vec<Warning>,
     ) -> Result<(), Broken> {
         let mut out = Sink { frame, warnings };
+        // Shared fields first, so combined old shapes go in one pass. The
+        // type is copied only for the warning (any type may carry it).
+        if matches!(event.get("rawEvent"), Some(Value::Null)) {
+            let ty = match event.get("type") {
+                Some(Value::String(t)) => t.clone(),
+                _ => String::new(),
+            };
+            omit_null(event, "rawEvent", &ty, &mut out);
+        }
         let ty = match event.get("type") {
-            Some(Value::String(t)) => t.clone(),
+            Some(Value::String(t)) => translated(t),
             _ => return Ok(()),
         };
-        // Shared fields first, so combined old shapes go in one pass.
-        omit_null(event, "rawEvent", &ty, &mut out);
         if ty == "RUN_FINISHED" || ty == "SUBAGENT_FINISHED" {
-            omit_null(event, "result", &ty, &mut out);
+            omit_null(event, "result", ty, &mut out);
         }
-        match ty.as_str() {
+        match ty {
             "THINKING_START" => {
                 let id = self.mint();
                 self.span = Some(id.clone());
@@ -126,10 +133,10 @@ impl Boundary {
                 event.insert(String::from("messageId"), Value::String(id));
             }
             "TOOL_CALL_START" | "TOOL_CALL_CHUNK" => {
-                omit_null(event, "parentMessageId", &ty, &mut out);
+                omit_null(event, "parentMessageId", ty, &mut out);
             }
             "RUN_FINISHED" => {
-                omit_null(event, "outcome", &ty, &mut out);
+                omit_null(event, "outcome", ty, &mut out);
             }
             "MESSAGES_SNAPSHOT" => {
                 if let Some(Value::Array(messages)) = event.get_mut("messages") {
@@ -146,6 +153,25 @@ impl Boundary {
             _ => {}
         }
         Ok(())
+    }
+}
+
+/// The event types the boundary translates something of, as static names
+/// (`""` for every other type): matching on them needs no copy of the type.
+fn translated(ty: &str) -> &'static str {
+    match ty {
+        "THINKING_START" => "THINKING_START",
+        "THINKING_TEXT_MESSAGE_START" => "THINKING_TEXT_MESSAGE_START",
+        "THINKING_TEXT_MESSAGE_CONTENT" => "THINKING_TEXT_MESSAGE_CONTENT",
+        "THINKING_TEXT_MESSAGE_END" => "THINKING_TEXT_MESSAGE_END",
+        "THINKING_END" => "THINKING_END",
+        "TOOL_CALL_START" => "TOOL_CALL_START",
+        "TOOL_CALL_CHUNK" => "TOOL_CALL_CHUNK",
+        "RUN_FINISHED" => "RUN_FINISHED",
+        "SUBAGENT_FINISHED" => "SUBAGENT_FINISHED",
+        "MESSAGES_SNAPSHOT" => "MESSAGES_SNAPSHOT",
+        "RUN_STARTED" => "RUN_STARTED",
+        _ => "",
     }
 }
 

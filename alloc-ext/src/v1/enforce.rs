@@ -29,13 +29,17 @@ enum Verdict {
 /// Removes from `event` (an object of the type `schema` describes) every
 /// key and union member the schema does not know, and returns the paths of
 /// the removals: only the outermost removal of a removed value is reported.
-pub(crate) fn strip(event: &mut Map<String, Value>, schema: &Object) -> Vec<String> {
+pub(crate) fn strip(
+    event: &mut Map<String, Value>,
+    schema: &Object,
+    path: &mut String,
+) -> Vec<String> {
     let mut removed = Vec::new();
-    let mut path = String::new();
+    path.clear();
     // The event's own object is never dropped whole: its only union-typed
     // fields are optional or arrays (a required union field would cascade to
     // the event itself, which no 1.0 event has).
-    let _ = strip_object(event, schema, &mut path, &mut removed);
+    let _ = strip_object(event, schema, path, &mut removed);
     removed
 }
 
@@ -190,10 +194,14 @@ fn push_index(path: &mut String, index: usize) {
 /// (empty when the event is valid). A valid event is left as the schema
 /// reads it: [`Presence::EmptyIfAbsent`] keys added, [`Presence::NullIsAbsent`]
 /// nulls removed (an invalid event is discarded, whatever this did to it).
-pub(crate) fn validate(event: &mut Map<String, Value>, schema: &Object) -> Vec<Issue> {
+pub(crate) fn validate(
+    event: &mut Map<String, Value>,
+    schema: &Object,
+    path: &mut String,
+) -> Vec<Issue> {
     let mut issues = Vec::new();
-    let mut path = String::new();
-    check_object(event, schema, &mut path, &mut issues);
+    path.clear();
+    check_object(event, schema, path, &mut issues);
     issues
 }
 

@@ -71,6 +71,9 @@ pub use report::{DecodeFailure, Issue, Stage, Warning, WarningKind};
 #[derive(Debug, Clone)]
 pub struct Inbound {
     boundary: compat::Boundary,
+    /// Scratch for the paths of the walks (kept to spare an allocation per
+    /// frame).
+    path: String,
 }
 
 impl Default for Inbound {
@@ -97,6 +100,7 @@ impl Inbound {
     pub fn with_mint(mint: fn(u64) -> String) -> Self {
         Inbound {
             boundary: compat::Boundary::new(mint),
+            path: String::new(),
         }
     }
 
@@ -132,27 +136,31 @@ impl Inbound {
         self.boundary
             .translate(frame, &mut event, warnings)
             .map_err(|compat::Broken(reason)| DecodeFailure::one(frame, reason))?;
-        let ty = match event.get("type") {
-            Some(Value::String(t)) => t.clone(),
-            _ => String::new(),
+        let schema = match event.get("type") {
+            Some(Value::String(t)) => schema::event_schema(t),
+            _ => None,
         };
-        let Some(schema) = schema::event_schema(&ty) else {
+        let Some(schema) = schema else {
+            let event_type = match event.remove("type") {
+                Some(Value::String(t)) => t,
+                _ => String::new(),
+            };
             warnings.push(Warning {
                 frame,
-                kind: WarningKind::UnknownEvent { event_type: ty },
+                kind: WarningKind::UnknownEvent { event_type },
             });
             return Ok(None);
         };
-        for path in enforce::strip(&mut event, &schema.object) {
+        for path in enforce::strip(&mut event, &schema.object, &mut self.path) {
             warnings.push(Warning {
                 frame,
                 kind: WarningKind::Stripped {
-                    event_type: ty.clone(),
+                    event_type: String::from(schema.name),
                     path,
                 },
             });
         }
-        let issues = enforce::validate(&mut event, &schema.object);
+        let issues = enforce::validate(&mut event, &schema.object, &mut self.path);
         if issues.is_empty() {
             Ok(Some(Value::Object(event)))
         } else {

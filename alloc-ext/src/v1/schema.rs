@@ -118,7 +118,15 @@ pub struct Object {
 impl Object {
     /// The field named `key`, if the object describes it.
     pub fn field(&self, key: &str) -> Option<&'static Field> {
-        self.fields().find(|f| f.name == key)
+        let groups: &'static [&'static [Field]] = self.groups;
+        for group in groups {
+            for f in group.iter() {
+                if f.name == key {
+                    return Some(f);
+                }
+            }
+        }
+        None
     }
 
     /// Every field, in the schema's order.
