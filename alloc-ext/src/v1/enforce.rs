@@ -5,7 +5,10 @@
 //! only where the schema describes something, so free JSON positions are
 //! never entered. Each value is visited at most once by each walk: the cost
 //! is linear in the size of the event (times the logarithmic cost of a key
-//! lookup in a JSON object).
+//! lookup in a JSON object). The stripping walk also checks what it keeps,
+//! so the validating walk, which reports the issues in the schema's order
+//! (the order of the reference's text), only runs on an event that may be
+//! invalid.
 
 use alloc::format;
 use alloc::string::String;
@@ -26,81 +29,222 @@ enum Verdict {
     Drop,
 }
 
+/// What the stripping walk found.
+pub(crate) struct Stripped {
+    /// The paths of the removals: only the outermost removal of a removed
+    /// value is reported.
+    pub(crate) removed: Vec<String>,
+    /// Every described value left in the event passed its check and no
+    /// required key is missing: the event is valid and [`validate`] need not
+    /// run. `false` is not a verdict (the value that failed may have been
+    /// removed later with its container): then [`validate`] decides.
+    pub(crate) valid: bool,
+}
+
+/// The state of one stripping walk.
+struct Walk<'a> {
+    path: &'a mut String,
+    removed: Vec<String>,
+    valid: bool,
+    /// Where the leaf checks put their issues (only looked at for being
+    /// non-empty; only a failing check writes to it).
+    scratch: Vec<Issue>,
+}
+
 /// Removes from `event` (an object of the type `schema` describes) every
-/// key and union member the schema does not know, and returns the paths of
-/// the removals: only the outermost removal of a removed value is reported.
+/// key and union member the schema does not know, and checks on the way
+/// what it keeps (see [`Stripped::valid`]). [`Presence::NullIsAbsent`]
+/// nulls are removed and [`Presence::EmptyIfAbsent`] keys added, as the
+/// schema reads them.
 pub(crate) fn strip(
     event: &mut Map<String, Value>,
     schema: &Object,
     path: &mut String,
-) -> Vec<String> {
-    let mut removed = Vec::new();
+) -> Stripped {
     path.clear();
+    let mut walk = Walk {
+        path,
+        removed: Vec::new(),
+        valid: true,
+        scratch: Vec::new(),
+    };
     // The event's own object is never dropped whole: its only union-typed
     // fields are optional or arrays (a required union field would cascade to
     // the event itself, which no 1.0 event has).
-    let _ = strip_object(event, schema, path, &mut removed);
-    removed
+    let _ = walk.object(event, schema);
+    Stripped {
+        removed: walk.removed,
+        valid: walk.valid,
+    }
 }
 
-fn strip_value(
-    value: &mut Value,
-    shape: &Shape,
-    path: &mut String,
-    out: &mut Vec<String>,
-) -> Verdict {
-    match shape {
-        Shape::Object(object) => match value {
-            Value::Object(map) => strip_object(map, object, path, out),
-            Value::Null
-            | Value::Bool(_)
-            | Value::Number(_)
-            | Value::String(_)
-            | Value::Array(_) => Verdict::Keep,
-        },
-        Shape::Array { of, .. } => match value {
-            Value::Array(items) => {
-                strip_array(items, of, path, out);
-                Verdict::Keep
-            }
-            Value::Null
-            | Value::Bool(_)
-            | Value::Number(_)
-            | Value::String(_)
-            | Value::Object(_) => Verdict::Keep,
-        },
-        Shape::StringOr(of) => match value {
-            Value::Array(items) => {
-                strip_array(items, of, path, out);
-                Verdict::Keep
-            }
-            Value::Null
-            | Value::Bool(_)
-            | Value::Number(_)
-            | Value::String(_)
-            | Value::Object(_) => Verdict::Keep,
-        },
-        Shape::Union(union) => match value {
-            Value::Object(map) => match member_of(map, union) {
-                Some(member) => strip_object(map, member, path, out),
-                None => Verdict::Drop,
+impl Walk<'_> {
+    fn value(&mut self, value: &mut Value, shape: &Shape) -> Verdict {
+        match shape {
+            Shape::Object(object) => match value {
+                Value::Object(map) => self.object(map, object),
+                // The wrong kind of value is the validator's to reject.
+                Value::Null
+                | Value::Bool(_)
+                | Value::Number(_)
+                | Value::String(_)
+                | Value::Array(_) => self.invalid(),
             },
-            // The wrong kind of value is the validator's to reject.
-            Value::Null
-            | Value::Bool(_)
-            | Value::Number(_)
-            | Value::String(_)
-            | Value::Array(_) => Verdict::Keep,
-        },
-        Shape::String
-        | Shape::Pointer
-        | Shape::Literal(_)
-        | Shape::OneOf(_)
-        | Shape::Boolean
-        | Shape::Integer(_)
-        | Shape::Json
-        | Shape::JsonNotNull
-        | Shape::JsonObject => Verdict::Keep,
+            Shape::Array { of, min } => match value {
+                Value::Array(items) => {
+                    self.array(items, of);
+                    if items.len() < *min {
+                        self.valid = false;
+                    }
+                    Verdict::Keep
+                }
+                Value::Null
+                | Value::Bool(_)
+                | Value::Number(_)
+                | Value::String(_)
+                | Value::Object(_) => self.invalid(),
+            },
+            Shape::StringOr(of) => match value {
+                Value::String(_) => Verdict::Keep,
+                Value::Array(items) => {
+                    self.array(items, of);
+                    Verdict::Keep
+                }
+                Value::Null | Value::Bool(_) | Value::Number(_) | Value::Object(_) => {
+                    self.invalid()
+                }
+            },
+            Shape::Union(union) => match value {
+                Value::Object(map) => match member_of(map, union) {
+                    Some(member) => self.object(map, member),
+                    None => Verdict::Drop,
+                },
+                Value::Null
+                | Value::Bool(_)
+                | Value::Number(_)
+                | Value::String(_)
+                | Value::Array(_) => self.invalid(),
+            },
+            Shape::String
+            | Shape::Pointer
+            | Shape::Literal(_)
+            | Shape::OneOf(_)
+            | Shape::Boolean
+            | Shape::Integer(_)
+            | Shape::Json
+            | Shape::JsonNotNull
+            | Shape::JsonObject => {
+                check_value(value, shape, self.path, &mut self.scratch);
+                if !self.scratch.is_empty() {
+                    self.scratch.clear();
+                    self.valid = false;
+                }
+                Verdict::Keep
+            }
+        }
+    }
+
+    fn invalid(&mut self) -> Verdict {
+        self.valid = false;
+        Verdict::Keep
+    }
+
+    fn object(&mut self, map: &mut Map<String, Value>, object: &Object) -> Verdict {
+        let mut verdict = Verdict::Keep;
+        let mut required_seen = 0usize;
+        let mut defaulted_seen = 0usize;
+        map.retain(|key, child| {
+            if verdict == Verdict::Drop {
+                // The object goes whole; the caller withdraws what was
+                // reported inside it, so there is nothing left to decide.
+                return true;
+            }
+            let at = self.path.len();
+            self.path.push('/');
+            self.path.push_str(key);
+            let keep = match object.field(key) {
+                None if object.open => true,
+                None => {
+                    self.removed.push(self.path.clone());
+                    false
+                }
+                Some(field) => {
+                    let mark = self.removed.len();
+                    match (field.presence, &child) {
+                        (Presence::NullIsAbsent, Value::Null) => false,
+                        _ => match self.value(child, &field.shape) {
+                            Verdict::Keep => {
+                                match field.presence {
+                                    Presence::Required => required_seen += 1,
+                                    Presence::EmptyIfAbsent => defaulted_seen += 1,
+                                    Presence::Optional | Presence::NullIsAbsent => {}
+                                }
+                                true
+                            }
+                            Verdict::Drop => {
+                                self.removed.truncate(mark);
+                                match field.presence {
+                                    Presence::Optional
+                                    | Presence::EmptyIfAbsent
+                                    | Presence::NullIsAbsent => {
+                                        self.removed.push(self.path.clone());
+                                        false
+                                    }
+                                    Presence::Required => {
+                                        verdict = Verdict::Drop;
+                                        true
+                                    }
+                                }
+                            }
+                        },
+                    }
+                }
+            };
+            self.path.truncate(at);
+            keep
+        });
+        if verdict == Verdict::Keep {
+            let (mut required, mut defaulted) = (0usize, 0usize);
+            for field in object.fields() {
+                match field.presence {
+                    Presence::Required => required += 1,
+                    Presence::EmptyIfAbsent => defaulted += 1,
+                    Presence::Optional | Presence::NullIsAbsent => {}
+                }
+            }
+            if required_seen < required {
+                self.valid = false;
+            }
+            if defaulted_seen < defaulted {
+                for field in object.fields() {
+                    if field.presence == Presence::EmptyIfAbsent && !map.contains_key(field.name) {
+                        map.insert(String::from(field.name), Value::Array(Vec::new()));
+                    }
+                }
+            }
+        }
+        verdict
+    }
+
+    fn array(&mut self, items: &mut Vec<Value>, of: &Shape) {
+        let mut index = 0usize;
+        items.retain_mut(|item| {
+            let at = self.path.len();
+            self.path.push('/');
+            push_index(self.path, index);
+            index += 1;
+            let mark = self.removed.len();
+            let keep = match self.value(item, of) {
+                Verdict::Keep => true,
+                Verdict::Drop => {
+                    self.removed.truncate(mark);
+                    self.removed.push(self.path.clone());
+                    false
+                }
+            };
+            self.path.truncate(at);
+            keep
+        });
     }
 }
 
@@ -110,77 +254,6 @@ fn member_of(map: &Map<String, Value>, union: &Union) -> Option<&'static Object>
         Some(Value::String(tag)) => union.member(tag),
         _ => None,
     }
-}
-
-fn strip_object(
-    map: &mut Map<String, Value>,
-    object: &Object,
-    path: &mut String,
-    out: &mut Vec<String>,
-) -> Verdict {
-    let mut verdict = Verdict::Keep;
-    map.retain(|key, child| {
-        if verdict == Verdict::Drop {
-            // The object goes whole; the caller withdraws what was reported
-            // inside it, so there is nothing left to decide.
-            return true;
-        }
-        let at = path.len();
-        path.push('/');
-        path.push_str(key);
-        let keep = match object.field(key) {
-            None if object.open => true,
-            None => {
-                out.push(path.clone());
-                false
-            }
-            Some(field) => {
-                let mark = out.len();
-                match strip_value(child, &field.shape, path, out) {
-                    Verdict::Keep => true,
-                    Verdict::Drop => {
-                        out.truncate(mark);
-                        match field.presence {
-                            Presence::Optional
-                            | Presence::EmptyIfAbsent
-                            | Presence::NullIsAbsent => {
-                                out.push(path.clone());
-                                false
-                            }
-                            Presence::Required => {
-                                verdict = Verdict::Drop;
-                                true
-                            }
-                        }
-                    }
-                }
-            }
-        };
-        path.truncate(at);
-        keep
-    });
-    verdict
-}
-
-fn strip_array(items: &mut Vec<Value>, of: &Shape, path: &mut String, out: &mut Vec<String>) {
-    let mut index = 0usize;
-    items.retain_mut(|item| {
-        let at = path.len();
-        path.push('/');
-        push_index(path, index);
-        index += 1;
-        let mark = out.len();
-        let keep = match strip_value(item, of, path, out) {
-            Verdict::Keep => true,
-            Verdict::Drop => {
-                out.truncate(mark);
-                out.push(path.clone());
-                false
-            }
-        };
-        path.truncate(at);
-        keep
-    });
 }
 
 fn push_index(path: &mut String, index: usize) {

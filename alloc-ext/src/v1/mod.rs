@@ -151,7 +151,8 @@ impl Inbound {
             });
             return Ok(None);
         };
-        for path in enforce::strip(&mut event, &schema.object, &mut self.path) {
+        let stripped = enforce::strip(&mut event, &schema.object, &mut self.path);
+        for path in stripped.removed {
             warnings.push(Warning {
                 frame,
                 kind: WarningKind::Stripped {
@@ -160,11 +161,12 @@ impl Inbound {
                 },
             });
         }
-        let issues = enforce::validate(&mut event, &schema.object, &mut self.path);
-        if issues.is_empty() {
-            Ok(Some(Value::Object(event)))
-        } else {
-            Err(DecodeFailure { frame, issues })
+        if !stripped.valid {
+            let issues = enforce::validate(&mut event, &schema.object, &mut self.path);
+            if !issues.is_empty() {
+                return Err(DecodeFailure { frame, issues });
+            }
         }
+        Ok(Some(Value::Object(event)))
     }
 }
