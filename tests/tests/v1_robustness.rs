@@ -314,6 +314,8 @@ fn throughput() {
                 let mut inbound = Inbound::new();
                 let mut warnings = Vec::new();
                 for (i, e) in stream.into_iter().enumerate() {
+                    // A consumer handles a frame's warnings with the frame.
+                    warnings.clear();
                     if !process {
                         drop(e);
                     } else if inbound.process(i, e, &mut warnings).is_err() {

@@ -7,6 +7,7 @@
 //!
 //! Each translation is announced by a [`Warning`].
 
+use alloc::borrow::Cow;
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
@@ -189,10 +190,10 @@ impl Sink<'_> {
         });
     }
 
-    fn converted(&mut self, from: &str, to: &str) {
+    fn converted(&mut self, from: impl Into<Cow<'static, str>>, to: &'static str) {
         self.push(WarningKind::Converted {
-            from: String::from(from),
-            to: String::from(to),
+            from: from.into(),
+            to: Cow::Borrowed(to),
         });
     }
 }
@@ -206,7 +207,7 @@ fn set_type(event: &mut Map<String, Value>, ty: &str) {
 fn omit_null(object: &mut Map<String, Value>, field: &str, context: &str, out: &mut Sink<'_>) {
     if matches!(object.get(field), Some(Value::Null)) {
         object.remove(field);
-        out.converted(&format!("{context}.{field}: null"), ABSENT);
+        out.converted(format!("{context}.{field}: null"), ABSENT);
     }
 }
 

@@ -1,6 +1,7 @@
 //! What inbound processing reports: warnings (the frame goes on) and decode
 //! failures (the stream stops at the frame).
 
+use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
@@ -32,9 +33,9 @@ pub enum WarningKind {
     /// `REASONING_START`, `an absent field`).
     Converted {
         /// The retired shape.
-        from: String,
+        from: Cow<'static, str>,
         /// What it became.
-        to: String,
+        to: Cow<'static, str>,
     },
     /// `THINKING_START.title` was lost in translation.
     DroppedTitle,
