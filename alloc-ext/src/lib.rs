@@ -50,4 +50,5 @@ pub mod patch;
 pub mod reduce;
 mod rules;
 pub mod size;
+pub mod v1;
 pub mod value;
