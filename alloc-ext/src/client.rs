@@ -61,14 +61,17 @@ use agui_core::error::{Code, Stage};
 use agui_core::event::{EventType, Origin};
 use agui_core::frame::{Format, FrameEvent, Framer};
 
-use agui_core::pipeline::{EventReader, Mode};
+use agui_core::pipeline::Mode;
+use agui_core::protocol::{Protocol, Select};
 use serde_json::{Map, Value};
 
 use crate::event::{content_event, Event};
 use crate::hooks::Subscriber;
-use crate::model::{DecodeError, Message};
+use crate::model::{DecodeError, Dialect, Message};
+use crate::readers::Readers;
 use crate::reduce::{Changed, LimitError, Reducer, ReducerLimits};
 use crate::size::{json_size, Size};
+use crate::v1;
 use crate::value::frame_value_sized;
 
 /// Id capacity of the client's verifier, in bytes.
@@ -81,8 +84,14 @@ pub const OPEN_TOOL_CALLS: usize = 64;
 pub const OPEN_STEPS: usize = 32;
 /// JSON nesting limit.
 pub const DEPTH: usize = 64;
-
-type Reader = EventReader<ID_CAPACITY, OPEN_MESSAGES, OPEN_TOOL_CALLS, OPEN_STEPS, DEPTH>;
+/// AG-UI 1.0: entries per owner table of a run (the ids it mentions:
+/// messages, tool calls, reasoning and activity ids, the messages of
+/// snapshots and of the run input; SPEC 9.7); one more is a `capacity`
+/// error naming the table.
+pub const V1_OWNERS: usize = 512;
+/// AG-UI 1.0: sub-agent invocations per run (and chunk lanes; the core
+/// allows at most 8 lanes).
+pub const V1_AGENTS: usize = 8;
 
 /// Resource limits of the client. Each has a default that a desktop or a
 /// kiosk can live with; a small device lowers them.
@@ -285,7 +294,12 @@ impl TraceEntry {
 /// The frame's own event, from the parsed frame, which it may take values
 /// out of: a `STATE_SNAPSHOT`'s `snapshot` is moved into the event, not
 /// copied (the frame is dropped once its own event is built).
-fn own_event(kind: EventType, id: &str, frame: &mut Value) -> Result<Event, DecodeError> {
+fn own_event(
+    kind: EventType,
+    id: &str,
+    frame: &mut Value,
+    dialect: Dialect,
+) -> Result<Event, DecodeError> {
     let mut snapshot = None;
     if kind == EventType::StateSnapshot {
         if let Value::Object(members) = frame {
@@ -294,7 +308,7 @@ fn own_event(kind: EventType, id: &str, frame: &mut Value) -> Result<Event, Deco
     }
     // Decoding reads `snapshot` as an optional value of any kind: without
     // it the event is the same but for the snapshot, put back here.
-    let mut event = Event::from_core(kind, Origin::Frame, id, frame)?;
+    let mut event = Event::from_core_in(kind, Origin::Frame, id, frame, dialect)?;
     if let (Event::StateSnapshot(e), Some(snapshot)) = (&mut event, snapshot) {
         e.snapshot = Some(snapshot);
     }
@@ -304,7 +318,18 @@ fn own_event(kind: EventType, id: &str, frame: &mut Value) -> Result<Event, Deco
 /// The AG-UI client: see the [module docs](self).
 pub struct Client {
     framer: Framer,
-    reader: Box<Reader>,
+    reader: Readers,
+    /// How the protocol is chosen (SPEC 9.1).
+    select: Select,
+    /// The protocol whose shapes and fold rules apply, once the first
+    /// frame decided it.
+    dialect: Dialect,
+    /// AG-UI 1.0: the inbound processing of each frame's value (the
+    /// compatibility boundary and enforcement, SPEC 9.3, 9.4).
+    inbound: Option<v1::Inbound>,
+    /// AG-UI 1.0: the warnings so far (the first `max_errors`).
+    warnings: Vec<v1::Warning>,
+    warning_count: u64,
     frame: Vec<u8>,
     /// Keep-going: the rest of the current frame is skipped.
     skipping: bool,
@@ -475,7 +500,12 @@ impl Client {
     pub fn with_format(format: Option<Format>) -> Self {
         Client {
             framer: Framer::new(format),
-            reader: Box::default(),
+            reader: Readers::new(Select::default()),
+            select: Select::default(),
+            dialect: Dialect::Current,
+            inbound: None,
+            warnings: Vec::new(),
+            warning_count: 0,
             frame: Vec::new(),
             delta: String::new(),
             scratch: Scratch::default(),
@@ -515,6 +545,48 @@ impl Client {
     /// ```
     pub fn keep_going(self) -> Self {
         self.with_mode(Mode::KeepGoing)
+    }
+
+    /// Which protocol the client speaks (SPEC 9.1): the current one (the
+    /// default), AG-UI 1.0, or [`Select::Auto`]: 1.0 when the stream's
+    /// first frame is a `RUN_STARTED` announcing it. A client that may
+    /// speak 1.0 holds its fixed owner tables (see [`V1_OWNERS`]).
+    ///
+    /// ```
+    /// use agui_alloc::client::Client;
+    /// use agui_core::protocol::{Protocol, Select};
+    ///
+    /// let mut client = Client::new().with_protocol(Select::Fixed(Protocol::V1));
+    /// client.feed(br#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}
+    /// {"type":"FUTURE_EVENT","x":1}
+    /// {"type":"STEP_STARTED","stepName":"s","vendorExtra":1}
+    /// "#).unwrap();
+    /// // 1.0 drops an unknown event and strips an unknown key, with warnings.
+    /// assert_eq!(client.accepted(), 3);
+    /// assert_eq!(client.warnings().len(), 2);
+    /// ```
+    pub fn with_protocol(mut self, select: Select) -> Self {
+        self.select = select;
+        self.reader = Readers::new(select);
+        self
+    }
+
+    /// The protocol the stream is read in, once its first frame decided
+    /// it (`None` before).
+    pub fn protocol(&self) -> Option<Protocol> {
+        self.reader.protocol()
+    }
+
+    /// AG-UI 1.0: the warnings so far (the first
+    /// [`Limits::max_errors`]; [`warning_count`](Self::warning_count) counts
+    /// them all): dropped events, stripped material, translations.
+    pub fn warnings(&self) -> &[v1::Warning] {
+        &self.warnings
+    }
+
+    /// How many warnings there were in all.
+    pub fn warning_count(&self) -> u64 {
+        self.warning_count
     }
 
     /// Strict (the default) or keep-going.
@@ -730,6 +802,10 @@ impl Client {
     /// the id and the delta fragments it handed out, without decoding the
     /// frame's text a second time.
     fn delta_event(&mut self, head: &Header) -> bool {
+        // 1.0 takes every frame through its inbound processing.
+        if self.dialect == Dialect::V1 {
+            return false;
+        }
         let bits = |fields: &[Field]| fields.iter().fold(0u64, |b, f| b | 1u64 << (*f as u32));
         // A CONTENT / ARGS with only its id and delta: the event a chunk's
         // content part would make, built the same way.
@@ -742,7 +818,7 @@ impl Client {
         if head.fields != bits(&[Field::Type, id_field, Field::Delta]) {
             return false;
         }
-        let id = self.reader.decoder().id();
+        let id = self.reader.id();
         self.scratch.fill_content(item, id, &mut self.delta);
         true
     }
@@ -750,8 +826,18 @@ impl Client {
     fn end_frame(&mut self, subscriber: &mut dyn Subscriber) -> Result<(), ClientError> {
         let head = self
             .reader
-            .end_frame()
+            .finish_frame(&mut |_| {})
             .map_err(|e| ClientError::from_core(&e))?;
+        if self.dialect == Dialect::Current && self.reader.protocol() == Some(Protocol::V1) {
+            self.speak_v1();
+        }
+        let Some(head) = head else {
+            // 1.0 dropped the frame (an unknown type): it counts, and its
+            // warning is the inbound processing's.
+            self.inbound_value(None)?;
+            self.accepted = self.accepted.saturating_add(1);
+            return Ok(());
+        };
         let fast = self.delta_event(&head);
         // A bare delta frame is not parsed again (nor is an empty object
         // made and dropped for it): a close of a chunked item before its
@@ -765,15 +851,19 @@ impl Client {
             let (value, size) = frame_value_sized(&self.frame, measure).map_err(|e| {
                 ClientError::decode(self.index, Some(head.kind), DecodeError::new(e))
             })?;
-            (Some(value), size)
+            match self.inbound_value(Some((value, head.kind)))? {
+                Some(value) => (Some(value), size),
+                // Enforcement drops what the core kept: nothing to apply.
+                None => return Ok(()),
+            }
         };
         // The frame's own event is built (and its nested values checked)
         // before verification, so a bad frame changes no state.
         let own = match (fast, &mut value) {
             (true, _) => Some(Own::Spare),
             (false, Some(frame)) if !head.kind.is_chunk() => {
-                let id = self.reader.decoder().id();
-                let ev = own_event(head.kind, id, frame)
+                let id = self.reader.id();
+                let ev = own_event(head.kind, id, frame, self.dialect)
                     .map_err(|e| ClientError::decode(self.index, Some(head.kind), e))?;
                 Some(Own::Event(ev))
             }
@@ -809,6 +899,47 @@ impl Client {
         }
         self.accepted = self.accepted.saturating_add(1);
         Ok(())
+    }
+
+    /// The stream turned out to speak AG-UI 1.0 (its first frame decided):
+    /// its values go through the inbound processing and the reducer folds
+    /// by 1.0's rules from now on.
+    fn speak_v1(&mut self) {
+        self.dialect = Dialect::V1;
+        self.reducer.set_dialect(Dialect::V1);
+        self.inbound = Some(v1::Inbound::new());
+    }
+
+    /// AG-UI 1.0: the frame's value after the compatibility boundary and
+    /// enforcement (SPEC 9.3, 9.4), their warnings kept; `None` when the
+    /// event is dropped. `value` is `None` for a frame the core dropped,
+    /// which is parsed here for its warning. In the current protocol the
+    /// value is passed on as it is.
+    fn inbound_value(
+        &mut self,
+        value: Option<(Value, EventType)>,
+    ) -> Result<Option<Value>, ClientError> {
+        let Some(inbound) = self.inbound.as_mut() else {
+            return Ok(value.map(|(v, _)| v));
+        };
+        let (value, kind) = match value {
+            Some((value, kind)) => (value, Some(kind)),
+            None => match serde_json::from_slice::<Value>(&self.frame) {
+                Ok(value) => (value, None),
+                // The core read it as JSON; nothing more to say.
+                Err(_) => return Ok(None),
+            },
+        };
+        let mut warnings = Vec::new();
+        let frame = usize::try_from(self.index).unwrap_or(usize::MAX);
+        let processed = inbound.process(frame, value, &mut warnings);
+        for w in warnings {
+            self.warning_count = self.warning_count.saturating_add(1);
+            if self.warnings.len() < self.limits.max_errors {
+                self.warnings.push(w);
+            }
+        }
+        processed.map_err(|e| ClientError::decode(self.index, kind, e.into()))
     }
 
     /// [`apply_steps`](Self::apply_steps), the reducer knowing the size of
@@ -891,7 +1022,7 @@ impl Client {
                 (Origin::Frame, Some(ev)) => ev,
                 (_, keep) => {
                     own = keep;
-                    match Event::from_core(kind, origin, id, value) {
+                    match Event::from_core_in(kind, origin, id, value, self.dialect) {
                         Ok(ev) => ev,
                         Err(e) => {
                             self.scratch.recycle(&mut events);

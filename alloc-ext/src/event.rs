@@ -332,6 +332,54 @@ pub struct Custom {
     pub value: Option<Value>,
 }
 
+/// AG-UI 1.0 `SUBAGENT_STARTED`: an invocation of a sub-agent begins.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubagentStarted {
+    /// The invocation's id (unique in its run).
+    pub subagent_run_id: String,
+    /// The sub-agent's name.
+    pub name: String,
+    /// What it does.
+    pub description: Option<String>,
+    /// The invocation that started it (absent: the parent agent).
+    pub parent_subagent_run_id: Option<String>,
+    /// The tool call that started it.
+    pub parent_tool_call_id: Option<String>,
+    /// The message that started it.
+    pub parent_message_id: Option<String>,
+}
+
+/// How a sub-agent invocation ended (`SUBAGENT_FINISHED.outcome`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SubagentOutcome {
+    /// `{type: "success"}`
+    Success,
+    /// `{type: "suspended", interruptIds?}`: it waits on these interrupts.
+    Suspended(Vec<String>),
+}
+
+/// AG-UI 1.0 `SUBAGENT_FINISHED`: an invocation ends.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubagentFinished {
+    /// The invocation's id.
+    pub subagent_run_id: String,
+    /// Its result; any JSON but `null`.
+    pub result: Option<Value>,
+    /// How it ended.
+    pub outcome: Option<SubagentOutcome>,
+}
+
+/// AG-UI 1.0 `SUBAGENT_ERROR`: an invocation fails.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubagentError {
+    /// The invocation's id.
+    pub subagent_run_id: String,
+    /// What went wrong.
+    pub message: String,
+    /// A machine-readable code.
+    pub code: Option<String>,
+}
+
 /// What an event means for a display of the conversation, beyond what a
 /// look at the messages shows: the run's lifecycle (a status line), and the
 /// changes a display cannot see from the message list's lengths alone.
@@ -378,7 +426,6 @@ macro_rules! events {
         with_fields { $( $(#[$doc:meta])* $name:ident($payload:ty), )* }
         without_fields { $( $(#[$udoc:meta])* $unit:ident, )* }
         expanded_before_apply { $( $chunk:ident, )* }
-        only_in_v1 { $( $v1:ident, )* }
     ) => {
         /// One verified event, owning what the reducer and the hooks need.
         ///
@@ -438,7 +485,6 @@ macro_rules! events {
                     Event::$unit
                 } )*
                 $( EventType::$chunk )|* => return Err(not_expanded(kind)),
-                $( EventType::$v1 )|* => return Err(not_current(kind)),
             })
         }
     };
@@ -500,6 +546,12 @@ events! {
         Raw(Raw),
         /// `CUSTOM`: an application-defined event.
         Custom(Custom),
+        /// `SUBAGENT_STARTED` (AG-UI 1.0): a sub-agent invocation begins.
+        SubagentStarted(SubagentStarted),
+        /// `SUBAGENT_FINISHED` (AG-UI 1.0): a sub-agent invocation ends.
+        SubagentFinished(SubagentFinished),
+        /// `SUBAGENT_ERROR` (AG-UI 1.0): a sub-agent invocation fails.
+        SubagentError(SubagentError),
     }
     without_fields {
         /// `THINKING_END`: a thinking step ends.
@@ -513,13 +565,6 @@ events! {
         TextMessageChunk,
         ToolCallChunk,
         ReasoningMessageChunk,
-    }
-    // The alloc layer folds the current protocol; the core reads these
-    // only in 1.0 mode (where they are unknown types otherwise).
-    only_in_v1 {
-        SubagentStarted,
-        SubagentFinished,
-        SubagentError,
     }
 }
 
@@ -779,13 +824,6 @@ fn close(kind: EventType, id: &str) -> Result<Event, DecodeError> {
 fn not_expanded(kind: EventType) -> DecodeError {
     DecodeError::new(alloc::format!(
         "{kind} must be expanded before it is applied"
-    ))
-    .within(F::Type.as_str())
-}
-
-fn not_current(kind: EventType) -> DecodeError {
-    DecodeError::new(alloc::format!(
-        "{kind} is an AG-UI 1.0 event; this reducer folds the current protocol"
     ))
     .within(F::Type.as_str())
 }

@@ -54,8 +54,9 @@ use serde_json::Value;
 use crate::event::{
     ActivityDelta, ActivitySnapshot, Custom, Event, MessageContent, MessageEnd, MessagesSnapshot,
     Raw, ReasoningEncryptedValue, ReasoningMessageStart, ReasoningPhase, RunError, RunFinished,
-    RunStarted, StateDelta, StateSnapshot, Step, TextMessageStart, ThinkingContent, ThinkingStart,
-    ToolCallArgs, ToolCallEnd, ToolCallResult, ToolCallStart,
+    RunStarted, StateDelta, StateSnapshot, Step, SubagentError, SubagentFinished, SubagentStarted,
+    TextMessageStart, ThinkingContent, ThinkingStart, ToolCallArgs, ToolCallEnd, ToolCallResult,
+    ToolCallStart,
 };
 use crate::model::{Message, ToolCall};
 
@@ -237,6 +238,13 @@ typed_hooks! {
     fn on_raw(event: &Raw);
     /// `CUSTOM`
     fn on_custom(event: &Custom);
+    /// `SUBAGENT_STARTED` (AG-UI 1.0)
+    fn on_subagent_started(event: &SubagentStarted);
+    /// `SUBAGENT_FINISHED` (AG-UI 1.0): its result and outcome reach the
+    /// hooks only; they change no message (SPEC 9.9)
+    fn on_subagent_finished(event: &SubagentFinished);
+    /// `SUBAGENT_ERROR` (AG-UI 1.0)
+    fn on_subagent_error(event: &SubagentError);
 }
 
 /// Passes every hook on to `inner`, and shows each event to `tap` first.

@@ -47,6 +47,7 @@ mod index;
 pub mod model;
 pub mod partial;
 pub mod patch;
+mod readers;
 pub mod reduce;
 mod rules;
 pub mod size;

@@ -458,8 +458,9 @@ pub struct Reducer {
     dialect: Dialect,
     /// AG-UI 1.0: the current run's tool calls, for its outcome.
     run_calls: RunCalls,
-    /// AG-UI 1.0: what the last `RUN_FINISHED` ended the run with.
-    outcome: Option<RunOutcome>,
+    /// AG-UI 1.0: what the last `RUN_FINISHED` ended the run with, and
+    /// the same as JSON (for the trace).
+    outcome: Option<(RunOutcome, Value)>,
 }
 
 /// AG-UI 1.0 (SPEC 9.9): the tool calls started in the current run, in
@@ -518,26 +519,19 @@ pub enum RunOutcome {
 }
 
 impl RunOutcome {
-    /// As the vectors write it: `{"type": "success", "result"?,
-    /// "pendingToolCallIds"}`, `{"type": "interrupt", "interrupts"}` or
-    /// `{"type": "cancelled"}`.
+    /// As the vectors' trace writes it: `{"type": "success",
+    /// "pendingToolCallIds"}` (the result is the `RUN_FINISHED` event's
+    /// own), `{"type": "interrupt", "interrupts"}` or `{"type":
+    /// "cancelled"}`.
     pub fn to_json(&self) -> Value {
         match self {
             RunOutcome::Success {
-                result,
                 pending_tool_call_ids,
-            } => {
-                let mut out = Object::new();
-                out.insert("type".into(), "success".into());
-                if let Some(result) = result {
-                    out.insert("result".into(), result.clone());
-                }
-                out.insert(
-                    "pendingToolCallIds".into(),
-                    pending_tool_call_ids.clone().into(),
-                );
-                Value::Object(out)
-            }
+                ..
+            } => serde_json::json!({
+                "type": "success",
+                "pendingToolCallIds": pending_tool_call_ids,
+            }),
             RunOutcome::Interrupt(interrupts) => serde_json::json!({
                 "type": "interrupt",
                 "interrupts": interrupts,
@@ -606,7 +600,12 @@ impl Reducer {
     /// AG-UI 1.0: what the last `RUN_FINISHED` ended its run with (SPEC
     /// 9.9); `None` before one, and in the current protocol.
     pub fn run_outcome(&self) -> Option<&RunOutcome> {
-        self.outcome.as_ref()
+        self.outcome.as_ref().map(|(o, _)| o)
+    }
+
+    /// [`run_outcome`](Self::run_outcome) as JSON ([`RunOutcome::to_json`]).
+    pub(crate) fn outcome_value(&self) -> Option<&Value> {
+        self.outcome.as_ref().map(|(_, v)| v)
     }
 
     /// Bytes a `TOOL_CALL_START` of `id` adds to the run's list (1.0).
@@ -1222,7 +1221,9 @@ impl Reducer {
             Some(Outcome::Success { .. } | Outcome::Cancelled) | None => Vec::new(),
         };
         if self.dialect == Dialect::V1 {
-            self.outcome = Some(self.outcome_of(e));
+            let outcome = self.outcome_of(e);
+            let value = outcome.to_json();
+            self.outcome = Some((outcome, value));
         }
         Changed::NONE
     }
@@ -1434,10 +1435,13 @@ impl Reducer {
     /// AG-UI 1.0 (SPEC 9.8): a text or reasoning message event whose id
     /// is an activity message changes nothing; a warning says so. `false`
     /// in the current protocol, where the text goes into the activity.
+    #[inline(always)]
     pub(crate) fn ignores_activity_text(&mut self, id: &str, event: EventType) -> bool {
-        if self.dialect != Dialect::V1 {
-            return false;
-        }
+        self.dialect == Dialect::V1 && self.activity_text(id, event)
+    }
+
+    /// [`ignores_activity_text`](Self::ignores_activity_text) in 1.0.
+    fn activity_text(&mut self, id: &str, event: EventType) -> bool {
         let is_activity = self
             .index
             .message(id)
@@ -2416,14 +2420,18 @@ mod tests {
         };
         assert_eq!(
             run(&mut r, Value::Null),
-            json!({"type": "success", "result": 7, "pendingToolCallIds": ["a", "c"]})
+            json!({"type": "success", "pendingToolCallIds": ["a", "c"]})
         );
+        assert!(matches!(
+            r.run_outcome(),
+            Some(RunOutcome::Success { result: Some(v), .. }) if *v == json!(7)
+        ));
         assert_eq!(
             run(
                 &mut r,
                 json!({"type": "success", "pendingToolCallIds": ["z"]})
             ),
-            json!({"type": "success", "result": 7, "pendingToolCallIds": ["z"]})
+            json!({"type": "success", "pendingToolCallIds": ["z"]})
         );
         assert_eq!(
             run(&mut r, json!({"type": "cancelled"})),
@@ -2890,7 +2898,10 @@ mod tests {
             | Event::ActivitySnapshot(_)
             | Event::ActivityDelta(_)
             | Event::Raw(_)
-            | Event::Custom(_) => None,
+            | Event::Custom(_)
+            | Event::SubagentStarted(_)
+            | Event::SubagentFinished(_)
+            | Event::SubagentError(_) => None,
         }
     }
 

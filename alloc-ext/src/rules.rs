@@ -33,8 +33,8 @@ use crate::event::{
     ActivityDelta, ActivitySnapshot, Custom, DecodeError, Effect, EncryptedSubtype, MessageContent,
     MessageEnd, MessagesSnapshot, Raw, ReasoningEncryptedValue, ReasoningMessageStart,
     ReasoningPhase, RunError, RunFinished, RunStarted, StateDelta, StateSnapshot, Step,
-    TextMessageStart, ThinkingContent, ThinkingStart, ToolCallArgs, ToolCallEnd, ToolCallResult,
-    ToolCallStart,
+    SubagentError, SubagentFinished, SubagentOutcome, SubagentStarted, TextMessageStart,
+    ThinkingContent, ThinkingStart, ToolCallArgs, ToolCallEnd, ToolCallResult, ToolCallStart,
 };
 use crate::hooks::{Flow, HookView, Subscriber};
 use crate::model::{Dialect, Fields, Message, RunAgentInput, ToolContent, SUBAGENT_RUN_ID};
@@ -319,8 +319,9 @@ impl Rules for kind::RunFinished {
         r.run_finished(e)
     }
     fn notify(_: &RunFinished, _: &Reducer, _: &mut dyn Subscriber) {}
-    fn trace_args<'r>(_: &RunFinished, _: &'r Reducer) -> Option<(&'static str, &'r Value)> {
-        None
+    fn trace_args<'r>(_: &RunFinished, r: &'r Reducer) -> Option<(&'static str, &'r Value)> {
+        // AG-UI 1.0: what the run ended with (SPEC 9.9).
+        r.outcome_value().map(|v| ("outcome", v))
     }
     fn effect(e: &RunFinished) -> Effect<'_> {
         Effect::RunFinished(e)
@@ -1325,5 +1326,137 @@ impl Rules for kind::Custom {
     }
     fn effect(_: &Custom) -> Effect<'_> {
         Effect::Plain
+    }
+}
+
+impl Rules for kind::SubagentStarted {
+    type Payload = SubagentStarted;
+    fn decode(f: Fields<'_>) -> Result<SubagentStarted, DecodeError> {
+        check_metadata(f)?;
+        Ok(SubagentStarted {
+            subagent_run_id: f.string(F::SubagentRunId.as_str())?,
+            name: f.string(F::Name.as_str())?,
+            description: f.opt_string(F::Description.as_str())?,
+            parent_subagent_run_id: f.opt_string(F::ParentSubagentRunId.as_str())?,
+            parent_tool_call_id: f.opt_string(F::ParentToolCallId.as_str())?,
+            parent_message_id: f.opt_string(F::ParentMessageId.as_str())?,
+        })
+    }
+    fn growth(_: &SubagentStarted, _: &Reducer) -> (usize, usize) {
+        NO_GROWTH
+    }
+    fn check(_: &SubagentStarted, _: &mut Reducer, _: usize) -> Result<(), LimitError> {
+        Ok(())
+    }
+    fn hook(
+        e: &SubagentStarted,
+        _: &Reducer,
+        s: &mut dyn Subscriber,
+        v: &mut HookView<'_>,
+    ) -> Flow {
+        s.on_subagent_started(e, v)
+    }
+    fn reduce(_: Given<'_, SubagentStarted>, _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+        Changed::NONE
+    }
+    fn notify(_: &SubagentStarted, _: &Reducer, _: &mut dyn Subscriber) {}
+    fn trace_args<'r>(_: &SubagentStarted, _: &'r Reducer) -> Option<(&'static str, &'r Value)> {
+        None
+    }
+    fn effect(_: &SubagentStarted) -> Effect<'_> {
+        Effect::Plain
+    }
+}
+
+impl Rules for kind::SubagentFinished {
+    type Payload = SubagentFinished;
+    fn decode(f: Fields<'_>) -> Result<SubagentFinished, DecodeError> {
+        check_metadata(f)?;
+        Ok(SubagentFinished {
+            subagent_run_id: f.string(F::SubagentRunId.as_str())?,
+            result: f.opt_any(F::Result.as_str()),
+            outcome: match f.get(F::Outcome.as_str()) {
+                None | Some(Value::Null) => None,
+                Some(v) => Some(subagent_outcome(v).map_err(|e| e.within(F::Outcome.as_str()))?),
+            },
+        })
+    }
+    fn growth(_: &SubagentFinished, _: &Reducer) -> (usize, usize) {
+        NO_GROWTH
+    }
+    fn check(_: &SubagentFinished, _: &mut Reducer, _: usize) -> Result<(), LimitError> {
+        Ok(())
+    }
+    fn hook(
+        e: &SubagentFinished,
+        _: &Reducer,
+        s: &mut dyn Subscriber,
+        v: &mut HookView<'_>,
+    ) -> Flow {
+        s.on_subagent_finished(e, v)
+    }
+    fn reduce(_: Given<'_, SubagentFinished>, _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+        Changed::NONE
+    }
+    fn notify(_: &SubagentFinished, _: &Reducer, _: &mut dyn Subscriber) {}
+    fn trace_args<'r>(_: &SubagentFinished, _: &'r Reducer) -> Option<(&'static str, &'r Value)> {
+        None
+    }
+    fn effect(_: &SubagentFinished) -> Effect<'_> {
+        Effect::Plain
+    }
+}
+
+impl Rules for kind::SubagentError {
+    type Payload = SubagentError;
+    fn decode(f: Fields<'_>) -> Result<SubagentError, DecodeError> {
+        check_metadata(f)?;
+        Ok(SubagentError {
+            subagent_run_id: f.string(F::SubagentRunId.as_str())?,
+            message: f.string(F::Message.as_str())?,
+            code: f.opt_string(F::Code.as_str())?,
+        })
+    }
+    fn growth(_: &SubagentError, _: &Reducer) -> (usize, usize) {
+        NO_GROWTH
+    }
+    fn check(_: &SubagentError, _: &mut Reducer, _: usize) -> Result<(), LimitError> {
+        Ok(())
+    }
+    fn hook(e: &SubagentError, _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
+        s.on_subagent_error(e, v)
+    }
+    fn reduce(_: Given<'_, SubagentError>, _: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+        Changed::NONE
+    }
+    fn notify(_: &SubagentError, _: &Reducer, _: &mut dyn Subscriber) {}
+    fn trace_args<'r>(_: &SubagentError, _: &'r Reducer) -> Option<(&'static str, &'r Value)> {
+        None
+    }
+    fn effect(_: &SubagentError) -> Effect<'_> {
+        Effect::Plain
+    }
+}
+
+/// `SUBAGENT_FINISHED.outcome` (1.0; unknown keys were stripped before).
+fn subagent_outcome(v: &Value) -> Result<SubagentOutcome, DecodeError> {
+    let f = Fields::of_in(v, Dialect::V1)?;
+    match f.get("type") {
+        Some(Value::String(t)) if t == "success" => Ok(SubagentOutcome::Success),
+        Some(Value::String(t)) if t == "suspended" => Ok(SubagentOutcome::Suspended(
+            f.opt_list("interruptIds", |id| match id {
+                Value::String(s) => Ok(s.clone()),
+                other @ (Value::Null
+                | Value::Bool(_)
+                | Value::Number(_)
+                | Value::Array(_)
+                | Value::Object(_)) => Err(DecodeError::expected("string", other)),
+            })?
+            .unwrap_or_default(),
+        )),
+        _ => Err(
+            DecodeError::new("Invalid discriminator value. Expected 'success' | 'suspended'")
+                .within("type"),
+        ),
     }
 }

@@ -75,7 +75,8 @@ macro_rules! fields {
 
             /// Looks up a wire name given as bytes (a key as the
             /// tokenizer's fast path hands it out, not yet a `str`).
-            #[inline]
+            // Always inlined: every key of every frame comes here.
+            #[inline(always)]
             pub(crate) fn from_wire_bytes(name: &[u8]) -> Option<Field> {
                 // The keys of nearly every streamed event first: four
                 // compares of a word or two, cheaper than the hash (a fast
@@ -721,6 +722,7 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
     /// The id of the decoded event that the rules look at: `messageId`,
     /// `toolCallId` or `stepName` by type (see [`crate::event::Event::id`]);
     /// empty if the event has none.
+    #[inline]
     pub fn id(&self) -> &str {
         self.kind
             .and_then(EventType::id_field)
@@ -1089,7 +1091,7 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
     }
 
     /// Appends to a slot's buffer; false if it does not fit.
-    #[inline]
+    #[inline(always)]
     fn push_slot(&mut self, slot: Slot, text: &str) -> bool {
         match slot {
             Slot::Type => self.ty.push_str(text).is_ok(),

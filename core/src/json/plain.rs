@@ -18,7 +18,9 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
     /// `KeyStart`, `Text(key)`, `KeyEnd`; otherwise nothing is consumed and
     /// `None` tells the caller to take the general path ([`next`](Self::next)),
     /// which also reports any error.
-    #[inline]
+    // Always inlined: the hottest step of a frame (every key), and out of
+    // line it cost the client 3 % on the chat stream.
+    #[inline(always)]
     pub(crate) fn plain_key<'a>(&mut self, input: &'a [u8]) -> Option<(usize, &'a [u8])> {
         let mut pos = 0usize;
         match self.state {

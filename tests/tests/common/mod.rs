@@ -4,6 +4,8 @@
 
 use serde_json::Value;
 
+pub mod v1;
+
 /// One conformance vector.
 pub struct Vector {
     pub file: &'static str,

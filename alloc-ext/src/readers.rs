@@ -1,0 +1,135 @@
+//! The client's core reader: the current protocol's, or one with AG-UI
+//! 1.0's tables (owner tables and sub-agent lanes, SPEC 9.7), chosen when
+//! the client is made. The 1.0 reader is some 400 KB (its tables have fixed
+//! capacities, below), so a client that only speaks the current protocol
+//! does not carry it.
+
+use alloc::boxed::Box;
+
+use agui_core::decode::{Header, Part, V1};
+use agui_core::error::Error;
+use agui_core::pipeline::{Checkpoint, EventReader};
+use agui_core::protocol::{Protocol, Select};
+use agui_core::warn::Warning;
+use agui_core::Event;
+
+use crate::client::{
+    DEPTH, ID_CAPACITY, OPEN_MESSAGES, OPEN_STEPS, OPEN_TOOL_CALLS, V1_AGENTS, V1_OWNERS,
+};
+
+type Current = EventReader<ID_CAPACITY, OPEN_MESSAGES, OPEN_TOOL_CALLS, OPEN_STEPS, DEPTH>;
+type WithV1 = EventReader<
+    ID_CAPACITY,
+    OPEN_MESSAGES,
+    OPEN_TOOL_CALLS,
+    OPEN_STEPS,
+    DEPTH,
+    V1_OWNERS,
+    V1_AGENTS,
+    V1<ID_CAPACITY>,
+>;
+
+/// The reader in use. Its methods are always inlined: each is one branch
+/// in front of the reader's own, which a stream's every frame calls.
+pub(crate) enum Readers {
+    Current(Box<Current>),
+    V1(Box<WithV1>),
+}
+
+/// How to take back a frame of either reader.
+pub(crate) enum Undo {
+    Current(Checkpoint<ID_CAPACITY, 0>),
+    V1(Checkpoint<ID_CAPACITY, V1_AGENTS>),
+}
+
+impl Readers {
+    /// The reader for `select`: the 1.0 one unless the current protocol is
+    /// fixed.
+    #[inline(always)]
+    pub(crate) fn new(select: Select) -> Self {
+        match select {
+            Select::Fixed(Protocol::Current) => Readers::Current(Box::default()),
+            Select::Fixed(Protocol::V1) | Select::Auto => {
+                let mut reader: Box<WithV1> = Box::default();
+                reader.set_protocol(select);
+                Readers::V1(reader)
+            }
+        }
+    }
+
+    /// The stream's protocol, once its first frame decided it.
+    #[inline(always)]
+    pub(crate) fn protocol(&self) -> Option<Protocol> {
+        match self {
+            Readers::Current(r) => r.protocol(),
+            Readers::V1(r) => r.protocol(),
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn begin_frame(&mut self, index: u32) {
+        match self {
+            Readers::Current(r) => r.begin_frame(index),
+            Readers::V1(r) => r.begin_frame(index),
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn feed<'b>(
+        &mut self,
+        text: &'b [u8],
+        f: &mut impl FnMut(Part<'b>),
+    ) -> Result<(), Error> {
+        match self {
+            Readers::Current(r) => r.feed(text, f),
+            Readers::V1(r) => r.feed(text, f),
+        }
+    }
+
+    /// The frame's id (see `Decoder::id`).
+    #[inline(always)]
+    pub(crate) fn id(&self) -> &str {
+        match self {
+            Readers::Current(r) => r.decoder().id(),
+            Readers::V1(r) => r.decoder().id(),
+        }
+    }
+
+    /// Ends the frame: `None` when 1.0 drops it (an unknown type).
+    #[inline(always)]
+    pub(crate) fn finish_frame(
+        &mut self,
+        warn: &mut impl FnMut(&Warning),
+    ) -> Result<Option<Header>, Error> {
+        match self {
+            Readers::Current(r) => r.end_frame().map(Some),
+            Readers::V1(r) => r.finish_frame(warn),
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn expand(&mut self, f: &mut impl FnMut(&Event<'_>)) -> Result<(), Error> {
+        match self {
+            Readers::Current(r) => r.expand(f),
+            Readers::V1(r) => r.expand(f),
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn expand_atomic(&mut self, f: &mut impl FnMut(&Event<'_>)) -> Result<Undo, Error> {
+        match self {
+            Readers::Current(r) => r.expand_atomic(f).map(Undo::Current),
+            Readers::V1(r) => r.expand_atomic(f).map(Undo::V1),
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn rollback(&mut self, undo: Undo) {
+        match (self, undo) {
+            (Readers::Current(r), Undo::Current(c)) => r.rollback(c),
+            (Readers::V1(r), Undo::V1(c)) => r.rollback(c),
+            // A checkpoint of the other reader cannot be made.
+            (Readers::Current(_), Undo::V1(_)) | (Readers::V1(_), Undo::Current(_)) => {}
+        }
+    }
+}
