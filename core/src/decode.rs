@@ -8,6 +8,11 @@
 //! raw JSON fragments. So a 64 KiB `delta` passes through without a 64 KiB
 //! buffer, and a `STATE_SNAPSHOT` can be forwarded or skipped.
 //!
+//! In AG-UI 1.0 mode (a decoder with the [`V1`] part, see [`Ext`]), the end
+//! of a frame follows SPEC 9.2-9.5 instead ([`Decoder::end_frame_v1`]): the
+//! compatibility boundary, then enforcement, with the nested values 1.0
+//! describes checked as they stream (`decode/shapes.rs`).
+//!
 //! Field order is free in JSON, and `type` need not come first: the decoder
 //! records the JSON kind of every known field as it goes and checks the
 //! schema of the event's type (SPEC section 2) when the object closes.

@@ -233,13 +233,19 @@ impl<
     /// # Errors
     /// A decode error (incomplete JSON, schema, id too long).
     pub fn end_frame(&mut self) -> Result<Header, Error> {
-        match self.finish_frame(&mut |_| {})? {
+        let mut dropped = crate::error::ErrorText::new();
+        let head = self.finish_frame(&mut |w| {
+            if w.code == crate::warn::WarnCode::UnknownEvent {
+                dropped = w.text.clone();
+            }
+        })?;
+        match head {
             Some(head) => Ok(head),
             None => Err(Error::new(
                 crate::error::Stage::Decode,
                 crate::error::Code::Decode,
                 None,
-                crate::error::Detail::UnknownType(crate::error::ErrorText::new()),
+                crate::error::Detail::UnknownType(dropped),
             )
             .at(self.frame)),
         }
