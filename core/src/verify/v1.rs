@@ -536,10 +536,12 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         };
         self.settle_tool_calls(known.then_some(owner));
         if let (Some(entry), true) = (id, known) {
+            // Reasoning and activity ids have tables of their own; the
+            // other roles' ids are message ids.
             let kind = match role {
                 "reasoning" => Kind::Reasoning,
                 "activity" => Kind::Activity,
-                _ => Kind::Message,
+                _text_role => Kind::Message,
             };
             self.seed_id(kind, entry, owner);
         }
