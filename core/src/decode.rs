@@ -548,7 +548,7 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
         self.ended = false;
         self.nested = nested::Checker::new();
         if let Some(e) = self.enforce() {
-            *e = v1::Enforce::new();
+            e.reset();
         }
     }
 

@@ -473,6 +473,23 @@ impl Shapes {
         }
     }
 
+    /// Forgets the previous frame, field by field: the buffers are only
+    /// emptied, not rewritten (this runs for every 1.0 frame).
+    pub(crate) fn reset(&mut self) {
+        self.field = None;
+        self.stack.clear();
+        self.skip = 0;
+        self.scalar = None;
+        self.in_key = false;
+        self.verdicts = [None; CHECKED.len()];
+        self.pending = None;
+        self.strips.clear();
+        self.strip_count = 0;
+        self.legacy_nulls = 0;
+        self.binary_converted = false;
+        self.binary_unconvertible = 0;
+    }
+
     /// A top-level value of `field` begins with a token of `kind`.
     pub(crate) fn begin(&mut self, field: Option<Field>, kind: Kind) {
         self.stack.clear();

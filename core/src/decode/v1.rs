@@ -103,6 +103,9 @@ pub struct V1<const ID: usize = 64> {
     version: heapless::String<{ super::VERSION_LEN }>,
     name: heapless::String<ID>,
     enforce: Enforce,
+    /// The last 1.0 schema pass of a frame of plain strings: its type and
+    /// fields (see `check_v1`).
+    checked: Option<(EventType, u64)>,
 }
 
 impl<const ID: usize> Default for V1<ID> {
@@ -122,6 +125,7 @@ impl<const ID: usize> V1<ID> {
             version: heapless::String::new(),
             name: heapless::String::new(),
             enforce: Enforce::new(),
+            checked: None,
         }
     }
 
@@ -203,6 +207,14 @@ impl Enforce {
             replace_false: false,
             shapes: Shapes::new(),
         }
+    }
+
+    /// Forgets the previous frame (see [`Shapes::reset`]).
+    pub(crate) fn reset(&mut self) {
+        self.unknown.clear();
+        self.more = false;
+        self.replace_false = false;
+        self.shapes.reset();
     }
 
     /// Records an unknown key (1.0 strips it at the end of the frame).
@@ -562,10 +574,14 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
     /// Known fields the type does not describe, and unknown keys: removed,
     /// each with a warning naming its path.
     fn strip(&mut self, kind: EventType, warn: &mut dyn FnMut(Warning)) {
-        for &field in Field::ALL {
-            if field == Field::Type || self.seen & field.bit() == 0 || described(kind, field) {
+        // Most frames have nothing to strip: only their stray bits are walked.
+        let mut stray = self.seen & !described(kind) & !Field::Type.bit();
+        while stray != 0 {
+            let at = stray.trailing_zeros();
+            stray &= stray.wrapping_sub(1);
+            let Some(&field) = Field::ALL.get(at as usize) else {
                 continue;
-            }
+            };
             self.seen &= !field.bit();
             let mut path = heapless::String::<32>::new();
             let _ = path.push('/');
@@ -620,10 +636,22 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
     }
 
     /// The 1.0 schema of `kind` (SPEC 9.5) over what is left.
-    fn check_v1(&self, kind: EventType) -> Result<(), Detail> {
+    fn check_v1(&mut self, kind: EventType) -> Result<(), Detail> {
+        // As in the current protocol: the outcome depends only on the
+        // fields there and their kinds when all are plain strings (no enum,
+        // no nested value), so the last such frame's pass is reused.
+        const UNCACHED: u64 = Field::Role.bit() | Field::Subtype.bit();
+        let cacheable = self.seen & !self.strings == 0 && self.seen & UNCACHED == 0;
+        let key = (kind, self.seen);
+        if cacheable && self.ext.get().is_some_and(|v| v.checked == Some(key)) {
+            return Ok(());
+        }
         let tag: schema::Schema = if kind.tagged() { TAG } else { &[] };
         for &(field, need, expect) in kind.schema_v1().iter().chain(COMMON_V1).chain(tag) {
             schema::check_field_v1(self, field, need, expect)?;
+        }
+        if let (true, Some(v)) = (cacheable, self.ext.get_mut()) {
+            v.checked = Some(key);
         }
         Ok(())
     }
@@ -649,11 +677,17 @@ fn slashed(path: &str) -> heapless::String<72> {
     out
 }
 
-/// Whether 1.0 describes `field` on `kind`.
-fn described(kind: EventType, field: Field) -> bool {
-    let own = kind.schema_v1().iter().any(|(f, _, _)| *f == field);
-    let common = COMMON_V1.iter().any(|(f, _, _)| *f == field);
-    own || common || (kind.tagged() && field == Field::SubagentRunId)
+/// The fields 1.0 describes on `kind`, as a seen-set mask.
+fn described(kind: EventType) -> u64 {
+    let tag = if kind.tagged() {
+        Field::SubagentRunId.bit()
+    } else {
+        0
+    };
+    kind.schema_v1()
+        .iter()
+        .chain(COMMON_V1)
+        .fold(tag, |mask, (f, _, _)| mask | f.bit())
 }
 
 use super::Pos;
