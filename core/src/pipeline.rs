@@ -594,7 +594,7 @@ pub type DefaultPipeline = Pipeline;
 /// A pipeline that can run AG-UI 1.0 (SPEC section 9): the default
 /// capacities, the decoder's 1.0 part ([`V1`]), 16 entries per 1.0 owner
 /// table (message, tool call, reasoning, activity; also the open steps) and
-/// 4 sub-agents per run (and chunk lanes). 11,456 bytes (the default
+/// 4 sub-agents per run (and chunk lanes). 11,472 bytes (the default
 /// pipeline: 3,032). Select 1.0 with [`Pipeline::set_protocol`].
 pub type V1Pipeline = Pipeline<64, 8, 8, 8, 32, 16, 4, V1<64>>;
 
