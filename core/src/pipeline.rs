@@ -360,8 +360,8 @@ impl<
             ev.id = self.chunker.id_v1(&step, &self.decoder);
             ev.subagent = self.chunker.owner_v1(&step, &self.decoder);
             let facts = match step.planned.origin {
-                Origin::Close => Facts::default(),
-                Origin::Frame | Origin::Chunk => facts(&self.decoder),
+                Origin::Frame | Origin::Chunk if Facts::needed(ev.kind) => facts(&self.decoder),
+                Origin::Close | Origin::Frame | Origin::Chunk => Facts::default(),
             };
             if verify {
                 self.owners.check(&mut self.verifier, &ev, &facts)?;

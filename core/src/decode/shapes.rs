@@ -354,6 +354,16 @@ const CHECKED: [Field; 8] = [
     Field::Messages,
 ];
 
+/// [`CHECKED`] as a mask of field bits.
+const CHECKED_MASK: u64 = mask(&CHECKED);
+
+const fn mask(fields: &[Field]) -> u64 {
+    match fields {
+        [first, rest @ ..] => first.bit() | mask(rest),
+        [] => 0,
+    }
+}
+
 /// What the check of a top-level value found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Verdict {
@@ -497,6 +507,10 @@ impl Shapes {
         self.scalar = None;
         self.field = None;
         let Some(field) = field else { return };
+        // Most values (ids, text deltas) are of fields never checked.
+        if CHECKED_MASK & field.bit() == 0 {
+            return;
+        }
         if let Some(at) = CHECKED.iter().position(|f| *f == field) {
             // A repeated key: JSON keeps the last value, so do we.
             if let Some(v) = self.verdicts.get_mut(at) {

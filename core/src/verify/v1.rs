@@ -40,6 +40,22 @@ pub struct Facts<'a> {
     pub entity: &'a str,
 }
 
+impl Facts<'_> {
+    /// Whether the 1.0 rules read any fact of an event of `kind` (the
+    /// others need only its type, id and tag).
+    pub const fn needed(kind: EventType) -> bool {
+        matches!(
+            kind,
+            EventType::ToolCallStart
+                | EventType::SubagentStarted
+                | EventType::ActivitySnapshot
+                | EventType::ActivityDelta
+                | EventType::ToolCallResult
+                | EventType::ReasoningEncryptedValue
+        )
+    }
+}
+
 /// Where a sub-agent is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Life {
