@@ -112,6 +112,9 @@ pub struct EventReader<
     /// The stream's protocol, once its first frame decided it.
     protocol: Option<Protocol>,
     compat: Compat<ID>,
+    /// The boundary's memory before the frame being read, to take the
+    /// frame back in keep-going mode.
+    compat_before: Compat<ID>,
     owners: Owners<ID, OWNERS, AGENTS>,
     seeder: Seeder<DEPTH>,
 }
@@ -138,6 +141,7 @@ impl<
             select: Select::Fixed(Protocol::Current),
             protocol: None,
             compat: Compat::new(),
+            compat_before: Compat::new(),
             owners: Owners::new(),
             seeder: Seeder::new(),
         }
@@ -286,10 +290,15 @@ impl<
             w.frame = frame;
             warn(&w);
         };
-        let head = self
-            .decoder
-            .end_frame_v1(&mut self.compat, &mut report)
-            .map_err(|e| e.at(frame))?;
+        self.compat_before = self.compat.clone();
+        let head = match self.decoder.end_frame_v1(&mut self.compat, &mut report) {
+            Ok(head) => head,
+            Err(err) => {
+                // A rejected frame translated nothing.
+                self.compat = self.compat_before.clone();
+                return Err(err.at(frame));
+            }
+        };
         if let Some(w) = self.decoder.take_dropped_warning() {
             report(w);
         }
@@ -394,6 +403,7 @@ impl<
             self.chunker = checkpoint.chunker.clone();
             self.verifier = verifier;
             self.owners = owners;
+            self.compat = self.compat_before.clone();
             return Err(err);
         }
         let verified = core::mem::replace(&mut self.chunker, checkpoint.chunker.clone());
@@ -594,8 +604,8 @@ pub type DefaultPipeline = Pipeline;
 /// A pipeline that can run AG-UI 1.0 (SPEC section 9): the default
 /// capacities, the decoder's 1.0 part ([`V1`]), 16 entries per 1.0 owner
 /// table (message, tool call, reasoning, activity; also the open steps) and
-/// 4 sub-agents per run (and chunk lanes). 11,472 bytes (the default
-/// pipeline: 3,032). Select 1.0 with [`Pipeline::set_protocol`].
+/// 4 sub-agents per run (and chunk lanes). 11,512 bytes (the default
+/// pipeline: 3,072). Select 1.0 with [`Pipeline::set_protocol`].
 pub type V1Pipeline = Pipeline<64, 8, 8, 8, 32, 16, 4, V1<64>>;
 
 impl<

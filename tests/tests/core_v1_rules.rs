@@ -386,3 +386,39 @@ fn damaged_streams_do_not_panic_and_do_not_depend_on_splits() {
         }
     }
 }
+
+/// Keep-going mode takes a rejected frame back whole, the compatibility
+/// boundary's memory included: the id a rejected THINKING_START minted is
+/// minted again by the next one.
+#[test]
+fn a_rejected_frame_mints_nothing() {
+    let frames = [
+        START,
+        r#"{"type":"THINKING_START","timestamp":1.5}"#,
+        r#"{"type":"THINKING_START"}"#,
+        r#"{"type":"THINKING_END"}"#,
+        FINISH,
+    ];
+    let mut p = V1Pipeline::new();
+    p.set_protocol(Select::Fixed(Protocol::V1));
+    p.set_mode(agui_core::Mode::KeepGoing);
+    let mut seen = Vec::new();
+    let mut errors = Vec::new();
+    p.feed(&ndjson(&frames), |out| match out {
+        Output::Event(ev) => seen.push((ev.frame, ev.kind, ev.id.to_owned())),
+        Output::Error(e) => errors.push((e.frame, e.code)),
+        Output::Part(_) => {}
+    })
+    .unwrap();
+    assert_eq!(errors, [(1, Code::Decode)]);
+    let span = "00000000-0000-4000-8000-000000000001".to_owned();
+    assert_eq!(
+        seen,
+        [
+            (0, EventType::RunStarted, String::new()),
+            (2, EventType::ReasoningStart, span.clone()),
+            (3, EventType::ReasoningEnd, span),
+            (4, EventType::RunFinished, String::new()),
+        ]
+    );
+}
