@@ -486,8 +486,6 @@ pub struct Decoder<const ID: usize = 64, const DEPTH: usize = 32, X: Ext<ID> = (
     v1: bool,
     /// The 1.0 part: its slots and checks (nothing for `()`).
     ext: X,
-    /// The unknown-type warning of a frame 1.0 dropped.
-    dropped: Option<crate::warn::Warning>,
     /// The last frame type and field set that passed the schema check
     /// while all its fields were strings (and none an enum or a nested
     /// value): the same type and fields pass again.
@@ -529,7 +527,6 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
             last_type: None,
             v1: false,
             ext: X::NEW,
-            dropped: None,
             checked: None,
         }
     }

@@ -34,13 +34,11 @@
 //! ```
 
 use crate::chunk::{Chunker, Plan, Planned};
-use crate::compat::Compat;
-use crate::decode::{Decoder, Ext, Field, Header, Part, PartKind, V1};
+use crate::decode::{Decoder, Ext, Header, Part, V1};
 use crate::error::Error;
 use crate::event::{Event, EventType, Origin, Role};
 use crate::frame::{Format, FrameEvent, Framer};
 use crate::protocol::{Protocol, Select};
-use crate::verify::seed::Seeder;
 use crate::verify::v1::{Facts, Owners};
 use crate::verify::{Reversal, Verifier};
 use crate::warn::Warning;
@@ -111,12 +109,7 @@ pub struct EventReader<
     select: Select,
     /// The stream's protocol, once its first frame decided it.
     protocol: Option<Protocol>,
-    compat: Compat<ID>,
-    /// The boundary's memory before the frame being read, to take the
-    /// frame back in keep-going mode.
-    compat_before: Compat<ID>,
     owners: Owners<ID, OWNERS, AGENTS>,
-    seeder: Seeder<DEPTH>,
 }
 
 impl<
@@ -140,10 +133,7 @@ impl<
             header: None,
             select: Select::Fixed(Protocol::Current),
             protocol: None,
-            compat: Compat::new(),
-            compat_before: Compat::new(),
             owners: Owners::new(),
-            seeder: Seeder::new(),
         }
     }
 
@@ -189,7 +179,7 @@ impl<
         self.decoder.begin_frame();
         if checks {
             self.owners.discard_seeds();
-            self.seeder = Seeder::new();
+            self.decoder.reset_seeder();
         }
     }
 
@@ -208,24 +198,12 @@ impl<
             text = text.get(used..).unwrap_or_default();
             if let Some(part) = part {
                 if seeds {
-                    self.seed(&part);
+                    self.decoder.seed(&part, &mut self.owners);
                 }
                 f(part);
             }
         }
         Ok(())
-    }
-
-    /// 1.0: the raw parts of `messages` and `input` seed the owner tables.
-    fn seed(&mut self, part: &Part<'_>) {
-        if !matches!(part.field, Field::Messages | Field::Input) || part.kind != PartKind::Raw {
-            return;
-        }
-        if part.first {
-            self.seeder.begin(part.field);
-        }
-        self.seeder
-            .feed(part.text.as_str().as_bytes(), &mut self.owners);
     }
 
     /// Ends the frame's text and checks its schema.
@@ -290,15 +268,10 @@ impl<
             w.frame = frame;
             warn(&w);
         };
-        self.compat_before = self.compat.clone();
-        let head = match self.decoder.end_frame_v1(&mut self.compat, &mut report) {
-            Ok(head) => head,
-            Err(err) => {
-                // A rejected frame translated nothing.
-                self.compat = self.compat_before.clone();
-                return Err(err.at(frame));
-            }
-        };
+        let head = self
+            .decoder
+            .end_frame_v1(&mut report)
+            .map_err(|e| e.at(frame))?;
         if let Some(w) = self.decoder.take_dropped_warning() {
             report(w);
         }
@@ -403,7 +376,7 @@ impl<
             self.chunker = checkpoint.chunker.clone();
             self.verifier = verifier;
             self.owners = owners;
-            self.compat = self.compat_before.clone();
+            self.decoder.restore_compat();
             return Err(err);
         }
         let verified = core::mem::replace(&mut self.chunker, checkpoint.chunker.clone());
@@ -605,7 +578,7 @@ pub type DefaultPipeline = Pipeline;
 /// capacities, the decoder's 1.0 part ([`V1`]), 16 entries per 1.0 owner
 /// table (message, tool call, reasoning, activity; also the open steps) and
 /// 4 sub-agents per run (and chunk lanes). 11,512 bytes (the default
-/// pipeline: 3,072). Select 1.0 with [`Pipeline::set_protocol`].
+/// pipeline: 2,784). Select 1.0 with [`Pipeline::set_protocol`].
 pub type V1Pipeline = Pipeline<64, 8, 8, 8, 32, 16, 4, V1<64>>;
 
 impl<
