@@ -1138,13 +1138,7 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
         // `complete_raw_char`).
         let text = match core::str::from_utf8(bytes) {
             Ok(text) => text,
-            Err(e) if e.error_len().is_none() => {
-                let (valid, cut) = bytes.split_at(e.valid_up_to());
-                self.raw_tail.clear();
-                let _ = self.raw_tail.extend_from_slice(cut);
-                core::str::from_utf8(valid).ok()?
-            }
-            Err(_) => return None,
+            Err(e) => self.stash_cut(bytes, e)?,
         };
         // Whitespace before the value (not inside it: a later slice may
         // begin inside a string).
@@ -1165,9 +1159,25 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
         })
     }
 
+    /// A raw part whose slice ends inside a character: its complete text,
+    /// the cut character's first bytes kept for the next slice.
+    #[cold]
+    #[inline(never)]
+    fn stash_cut<'a>(&mut self, bytes: &'a [u8], e: core::str::Utf8Error) -> Option<&'a str> {
+        if e.error_len().is_some() {
+            return None;
+        }
+        let (valid, cut) = bytes.split_at(e.valid_up_to());
+        self.raw_tail.clear();
+        let _ = self.raw_tail.extend_from_slice(cut);
+        core::str::from_utf8(valid).ok()
+    }
+
     /// The rest of a character of a raw value that the previous slice cut:
     /// its bytes go through the tokenizer as any others, and the whole
     /// character is handed out as one part.
+    #[cold]
+    #[inline(never)]
     fn complete_raw_char<'a>(
         &mut self,
         input: &'a [u8],
@@ -1180,8 +1190,9 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
             while !rest.is_empty() {
                 let (used, token) = self.json.next(rest).map_err(Error::json)?;
                 rest = rest.get(used..).unwrap_or_default();
+                // Inside a string of the raw value: its checkers see it.
                 if let Some(token) = token {
-                    self.on_token(token)?;
+                    self.on_raw(&token)?;
                 }
             }
         } else {
