@@ -36,7 +36,9 @@ pub(crate) enum Readers {
     V1(Box<WithV1>),
 }
 
-/// How to take back a frame of either reader.
+/// How to take back a frame of either reader. Not boxed: a keep-going
+/// client makes one per frame, on the stack, and drops it.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Undo {
     Current(Checkpoint<ID_CAPACITY, 0>),
     V1(Checkpoint<ID_CAPACITY, V1_AGENTS>),

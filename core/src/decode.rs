@@ -8,6 +8,11 @@
 //! raw JSON fragments. So a 64 KiB `delta` passes through without a 64 KiB
 //! buffer, and a `STATE_SNAPSHOT` can be forwarded or skipped.
 //!
+//! In AG-UI 1.0 mode (a decoder with the [`V1`] part, see [`Ext`]), the end
+//! of a frame follows SPEC 9.2-9.5 instead ([`Decoder::end_frame_v1`]): the
+//! compatibility boundary, then enforcement, with the nested values 1.0
+//! describes checked as they stream (`decode/shapes.rs`).
+//!
 //! Field order is free in JSON, and `type` need not come first: the decoder
 //! records the JSON kind of every known field as it goes and checks the
 //! schema of the event's type (SPEC section 2) when the object closes.
@@ -479,12 +484,13 @@ pub struct Decoder<const ID: usize = 64, const DEPTH: usize = 32, X: Ext<ID> = (
     /// The type of the last frame that named one: consecutive frames
     /// mostly share it, and a compare is cheaper than a lookup.
     last_type: Option<EventType>,
+    /// The first bytes of a raw value's character cut by the end of the
+    /// last slice.
+    raw_tail: heapless::Vec<u8, 4>,
     /// 1.0 mode: strip unknown keys, check the values 1.0 describes.
     v1: bool,
     /// The 1.0 part: its slots and checks (nothing for `()`).
     ext: X,
-    /// The unknown-type warning of a frame 1.0 dropped.
-    dropped: Option<crate::warn::Warning>,
     /// The last frame type and field set that passed the schema check
     /// while all its fields were strings (and none an enum or a nested
     /// value): the same type and fields pass again.
@@ -524,9 +530,9 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
             strings: 0,
             type_hint: None,
             last_type: None,
+            raw_tail: heapless::Vec::new(),
             v1: false,
             ext: X::NEW,
-            dropped: None,
             checked: None,
         }
     }
@@ -543,9 +549,10 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
         self.filled = 0;
         self.kind = None;
         self.ended = false;
+        self.raw_tail.clear();
         self.nested = nested::Checker::new();
         if let Some(e) = self.enforce() {
-            *e = v1::Enforce::new();
+            e.reset();
         }
     }
 
@@ -558,6 +565,11 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
     pub fn feed<'a>(&mut self, input: &'a [u8]) -> Result<(usize, Option<Part<'a>>), Error> {
         if self.ended {
             self.begin_frame();
+        }
+        // A character of a raw value cut by the previous slice: complete it
+        // first, as a part of its own.
+        if self.pos == Pos::Raw && !self.raw_tail.is_empty() {
+            return self.complete_raw_char(input);
         }
         // A raw value is handed out as one part per call: the run of input
         // between `raw_from` and where the value (or the input) ends.
@@ -1127,10 +1139,20 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
         let field = self.field?;
         let bytes = input.get(from..to)?;
         // Raw JSON outside strings is ASCII, and strings inside it were
-        // validated by the tokenizer; a cut multi-byte char cannot occur at
-        // a token boundary.
-        let text = core::str::from_utf8(bytes).ok()?;
-        let text = text.trim_start_matches([' ', '\t', '\r', '\n']);
+        // validated by the tokenizer; only the end of a slice can cut a
+        // character, whose first bytes wait for the next slice (see
+        // `complete_raw_char`).
+        let text = match core::str::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => self.stash_cut(bytes, e)?,
+        };
+        // Whitespace before the value (not inside it: a later slice may
+        // begin inside a string).
+        let text = if self.first {
+            text.trim_start_matches([' ', '\t', '\r', '\n'])
+        } else {
+            text
+        };
         if text.is_empty() {
             return None;
         }
@@ -1141,6 +1163,62 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
             text: Text::Slice(text),
             first,
         })
+    }
+
+    /// A raw part whose slice ends inside a character: its complete text,
+    /// the cut character's first bytes kept for the next slice.
+    #[cold]
+    #[inline(never)]
+    fn stash_cut<'a>(&mut self, bytes: &'a [u8], e: core::str::Utf8Error) -> Option<&'a str> {
+        if e.error_len().is_some() {
+            return None;
+        }
+        let (valid, cut) = bytes.split_at(e.valid_up_to());
+        self.raw_tail.clear();
+        let _ = self.raw_tail.extend_from_slice(cut);
+        core::str::from_utf8(valid).ok()
+    }
+
+    /// The rest of a character of a raw value that the previous slice cut:
+    /// its bytes go through the tokenizer as any others, and the whole
+    /// character is handed out as one part.
+    #[cold]
+    #[inline(never)]
+    fn complete_raw_char<'a>(
+        &mut self,
+        input: &'a [u8],
+    ) -> Result<(usize, Option<Part<'a>>), Error> {
+        let want = self.raw_tail.first().map_or(1, |&b| utf8_len(b));
+        let need = want.saturating_sub(self.raw_tail.len());
+        let bytes = input.get(..need.min(input.len())).unwrap_or_default();
+        if self.nested.is_active() || self.checking() {
+            let mut rest = bytes;
+            while !rest.is_empty() {
+                let (used, token) = self.json.next(rest).map_err(Error::json)?;
+                rest = rest.get(used..).unwrap_or_default();
+                // Inside a string of the raw value: its checkers see it.
+                if let Some(token) = token {
+                    self.on_raw(&token)?;
+                }
+            }
+        } else {
+            self.json.skip_to_depth(bytes, 1).map_err(Error::json)?;
+        }
+        let _ = self.raw_tail.extend_from_slice(bytes);
+        if self.raw_tail.len() < want {
+            return Ok((bytes.len(), None));
+        }
+        let text = core::str::from_utf8(&self.raw_tail)
+            .ok()
+            .and_then(|t| t.chars().next());
+        self.raw_tail.clear();
+        let part = text.zip(self.field).map(|(c, field)| Part {
+            field,
+            kind: PartKind::Raw,
+            text: Text::Char(CharBuf::new(c)),
+            first: core::mem::replace(&mut self.first, false),
+        });
+        Ok((bytes.len(), part))
     }
 
     fn event_type(&mut self) -> Result<EventType, Error> {
@@ -1252,6 +1330,16 @@ fn type_name(run: &[u8], last: Option<EventType>) -> Option<EventType> {
         .iter()
         .copied()
         .find(|t| t.as_str().as_bytes() == run)
+}
+
+/// The length of a UTF-8 sequence from its first byte.
+const fn utf8_len(first: u8) -> usize {
+    match first {
+        0xF0..=0xFF => 4,
+        0xE0..=0xEF => 3,
+        0xC0..=0xDF => 2,
+        0x00..=0xBF => 1,
+    }
 }
 
 /// What one token did, as [`Decoder::feed`] needs to know.
@@ -1367,6 +1455,10 @@ mod tests {
         r#"{"type":"STATE_DELTA","delta":[1,]}"#,
         r#"[1]"#,
         r#"{"type":"STEP_STARTED","stepName":"0123456789012345678901234567890123456789012345678901234567890123456789"}"#,
+        // Raw values cut inside a string: spaces and multi-byte characters
+        // at a cut are kept (a later slice may begin inside a string).
+        r#"{"type":"STATE_SNAPSHOT","snapshot":{"k":"a  b ","é":"ü😀 x","n":[1, 2,  {"a" : " c"}]}}"#,
+        r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","result":{"t":"  é ☺"},"usage":[{"model":"  ü"}]}"#,
     ];
 
     #[test]

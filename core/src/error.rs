@@ -285,11 +285,6 @@ pub enum Table {
     Subagents,
     /// 1.0: the chunk lanes of sub-agents with an open chunked item.
     Lanes,
-    /// 1.0: the ids a frame's snapshot or run input seeds the owner
-    /// tables with, gathered while the frame streams.
-    Seeds,
-    /// The undo records of one frame in keep-going mode.
-    Undo,
 }
 
 impl Table {
@@ -306,8 +301,6 @@ impl Table {
             Table::ActivityOwners => "activity owner entries",
             Table::Subagents => "sub-agent entries",
             Table::Lanes => "sub-agent chunk lanes",
-            Table::Seeds => "snapshot seed entries",
-            Table::Undo => "undo records of a frame",
         }
     }
 }

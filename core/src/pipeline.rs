@@ -34,13 +34,11 @@
 //! ```
 
 use crate::chunk::{Chunker, Plan, Planned};
-use crate::compat::Compat;
-use crate::decode::{Decoder, Ext, Field, Header, Part, PartKind, V1};
+use crate::decode::{Decoder, Ext, Header, Part, V1};
 use crate::error::Error;
 use crate::event::{Event, EventType, Origin, Role};
 use crate::frame::{Format, FrameEvent, Framer};
 use crate::protocol::{Protocol, Select};
-use crate::verify::seed::Seeder;
 use crate::verify::v1::{Facts, Owners};
 use crate::verify::{Reversal, Verifier};
 use crate::warn::Warning;
@@ -111,9 +109,7 @@ pub struct EventReader<
     select: Select,
     /// The stream's protocol, once its first frame decided it.
     protocol: Option<Protocol>,
-    compat: Compat<ID>,
     owners: Owners<ID, OWNERS, AGENTS>,
-    seeder: Seeder<DEPTH>,
 }
 
 impl<
@@ -137,9 +133,7 @@ impl<
             header: None,
             select: Select::Fixed(Protocol::Current),
             protocol: None,
-            compat: Compat::new(),
             owners: Owners::new(),
-            seeder: Seeder::new(),
         }
     }
 
@@ -185,7 +179,7 @@ impl<
         self.decoder.begin_frame();
         if checks {
             self.owners.discard_seeds();
-            self.seeder = Seeder::new();
+            self.decoder.reset_seeder();
         }
     }
 
@@ -204,24 +198,12 @@ impl<
             text = text.get(used..).unwrap_or_default();
             if let Some(part) = part {
                 if seeds {
-                    self.seed(&part);
+                    self.decoder.seed(&part, &mut self.owners);
                 }
                 f(part);
             }
         }
         Ok(())
-    }
-
-    /// 1.0: the raw parts of `messages` and `input` seed the owner tables.
-    fn seed(&mut self, part: &Part<'_>) {
-        if !matches!(part.field, Field::Messages | Field::Input) || part.kind != PartKind::Raw {
-            return;
-        }
-        if part.first {
-            self.seeder.begin(part.field);
-        }
-        self.seeder
-            .feed(part.text.as_str().as_bytes(), &mut self.owners);
     }
 
     /// Ends the frame's text and checks its schema.
@@ -233,13 +215,19 @@ impl<
     /// # Errors
     /// A decode error (incomplete JSON, schema, id too long).
     pub fn end_frame(&mut self) -> Result<Header, Error> {
-        match self.finish_frame(&mut |_| {})? {
+        let mut dropped = crate::error::ErrorText::new();
+        let head = self.finish_frame(&mut |w| {
+            if w.code == crate::warn::WarnCode::UnknownEvent {
+                dropped = w.text;
+            }
+        })?;
+        match head {
             Some(head) => Ok(head),
             None => Err(Error::new(
                 crate::error::Stage::Decode,
                 crate::error::Code::Decode,
                 None,
-                crate::error::Detail::UnknownType(crate::error::ErrorText::new()),
+                crate::error::Detail::UnknownType(dropped),
             )
             .at(self.frame)),
         }
@@ -282,7 +270,7 @@ impl<
         };
         let head = self
             .decoder
-            .end_frame_v1(&mut self.compat, &mut report)
+            .end_frame_v1(&mut report)
             .map_err(|e| e.at(frame))?;
         if let Some(w) = self.decoder.take_dropped_warning() {
             report(w);
@@ -354,8 +342,8 @@ impl<
             ev.id = self.chunker.id_v1(&step, &self.decoder);
             ev.subagent = self.chunker.owner_v1(&step, &self.decoder);
             let facts = match step.planned.origin {
-                Origin::Close => Facts::default(),
-                Origin::Frame | Origin::Chunk => facts(&self.decoder),
+                Origin::Frame | Origin::Chunk if Facts::needed(ev.kind) => facts(&self.decoder),
+                Origin::Close | Origin::Frame | Origin::Chunk => Facts::default(),
             };
             if verify {
                 self.owners.check(&mut self.verifier, &ev, &facts)?;
@@ -388,6 +376,7 @@ impl<
             self.chunker = checkpoint.chunker.clone();
             self.verifier = verifier;
             self.owners = owners;
+            self.decoder.restore_compat();
             return Err(err);
         }
         let verified = core::mem::replace(&mut self.chunker, checkpoint.chunker.clone());
@@ -594,8 +583,8 @@ pub type DefaultPipeline = Pipeline;
 /// A pipeline that can run AG-UI 1.0 (SPEC section 9): the default
 /// capacities, the decoder's 1.0 part ([`V1`]), 16 entries per 1.0 owner
 /// table (message, tool call, reasoning, activity; also the open steps) and
-/// 4 sub-agents per run (and chunk lanes). 11,456 bytes (the default
-/// pipeline: 3,032). Select 1.0 with [`Pipeline::set_protocol`].
+/// 4 sub-agents per run (and chunk lanes). 11,528 bytes (the default
+/// pipeline: 2,800). Select 1.0 with [`Pipeline::set_protocol`].
 pub type V1Pipeline = Pipeline<64, 8, 8, 8, 32, 16, 4, V1<64>>;
 
 impl<

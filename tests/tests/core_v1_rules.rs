@@ -328,7 +328,12 @@ fn seeds_of_a_frame_that_is_not_a_snapshot_are_dropped() {
 /// no panic, and the outcome does not depend on how the bytes are split.
 #[test]
 fn damaged_streams_do_not_panic_and_do_not_depend_on_splits() {
-    let text = include_str!("../vectors/v1/handmade.jsonl");
+    let text = [
+        include_str!("../vectors/v1/handmade.jsonl"),
+        include_str!("../vectors/v1/generated.jsonl"),
+        include_str!("../vectors/v1/python-sdk.jsonl"),
+    ]
+    .concat();
     let mut seed = 0x9E37_79B9_7F4A_7C15u64;
     let mut next = move || {
         seed ^= seed << 13;
@@ -348,7 +353,7 @@ fn damaged_streams_do_not_panic_and_do_not_depend_on_splits() {
                 .collect()
         })
         .collect();
-    for round in 0..4 {
+    for round in 0..2 {
         for stream in &streams {
             let mut bytes = stream.clone();
             let n = bytes.len().max(1);
@@ -380,4 +385,40 @@ fn damaged_streams_do_not_panic_and_do_not_depend_on_splits() {
             assert_eq!(run(5), whole);
         }
     }
+}
+
+/// Keep-going mode takes a rejected frame back whole, the compatibility
+/// boundary's memory included: the id a rejected THINKING_START minted is
+/// minted again by the next one.
+#[test]
+fn a_rejected_frame_mints_nothing() {
+    let frames = [
+        START,
+        r#"{"type":"THINKING_START","timestamp":1.5}"#,
+        r#"{"type":"THINKING_START"}"#,
+        r#"{"type":"THINKING_END"}"#,
+        FINISH,
+    ];
+    let mut p = V1Pipeline::new();
+    p.set_protocol(Select::Fixed(Protocol::V1));
+    p.set_mode(agui_core::Mode::KeepGoing);
+    let mut seen = Vec::new();
+    let mut errors = Vec::new();
+    p.feed(&ndjson(&frames), |out| match out {
+        Output::Event(ev) => seen.push((ev.frame, ev.kind, ev.id.to_owned())),
+        Output::Error(e) => errors.push((e.frame, e.code)),
+        Output::Part(_) => {}
+    })
+    .unwrap();
+    assert_eq!(errors, [(1, Code::Decode)]);
+    let span = "00000000-0000-4000-8000-000000000001".to_owned();
+    assert_eq!(
+        seen,
+        [
+            (0, EventType::RunStarted, String::new()),
+            (2, EventType::ReasoningStart, span.clone()),
+            (3, EventType::ReasoningEnd, span),
+            (4, EventType::RunFinished, String::new()),
+        ]
+    );
 }

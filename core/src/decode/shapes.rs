@@ -319,19 +319,27 @@ static INPUT: Union = rec(&[
     m("resume", Shape::List(&RESUME_SHAPE), ALL, 0),
 ]);
 
-/// The shape a top-level field's value is checked against in 1.0, given
-/// the JSON kind it starts with (`None`: nothing beyond its kind).
+/// The top-level values 1.0 checks nested: the field, the JSON kind its
+/// value starts with, and its shape (a `delta` or `content` of another
+/// kind, such as a text delta, needs nothing beyond the schema's kind).
+const ROOTS: [(Field, Kind, Shape); 8] = [
+    (Field::Timestamp, Kind::Number, Shape::Int),
+    (Field::Usage, Kind::Array, Shape::List(&USAGE_SHAPE)),
+    (Field::Outcome, Kind::Object, Shape::Union(&OUTCOME)),
+    (Field::Content, Kind::Array, Shape::List(&PART_SHAPE)),
+    (Field::Delta, Kind::Array, Shape::List(&OP_SHAPE)),
+    (Field::Patch, Kind::Array, Shape::List(&OP_SHAPE)),
+    (Field::Input, Kind::Object, Shape::Union(&INPUT)),
+    (Field::Messages, Kind::Array, Shape::List(&MESSAGE_SHAPE)),
+];
+
+/// The shape a top-level field's value is checked against in 1.0
+/// (`None`: nothing beyond its kind).
 fn root(field: Field, kind: Kind) -> Option<Shape> {
-    Some(match (field, kind) {
-        (Field::Timestamp, Kind::Number) => Shape::Int,
-        (Field::Usage, Kind::Array) => Shape::List(&USAGE_SHAPE),
-        (Field::Outcome, Kind::Object) => Shape::Union(&OUTCOME),
-        (Field::Content, Kind::Array) => Shape::List(&PART_SHAPE),
-        (Field::Delta | Field::Patch, Kind::Array) => Shape::List(&OP_SHAPE),
-        (Field::Input, Kind::Object) => Shape::Union(&INPUT),
-        (Field::Messages, Kind::Array) => Shape::List(&MESSAGE_SHAPE),
-        _ => return None,
-    })
+    ROOTS
+        .iter()
+        .find(|(f, k, _)| *f == field && *k == kind)
+        .map(|(_, _, shape)| *shape)
 }
 
 /// Fields whose values are checked: a verdict is kept for each.
@@ -345,6 +353,16 @@ const CHECKED: [Field; 8] = [
     Field::Input,
     Field::Messages,
 ];
+
+/// [`CHECKED`] as a mask of field bits.
+const CHECKED_MASK: u64 = mask(&CHECKED);
+
+const fn mask(fields: &[Field]) -> u64 {
+    match fields {
+        [first, rest @ ..] => first.bit() | mask(rest),
+        [] => 0,
+    }
+}
 
 /// What the check of a top-level value found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -465,6 +483,23 @@ impl Shapes {
         }
     }
 
+    /// Forgets the previous frame, field by field: the buffers are only
+    /// emptied, not rewritten (this runs for every 1.0 frame).
+    pub(crate) fn reset(&mut self) {
+        self.field = None;
+        self.stack.clear();
+        self.skip = 0;
+        self.scalar = None;
+        self.in_key = false;
+        self.verdicts = [None; CHECKED.len()];
+        self.pending = None;
+        self.strips.clear();
+        self.strip_count = 0;
+        self.legacy_nulls = 0;
+        self.binary_converted = false;
+        self.binary_unconvertible = 0;
+    }
+
     /// A top-level value of `field` begins with a token of `kind`.
     pub(crate) fn begin(&mut self, field: Option<Field>, kind: Kind) {
         self.stack.clear();
@@ -472,6 +507,10 @@ impl Shapes {
         self.scalar = None;
         self.field = None;
         let Some(field) = field else { return };
+        // Most values (ids, text deltas) are of fields never checked.
+        if CHECKED_MASK & field.bit() == 0 {
+            return;
+        }
         if let Some(at) = CHECKED.iter().position(|f| *f == field) {
             // A repeated key: JSON keeps the last value, so do we.
             if let Some(v) = self.verdicts.get_mut(at) {
@@ -639,25 +678,34 @@ impl Shapes {
             return;
         };
         self.note_content(kind);
-        match (shape, kind) {
-            (Shape::Union(u), Kind::Object) => self.push(Some(u), None),
-            (Shape::Content(s), Kind::Array) => self.push(None, Some((s, false))),
-            (Shape::List(s), Kind::Array) => self.push(None, Some((s, false))),
-            (Shape::NonEmpty(s), Kind::Array) => self.push(None, Some((s, true))),
-            (Shape::Any | Shape::Legacy, Kind::Object | Kind::Array)
-            | (Shape::NotNull, Kind::Object | Kind::Array)
-            | (Shape::Obj, Kind::Object)
-            | (Shape::Content(_), Kind::Object) => self.skip = 1,
-            (_, Kind::Object | Kind::Array) => {
+        if !matches!(kind, Kind::Object | Kind::Array) {
+            // A scalar: judged at its end (`end_scalar`).
+            self.scalar = Some(shape);
+            self.text.clear();
+            self.text_long = false;
+            self.ptr_tilde = false;
+            self.ptr_bad = false;
+            return;
+        }
+        let object = kind == Kind::Object;
+        match shape {
+            Shape::Union(u) if object => self.push(Some(u), None),
+            Shape::List(s) | Shape::Content(s) if !object => self.push(None, Some((s, false))),
+            Shape::NonEmpty(s) if !object => self.push(None, Some((s, true))),
+            Shape::Obj | Shape::Content(_) if object => self.skip = 1,
+            Shape::Any | Shape::Legacy | Shape::NotNull => self.skip = 1,
+            Shape::Str
+            | Shape::OneOf(_)
+            | Shape::Pointer
+            | Shape::Count
+            | Shape::Int
+            | Shape::Obj
+            | Shape::List(_)
+            | Shape::NonEmpty(_)
+            | Shape::Content(_)
+            | Shape::Union(_) => {
                 self.fail(wrong(shape));
                 self.skip = 1;
-            }
-            (_, Kind::String | Kind::Number | Kind::Bool | Kind::Null) => {
-                self.scalar = Some(shape);
-                self.text.clear();
-                self.text_long = false;
-                self.ptr_tilde = false;
-                self.ptr_bad = false;
             }
         }
     }
@@ -676,15 +724,11 @@ impl Shapes {
         let Some(level) = self.stack.last_mut() else {
             return;
         };
-        let is_content = match (level.union, level.member) {
-            (Some(u), Some(i)) => {
-                matches!(
-                    u.members.get(usize::from(i)).map(|mm| mm.shape),
-                    Some(Shape::Content(_))
-                )
-            }
-            _ => false,
-        };
+        let member = level
+            .union
+            .zip(level.member)
+            .and_then(|(u, i)| u.members.get(usize::from(i)));
+        let is_content = matches!(member.map(|mm| mm.shape), Some(Shape::Content(_)));
         if is_content {
             level.content = match kind {
                 Kind::String => kinds::STR,
@@ -759,36 +803,9 @@ impl Shapes {
             }
             return;
         }
-        let ok = match (shape, kind) {
-            (Shape::Any, _) => true,
-            (Shape::Legacy, k) => {
-                if k == Kind::Null {
-                    self.legacy_nulls = self.legacy_nulls.saturating_add(1);
-                }
-                true
-            }
-            (Shape::NotNull, k) => k != Kind::Null,
-            (Shape::Str | Shape::Content(_), Kind::String) => true,
-            (Shape::OneOf(values), Kind::String) => {
-                !self.text_long && values.contains(&self.text.as_str())
-            }
-            (Shape::Pointer, Kind::String) => !self.ptr_bad && !self.ptr_tilde,
-            (Shape::Count, Kind::Number) => judge(&self.text, self.text_long, false),
-            (Shape::Int, Kind::Number) => judge(&self.text, self.text_long, true),
-            _ => false,
-        };
+        let ok = self.admits(shape, kind);
         if !ok {
-            let what = match (shape, kind) {
-                (Shape::Pointer, Kind::String) => {
-                    "invalid JSON Pointer (must match ^(/([^/~]|~[01])*)*$)"
-                }
-                (Shape::OneOf(_), Kind::String) => "not one of the allowed values",
-                (Shape::Count | Shape::Int, Kind::Number) => {
-                    "not an integer within ±(2^53-1) (counts: within [0, 2^53-1])"
-                }
-                _ => wrong(shape),
-            };
-            self.fail(what);
+            self.fail(failure(shape, kind));
         }
         if self.stack.is_empty() {
             self.settle(if ok {
@@ -796,6 +813,30 @@ impl Shapes {
             } else {
                 Verdict::Bad
             });
+        }
+    }
+
+    /// Whether a scalar of `kind` (its text read) is what `shape` wants.
+    fn admits(&mut self, shape: Shape, kind: Kind) -> bool {
+        let string = kind == Kind::String;
+        let number = kind == Kind::Number;
+        match shape {
+            Shape::Any => true,
+            Shape::Legacy => {
+                if kind == Kind::Null {
+                    self.legacy_nulls = self.legacy_nulls.saturating_add(1);
+                }
+                true
+            }
+            Shape::NotNull => kind != Kind::Null,
+            Shape::Str | Shape::Content(_) => string,
+            Shape::OneOf(values) => {
+                string && !self.text_long && values.contains(&self.text.as_str())
+            }
+            Shape::Pointer => string && !self.ptr_bad && !self.ptr_tilde,
+            Shape::Count => number && judge(&self.text, self.text_long, false),
+            Shape::Int => number && judge(&self.text, self.text_long, true),
+            Shape::Obj | Shape::List(_) | Shape::NonEmpty(_) | Shape::Union(_) => false,
         }
     }
 
@@ -1003,6 +1044,32 @@ impl Shapes {
             }
             Some(_) | None => Verdict::Fine { variant: None },
         }
+    }
+}
+
+/// What is wrong with a scalar `shape` refused.
+fn failure(shape: Shape, kind: Kind) -> &'static str {
+    let string = kind == Kind::String;
+    let number = kind == Kind::Number;
+    match shape {
+        Shape::Pointer if string => "invalid JSON Pointer (must match ^(/([^/~]|~[01])*)*$)",
+        Shape::OneOf(_) if string => "not one of the allowed values",
+        Shape::Count | Shape::Int if number => {
+            "not an integer within ±(2^53-1) (counts: within [0, 2^53-1])"
+        }
+        Shape::Any
+        | Shape::NotNull
+        | Shape::Legacy
+        | Shape::Str
+        | Shape::OneOf(_)
+        | Shape::Obj
+        | Shape::Pointer
+        | Shape::Count
+        | Shape::Int
+        | Shape::List(_)
+        | Shape::NonEmpty(_)
+        | Shape::Content(_)
+        | Shape::Union(_) => wrong(shape),
     }
 }
 

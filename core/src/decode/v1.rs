@@ -15,6 +15,7 @@ use crate::error::{error_text, Code, Detail, Error};
 use crate::event::EventType;
 use crate::json::Token;
 use crate::protocol::{announces_v1, Protocol, Version};
+use crate::verify::seed::Seeder;
 use crate::warn::{WarnCode, Warning};
 
 use super::shapes::{Shapes, Verdict};
@@ -92,8 +93,10 @@ impl<const ID: usize> Ext<ID> for V1<ID> {
 }
 
 /// The decoder's 1.0 state: the slots the 1.0 rules read (`subagentRunId`,
-/// the parent ids, `entityId`, `protocolVersion`, a chunk's `name`) and the
-/// enforcement of the frame being read.
+/// the parent ids, `entityId`, `protocolVersion`, a chunk's `name`), the
+/// enforcement of the frame being read, the compatibility boundary's
+/// memory, and the seeder that reads a snapshot's owners from the parts the
+/// decoder hands out (its tokenizer allows 64 levels, any decoder's most).
 #[derive(Debug, Clone)]
 pub struct V1<const ID: usize = 64> {
     subagent: heapless::String<ID>,
@@ -103,6 +106,18 @@ pub struct V1<const ID: usize = 64> {
     version: heapless::String<{ super::VERSION_LEN }>,
     name: heapless::String<ID>,
     enforce: Enforce,
+    /// The last 1.0 schema pass of a frame of plain strings: its type and
+    /// fields (see `check_v1`).
+    checked: Option<(EventType, u64)>,
+    /// The unknown-type warning of a frame enforcement dropped.
+    dropped: Option<Warning>,
+    /// The compatibility boundary's memory (SPEC 9.3), and a copy from
+    /// before the frame being read.
+    compat: Compat<ID>,
+    compat_before: Compat<ID>,
+    /// The owner seeds of a snapshot's or run input's messages, read from
+    /// the parts this decoder hands out.
+    seeder: Seeder<64>,
 }
 
 impl<const ID: usize> Default for V1<ID> {
@@ -122,6 +137,11 @@ impl<const ID: usize> V1<ID> {
             version: heapless::String::new(),
             name: heapless::String::new(),
             enforce: Enforce::new(),
+            checked: None,
+            dropped: None,
+            compat: Compat::new(),
+            compat_before: Compat::new(),
+            seeder: Seeder::new(),
         }
     }
 
@@ -203,6 +223,14 @@ impl Enforce {
             replace_false: false,
             shapes: Shapes::new(),
         }
+    }
+
+    /// Forgets the previous frame (see [`Shapes::reset`]).
+    pub(crate) fn reset(&mut self) {
+        self.unknown.clear();
+        self.more = false;
+        self.replace_false = false;
+        self.shapes.reset();
     }
 
     /// Records an unknown key (1.0 strips it at the end of the frame).
@@ -380,9 +408,54 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
     /// # Errors
     /// A `decode` error: not JSON, not an object, no type, a malformed
     /// known field; or `capacity` for an id longer than `ID`.
-    pub fn end_frame_v1(
+    pub fn end_frame_v1(&mut self, warn: &mut dyn FnMut(Warning)) -> Result<Option<Header>, Error> {
+        // The boundary's memory before the frame, for `restore_compat`.
+        if let Some(v) = self.ext.get_mut() {
+            v.compat_before = v.compat.clone();
+        }
+        let result = self.end_frame_v1_inner(warn);
+        if result.is_err() {
+            // A rejected frame translated nothing.
+            self.restore_compat();
+        }
+        result
+    }
+
+    /// Takes the compatibility boundary back to before the last frame
+    /// (keep-going mode, for a frame whose events were refused).
+    pub fn restore_compat(&mut self) {
+        if let Some(v) = self.ext.get_mut() {
+            v.compat = v.compat_before.clone();
+        }
+    }
+
+    /// Reads a part this decoder handed out for the owner seeds of a
+    /// snapshot's or run input's messages (see [`crate::verify::seed`]).
+    pub fn seed<const OWNERS: usize, const AGENTS: usize>(
         &mut self,
-        compat: &mut Compat<ID>,
+        part: &super::Part<'_>,
+        owners: &mut crate::verify::v1::Owners<ID, OWNERS, AGENTS>,
+    ) {
+        let relevant = matches!(part.field, Field::Messages | Field::Input)
+            && part.kind == super::PartKind::Raw;
+        let Some(v) = self.ext.get_mut().filter(|_| relevant) else {
+            return;
+        };
+        if part.first {
+            v.seeder.begin(part.field);
+        }
+        v.seeder.feed(part.text.as_str().as_bytes(), owners);
+    }
+
+    /// Forgets the seeds being read (a new frame begins).
+    pub(crate) fn reset_seeder(&mut self) {
+        if let Some(v) = self.ext.get_mut() {
+            v.seeder = Seeder::new();
+        }
+    }
+
+    fn end_frame_v1_inner(
+        &mut self,
         warn: &mut dyn FnMut(Warning),
     ) -> Result<Option<Header>, Error> {
         self.ended = true;
@@ -398,7 +471,17 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
         };
         let kind = match successor(wire) {
             Some((next, thread, using)) => {
-                self.translate(wire, next, compat.id_for(wire, thread, using, warn)?, warn);
+                let mut compat = self.ext.get_mut().map(|v| core::mem::take(&mut v.compat));
+                let id = compat.as_mut().map(|c| c.id_for(wire, thread, using, warn));
+                if let (Some(v), Some(c)) = (self.ext.get_mut(), compat) {
+                    v.compat = c;
+                }
+                match id {
+                    Some(id) => self.translate(wire, next, id?, warn),
+                    // Without a 1.0 part nothing is translated (never
+                    // reached: such a decoder is not asked for 1.0).
+                    None => return Ok(None),
+                }
                 next
             }
             None => wire,
@@ -464,12 +547,14 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
 
     /// Holds the unknown-type warning until the caller's channel is at hand.
     fn pending_warning(&mut self, w: Warning) {
-        self.dropped = Some(w);
+        if let Some(v) = self.ext.get_mut() {
+            v.dropped = Some(w);
+        }
     }
 
     /// The warning of a dropped frame, once.
     pub fn take_dropped_warning(&mut self) -> Option<Warning> {
-        self.dropped.take()
+        self.ext.get_mut().and_then(|v| v.dropped.take())
     }
 
     /// A retired event becomes its successor: the id it carries, the role
@@ -562,10 +647,14 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
     /// Known fields the type does not describe, and unknown keys: removed,
     /// each with a warning naming its path.
     fn strip(&mut self, kind: EventType, warn: &mut dyn FnMut(Warning)) {
-        for &field in Field::ALL {
-            if field == Field::Type || self.seen & field.bit() == 0 || described(kind, field) {
+        // Most frames have nothing to strip: only their stray bits are walked.
+        let mut stray = self.seen & !described(kind) & !Field::Type.bit();
+        while stray != 0 {
+            let at = stray.trailing_zeros();
+            stray &= stray.wrapping_sub(1);
+            let Some(&field) = Field::ALL.get(at as usize) else {
                 continue;
-            }
+            };
             self.seen &= !field.bit();
             let mut path = heapless::String::<32>::new();
             let _ = path.push('/');
@@ -620,10 +709,22 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
     }
 
     /// The 1.0 schema of `kind` (SPEC 9.5) over what is left.
-    fn check_v1(&self, kind: EventType) -> Result<(), Detail> {
+    fn check_v1(&mut self, kind: EventType) -> Result<(), Detail> {
+        // As in the current protocol: the outcome depends only on the
+        // fields there and their kinds when all are plain strings (no enum,
+        // no nested value), so the last such frame's pass is reused.
+        const UNCACHED: u64 = Field::Role.bit() | Field::Subtype.bit();
+        let cacheable = self.seen & !self.strings == 0 && self.seen & UNCACHED == 0;
+        let key = (kind, self.seen);
+        if cacheable && self.ext.get().is_some_and(|v| v.checked == Some(key)) {
+            return Ok(());
+        }
         let tag: schema::Schema = if kind.tagged() { TAG } else { &[] };
         for &(field, need, expect) in kind.schema_v1().iter().chain(COMMON_V1).chain(tag) {
             schema::check_field_v1(self, field, need, expect)?;
+        }
+        if let (true, Some(v)) = (cacheable, self.ext.get_mut()) {
+            v.checked = Some(key);
         }
         Ok(())
     }
@@ -649,11 +750,17 @@ fn slashed(path: &str) -> heapless::String<72> {
     out
 }
 
-/// Whether 1.0 describes `field` on `kind`.
-fn described(kind: EventType, field: Field) -> bool {
-    let own = kind.schema_v1().iter().any(|(f, _, _)| *f == field);
-    let common = COMMON_V1.iter().any(|(f, _, _)| *f == field);
-    own || common || (kind.tagged() && field == Field::SubagentRunId)
+/// The fields 1.0 describes on `kind`, as a seen-set mask.
+fn described(kind: EventType) -> u64 {
+    let tag = if kind.tagged() {
+        Field::SubagentRunId.bit()
+    } else {
+        0
+    };
+    kind.schema_v1()
+        .iter()
+        .chain(COMMON_V1)
+        .fold(tag, |mask, (f, _, _)| mask | f.bit())
 }
 
 use super::Pos;

@@ -218,18 +218,21 @@ impl<const DEPTH: usize> Seeder<DEPTH> {
         }
         let key = self.key.as_str();
         let message = self.list.saturating_add(1);
-        match (self.at, key) {
-            (At::Around, "messages") if self.list == 2 && depth == 1 => {
+        match self.at {
+            At::Around if self.list == 2 && depth == 1 && key == "messages" => {
                 self.messages_next = true;
                 Reading::Nothing
             }
-            (At::Message, "id") if depth == message => Reading::Seed(SeedText::Message),
-            (At::Message, "subagentRunId") if depth == message => Reading::Seed(SeedText::Owner),
-            (At::Message, "role") if depth == message => Reading::Role,
-            (At::ToolCall, "id") if depth == message.saturating_add(2) => {
+            At::Message if depth == message => match key {
+                "id" => Reading::Seed(SeedText::Message),
+                "subagentRunId" => Reading::Seed(SeedText::Owner),
+                "role" => Reading::Role,
+                _other => Reading::Nothing,
+            },
+            At::ToolCall if depth == message.saturating_add(2) && key == "id" => {
                 Reading::Seed(SeedText::ToolCall)
             }
-            _ => Reading::Nothing,
+            At::Off | At::Around | At::Message | At::ToolCall => Reading::Nothing,
         }
     }
 

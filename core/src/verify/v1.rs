@@ -40,6 +40,22 @@ pub struct Facts<'a> {
     pub entity: &'a str,
 }
 
+impl Facts<'_> {
+    /// Whether the 1.0 rules read any fact of an event of `kind` (the
+    /// others need only its type, id and tag).
+    pub const fn needed(kind: EventType) -> bool {
+        matches!(
+            kind,
+            EventType::ToolCallStart
+                | EventType::SubagentStarted
+                | EventType::ActivitySnapshot
+                | EventType::ActivityDelta
+                | EventType::ToolCallResult
+                | EventType::ReasoningEncryptedValue
+        )
+    }
+}
+
 /// Where a sub-agent is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Life {
@@ -113,6 +129,8 @@ struct Seeding {
     owner_new: bool,
     /// A table or slot overflowed: raised if the frame turns out to seed.
     overflow: Option<(Kind, bool)>,
+    /// The frame seeded something (there is something to discard).
+    any: bool,
 }
 
 /// One owner entry: the id, its owner, and (reasoning) what is open.
@@ -262,6 +280,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
                 has_id: false,
                 owner_new: false,
                 overflow: None,
+                any: false,
             },
         }
     }
@@ -372,7 +391,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     /// Drops the provisional entries of the previous frame (the pipeline
     /// calls it as each frame begins).
     pub fn discard_seeds(&mut self) {
-        if self.seeding == Seeding::default() && !self.has_seeds() {
+        if !self.seeding.any {
             return;
         }
         for kind in [
@@ -386,23 +405,9 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         self.seeding = Seeding::default();
     }
 
-    fn has_seeds(&self) -> bool {
-        [
-            &self.messages,
-            &self.tool_calls,
-            &self.reasoning,
-            &self.activities,
-        ]
-        .iter()
-        .any(|t| {
-            t.entries
-                .iter()
-                .any(|e| e.open & (SEED | PENDING) != 0 || e.seeded.is_some())
-        })
-    }
-
     /// A seeded message begins.
     pub(crate) fn seed_message(&mut self) {
+        self.seeding.any = true;
         self.seeding.owner = None;
         self.seeding.has_id = false;
     }
@@ -413,6 +418,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     /// A seeded string begins: a provisional entry (or sub-agent name)
     /// is made for its text.
     pub(crate) fn seed_begin(&mut self, which: SeedText) {
+        self.seeding.any = true;
         match which {
             SeedText::Message => {
                 if self
@@ -536,10 +542,12 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         };
         self.settle_tool_calls(known.then_some(owner));
         if let (Some(entry), true) = (id, known) {
+            // Reasoning and activity ids have tables of their own; the
+            // other roles' ids are message ids.
             let kind = match role {
                 "reasoning" => Kind::Reasoning,
                 "activity" => Kind::Activity,
-                _ => Kind::Message,
+                _text_role => Kind::Message,
             };
             self.seed_id(kind, entry, owner);
         }

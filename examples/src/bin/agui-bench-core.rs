@@ -10,6 +10,7 @@
 //! `stage` is `framer` (SSE / NDJSON framing alone), `tokenizer` (the JSON
 //! tokenizer alone, over the NDJSON lines),
 //! `core` (the no-heap pipeline: framing, decoding, chunks, verification),
+//! `core-v1` (the same in AG-UI 1.0 mode),
 //! `client` (the core plus the reducer) or `client-watch` (the same, with a
 //! subscriber that reads the partial tool arguments after every delta, as a
 //! UI would). `workload` is `chat`, `tool_args` or `snapshots` (see
@@ -42,6 +43,7 @@ enum Stage {
     Framer,
     Tokenizer,
     Core,
+    CoreV1,
     Client,
     ClientWatch,
 }
@@ -82,6 +84,7 @@ fn run(args: &[String]) -> Result<(), String> {
                 Some("framer") => Stage::Framer,
                 Some("tokenizer") => Stage::Tokenizer,
                 Some("core") => Stage::Core,
+                Some("core-v1") => Stage::CoreV1,
                 Some("client") => Stage::Client,
                 Some("client-watch") => Stage::ClientWatch,
                 other => return Err(format!("unknown stage {other:?}")),
@@ -168,6 +171,7 @@ fn measure(stage: Stage, bytes: &[u8], docs: &[&[u8]], repeat: usize) -> Result<
             Stage::Framer => frame(bytes, &mut seen),
             Stage::Tokenizer => tokenize(docs, &mut seen)?,
             Stage::Core => core(bytes, &mut seen)?,
+            Stage::CoreV1 => core_v1(bytes, &mut seen)?,
             Stage::Client => client(bytes, None, &mut seen)?,
             Stage::ClientWatch => {
                 let mut ui = Watcher::default();
@@ -226,6 +230,27 @@ fn tokenize(docs: &[&[u8]], seen: &mut Seen) -> Result<(), String> {
 /// The no-heap pipeline, counting events and field fragments.
 fn core(bytes: &[u8], seen: &mut Seen) -> Result<(), String> {
     let mut p = DefaultPipeline::new();
+    let mut parts = 0usize;
+    let mut events = 0usize;
+    let mut on = |out: Output<'_>| match out {
+        Output::Part(_) => parts += 1,
+        Output::Event(_) => events += 1,
+        Output::Error(_) => {}
+    };
+    p.feed(bytes, &mut on).map_err(|e| e.to_string())?;
+    p.finish(&mut on).map_err(|e| e.to_string())?;
+    seen.tokens += parts;
+    seen.events += events;
+    seen.bytes += bytes.len();
+    Ok(())
+}
+
+/// The no-heap pipeline in AG-UI 1.0 mode, with owner tables large
+/// enough for a whole workload's run (its ids stay recorded for the run).
+fn core_v1(bytes: &[u8], seen: &mut Seen) -> Result<(), String> {
+    type Core = agui_core::Pipeline<64, 8, 8, 8, 32, 256, 4, agui_core::decode::V1>;
+    let mut p = Box::new(Core::new());
+    p.set_protocol(agui_core::Select::Fixed(agui_core::Protocol::V1));
     let mut parts = 0usize;
     let mut events = 0usize;
     let mut on = |out: Output<'_>| match out {
