@@ -109,7 +109,8 @@ macro_rules! fields {
         const FIELD_NAMES: &[&str] = &[$($wire,)*];
 
         /// Their perfect hash, found at compile time.
-        static FIELD_INDEX: crate::names::NameIndex = crate::names::NameIndex::new(FIELD_NAMES);
+        static FIELD_INDEX: crate::names::NameIndex<128> =
+            crate::names::NameIndex::new(FIELD_NAMES);
     };
 }
 
@@ -720,7 +721,8 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
     fn check_schema(&mut self, kind: EventType) -> Result<(), Error> {
         const UNCACHED: u64 =
             Field::Role.bit() | Field::Subtype.bit() | Field::Outcome.bit() | Field::Usage.bit();
-        let cacheable = self.seen & !self.strings == 0 && self.seen & UNCACHED == 0;
+        // The cache is a fast path (feature `fast`).
+        let cacheable = crate::FAST && self.seen & !self.strings == 0 && self.seen & UNCACHED == 0;
         if cacheable && self.checked == Some((kind, self.seen)) {
             return Ok(());
         }
@@ -1191,7 +1193,9 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
         let want = self.raw_tail.first().map_or(1, |&b| utf8_len(b));
         let need = want.saturating_sub(self.raw_tail.len());
         let bytes = input.get(..need.min(input.len())).unwrap_or_default();
-        if self.nested.is_active() || self.checking() {
+        // The skipping loop is a fast path (feature `fast`): without it the
+        // tokens go one by one, as everywhere else.
+        if !crate::FAST || self.nested.is_active() || self.checking() {
             let mut rest = bytes;
             while !rest.is_empty() {
                 let (used, token) = self.json.next(rest).map_err(Error::json)?;
@@ -1228,7 +1232,8 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
             return Err(self.decode_error(Code::Decode, Detail::MissingType));
         }
         // `last_type` only ever holds a type of the current protocol.
-        if let Some(kind) = self.type_hint {
+        // The hint comes from the fast path (feature `fast`) only.
+        if let Some(kind) = self.type_hint.filter(|_| crate::FAST) {
             if self.last_type != Some(kind) {
                 self.current_type(kind)?;
                 self.last_type = Some(kind);
@@ -1236,13 +1241,16 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
             return Ok(kind);
         }
         let name = self.slot(Slot::Type);
-        // Consecutive frames mostly share their type: one compare.
-        if let Some(last) = self.last_type.filter(|t| t.as_str() == name) {
+        // Consecutive frames mostly share their type: one compare (a fast
+        // path, feature `fast`).
+        if let Some(last) = self.last_type.filter(|t| crate::FAST && t.as_str() == name) {
             return Ok(last);
         }
         if let Some(kind) = EventType::from_wire(name) {
             self.current_type(kind)?;
-            self.last_type = Some(kind);
+            if crate::FAST {
+                self.last_type = Some(kind);
+            }
             return Ok(kind);
         }
         let shown = if self.overflow & Slot::Type.bit() != 0 {

@@ -136,7 +136,8 @@ macro_rules! event_types {
         const TYPE_NAMES: &[&str] = &[$($wire,)*];
 
         /// Their perfect hash, found at compile time.
-        static TYPE_INDEX: crate::names::NameIndex = crate::names::NameIndex::new(TYPE_NAMES);
+        static TYPE_INDEX: crate::names::NameIndex<128> =
+            crate::names::NameIndex::new(TYPE_NAMES);
     };
 }
 

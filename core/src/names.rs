@@ -12,12 +12,10 @@
 //! on all of these, or no seed separates them, the build fails (a `const`
 //! panic naming this module), never the lookup.
 
-/// Slots of an index: a power of two, a few times the number of names.
-pub(crate) const SLOTS: usize = 128;
-
-/// A perfect hash over a table of at most 127 names.
+/// A perfect hash over a table of fewer than `SLOTS` names; `SLOTS` is a
+/// power of two (2 to 256), a few times the number of names.
 #[derive(Debug)]
-pub(crate) struct NameIndex {
+pub(crate) struct NameIndex<const SLOTS: usize> {
     /// The seed that separates every name of the table.
     seed: u32,
     /// For each hash value, the name's position in the table plus one
@@ -34,9 +32,9 @@ const fn byte(name: &[u8], i: usize) -> u32 {
     }
 }
 
-/// The slot of `name` under `seed` (FNV-1a-style mixing of the length and
-/// five bytes).
-const fn slot(name: &[u8], seed: u32) -> usize {
+/// The slot of `name` under `seed` among `1 << bits` (FNV-1a-style mixing
+/// of the length and five bytes).
+const fn slot(name: &[u8], seed: u32, bits: u32) -> usize {
     let n = name.len();
     let last = n.saturating_sub(1);
     let parts = [
@@ -53,8 +51,8 @@ const fn slot(name: &[u8], seed: u32) -> usize {
         h = (h ^ *part).wrapping_mul(0x0100_0193);
         rest = tail;
     }
-    // The top bits mix best; SLOTS is 2^7.
-    (h >> 25) as usize
+    // The top bits mix best.
+    h.wrapping_shr(32u32.wrapping_sub(bits)) as usize
 }
 
 // Building runs at compile time only (the indexes are `static` items):
@@ -65,16 +63,24 @@ const fn slot(name: &[u8], seed: u32) -> usize {
     clippy::panic,
     clippy::arithmetic_side_effects
 )]
-impl NameIndex {
+impl<const SLOTS: usize> NameIndex<SLOTS> {
+    /// log2 of `SLOTS`.
+    const BITS: u32 = SLOTS.trailing_zeros();
+
     /// Builds the index of `names` (at compile time: a `static` item).
     ///
     /// # Panics
-    /// At compile time, if the table has more than 127 names or no seed
-    /// below 1,000,000 separates them.
-    pub(crate) const fn new(names: &[&str]) -> NameIndex {
+    /// At compile time, if `SLOTS` is not a power of two from 2 to 256,
+    /// the table has `SLOTS` names or more, or no seed below 1,000,000
+    /// separates them.
+    pub(crate) const fn new(names: &[&str]) -> Self {
+        assert!(
+            SLOTS.is_power_of_two() && SLOTS >= 2 && SLOTS <= 256,
+            "names: SLOTS must be a power of two from 2 to 256"
+        );
         assert!(
             names.len() < SLOTS,
-            "names: a NameIndex holds up to 127 names"
+            "names: a NameIndex holds fewer names than slots"
         );
         let mut seed = 0;
         while seed < 1_000_000 {
@@ -92,11 +98,11 @@ impl NameIndex {
         let mut i = 0;
         while i < names.len() {
             // `slot` is below SLOTS (seven bits).
-            let s = slot(names[i].as_bytes(), seed);
+            let s = slot(names[i].as_bytes(), seed, Self::BITS);
             if slots[s] != 0 {
                 return None;
             }
-            // i < 127, checked by `new`.
+            // i < SLOTS <= 256, checked by `new`.
             slots[s] = (i + 1) as u8;
             i += 1;
         }
@@ -104,12 +110,12 @@ impl NameIndex {
     }
 }
 
-impl NameIndex {
+impl<const SLOTS: usize> NameIndex<SLOTS> {
     /// The position of `name` in `names` (the table the index was built
     /// from), if it is there.
     #[inline]
     pub(crate) fn find(&self, names: &[&str], name: &[u8]) -> Option<usize> {
-        let at = usize::from(*self.slots.get(slot(name, self.seed))?);
+        let at = usize::from(*self.slots.get(slot(name, self.seed, Self::BITS))?);
         let i = at.checked_sub(1)?;
         (names.get(i)?.as_bytes() == name).then_some(i)
     }
@@ -120,7 +126,7 @@ mod tests {
     use super::*;
 
     const NAMES: &[&str] = &["type", "messageId", "delta", "", "a", "toolCallId"];
-    const INDEX: NameIndex = NameIndex::new(NAMES);
+    const INDEX: NameIndex<16> = NameIndex::new(NAMES);
 
     #[test]
     fn finds_every_name_of_the_table() {
