@@ -824,13 +824,23 @@ impl Client {
     }
 
     fn end_frame(&mut self, subscriber: &mut dyn Subscriber) -> Result<(), ClientError> {
-        let head = self
-            .reader
-            .finish_frame(&mut |_| {})
-            .map_err(|e| ClientError::from_core(&e))?;
+        let head = self.reader.finish_frame(&mut |_| {});
         if self.dialect == Dialect::Current && self.reader.protocol() == Some(Protocol::V1) {
             self.speak_v1();
         }
+        let head = match head {
+            Ok(head) => head,
+            Err(e) => {
+                // 1.0 warns about what the boundary translated in a frame
+                // that enforcement then rejects: those warnings are kept.
+                if self.dialect == Dialect::V1 {
+                    if let Ok(value) = serde_json::from_slice::<Value>(&self.frame) {
+                        let _ = self.inbound_value(Some((value, EventType::Raw)));
+                    }
+                }
+                return Err(ClientError::from_core(&e));
+            }
+        };
         let Some(head) = head else {
             // 1.0 dropped the frame (an unknown type): it counts, and its
             // warning is the inbound processing's.

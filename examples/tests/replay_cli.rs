@@ -100,6 +100,88 @@ fn every_vector_through_the_cli() {
     );
 }
 
+/// `agui-replay --protocol 1.0 --json --trace` against every AG-UI 1.0
+/// vector: error (frame, stage, code), messages, state, trace (with each
+/// run's outcome) and the compatibility and enforcement warnings equal the
+/// 1.0 reference's.
+#[test]
+fn every_v1_vector_through_the_cli() {
+    let mut failures = Vec::new();
+    for (i, v) in common::v1::vectors().iter().enumerate() {
+        let (format, bytes) = if i % 2 == 0 {
+            ("ndjson", common::v1::ndjson(&v.events))
+        } else {
+            ("sse", common::v1::sse(&v.events))
+        };
+        let read_size = ["8192", "7", "64"][i % 3];
+        let args = [
+            "--json",
+            "--trace",
+            "--protocol",
+            "1.0",
+            "--read-size",
+            read_size,
+            "--format",
+            format,
+        ];
+        let out = replay(&args, &bytes);
+        let got: Value = serde_json::from_slice(&out.stdout).expect("one JSON object on stdout");
+        let want_error = match v.expect["error"].as_object() {
+            None => Value::Null,
+            Some(e) => {
+                let kind = e["kind"].as_str().unwrap();
+                serde_json::json!({
+                    "index": e["index"],
+                    "stage": kind,
+                    "code": common::v1::expected_code(kind, e["message"].as_str().unwrap()),
+                })
+            }
+        };
+        let mut error = got["error"].clone();
+        if let Some(e) = error.as_object_mut() {
+            e.remove("message");
+        }
+        // The warnings of the stages ours reports (compat, enforce), as
+        // sets per stream: their order within a frame follows the walk.
+        let ours = |list: &Value| {
+            let mut w: Vec<String> = list
+                .as_array()
+                .map(|a| a.iter())
+                .into_iter()
+                .flatten()
+                .filter(|w| matches!(w["stage"].as_str(), Some("compat" | "enforce")))
+                .map(Value::to_string)
+                .collect();
+            w.sort();
+            w
+        };
+        let checks = [
+            ("error", json_eq(&error, &want_error)),
+            ("messages", json_eq(&got["messages"], &v.expect["messages"])),
+            ("state", json_eq(&got["state"], &v.expect["state"])),
+            ("trace", json_eq(&got["trace"], &v.expect["trace"])),
+            (
+                "warnings",
+                ours(&got["warnings"]) == ours(&v.expect["warnings"]),
+            ),
+        ];
+        for (what, ok) in checks {
+            if !ok {
+                failures.push(format!(
+                    "{} ({format}, read size {read_size}): {what} differs",
+                    v.name
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
 #[test]
 fn sample_replays_when_stdin_is_not_given() {
     // A pipe is not a terminal, so feed the sample explicitly and check the transcript.

@@ -6,6 +6,7 @@
 //! agui-replay stream.ndjson        # a file (SSE or NDJSON, detected)
 //! agui-replay - --json --trace     # stdin, machine-readable (SPEC section 7)
 //! agui-replay noisy.sse --keep-going --json   # skip damaged frames, list them
+//! agui-replay new.sse --protocol 1.0 --json   # AG-UI 1.0, with its warnings
 //! ```
 //!
 //! With `--keep-going` a frame that fails decoding or verification is
@@ -24,7 +25,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use agui_alloc::client::{Client, ClientError, Limits};
+use agui_alloc::v1::{Warning, WarningKind};
 use agui_core::frame::Format;
+use agui_core::protocol::{Protocol, Select};
 use agui_examples::transcript::{write_message, write_state, Printable};
 use clap::{Parser, ValueEnum};
 use serde_json::{json, Value};
@@ -73,9 +76,36 @@ struct Args {
     #[arg(long, default_value_t = Limits::default().max_state_bytes)]
     max_state_bytes: usize,
 
+    /// The protocol to read the stream in: the current one, AG-UI 1.0
+    /// (SPEC section 9), or auto (1.0 when the first frame is a
+    /// RUN_STARTED announcing it). With 1.0, `--json` adds `warnings`.
+    #[arg(long, value_enum, default_value_t = ProtocolArg::Current)]
+    protocol: ProtocolArg,
+
     /// Read the input this many bytes at a time (the result must not depend on it).
     #[arg(long, default_value_t = 8192, value_parser = clap::value_parser!(u64).range(1..=(1 << 30)))]
     read_size: u64,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ProtocolArg {
+    /// The protocol as of August 2026 (SPEC sections 0-8).
+    Current,
+    /// AG-UI 1.0 (SPEC section 9).
+    #[value(name = "1.0")]
+    V1,
+    /// 1.0 when the first frame is a RUN_STARTED announcing it.
+    Auto,
+}
+
+impl ProtocolArg {
+    fn select(self) -> Select {
+        match self {
+            ProtocolArg::Current => Select::Fixed(Protocol::Current),
+            ProtocolArg::V1 => Select::Fixed(Protocol::V1),
+            ProtocolArg::Auto => Select::Auto,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -120,7 +150,9 @@ fn run(args: &Args) -> Result<bool, String> {
         max_state_bytes: args.max_state_bytes,
         ..Limits::default()
     };
-    let mut client = Client::with_format(args.format.format()).with_limits(limits);
+    let mut client = Client::with_format(args.format.format())
+        .with_limits(limits)
+        .with_protocol(args.protocol.select());
     if args.keep_going {
         client = client.keep_going();
     }
@@ -264,6 +296,32 @@ fn report(client: &Client, error: Option<&ClientError>, with_trace: bool) -> Val
         let trace: Vec<Value> = client.trace().iter().map(|t| t.to_json()).collect();
         out["trace"] = Value::Array(trace);
     }
+    // Only a 1.0 stream has warnings: the current output stays as it was.
+    if client.protocol() == Some(Protocol::V1) {
+        let warnings: Vec<Value> = client.warnings().iter().map(warning_json).collect();
+        out["warnings"] = Value::Array(warnings);
+    }
+    out
+}
+
+/// A 1.0 warning as the 1.0 vectors write it (`tests/vectors/v1/README.md`).
+fn warning_json(w: &Warning) -> Value {
+    let mut out = json!({"index": w.frame, "stage": w.stage().as_str(), "code": w.code()});
+    match &w.kind {
+        WarningKind::Converted { from, to } => {
+            out["from"] = json!(from);
+            out["to"] = json!(to);
+        }
+        WarningKind::UnknownEvent { event_type } => out["type"] = json!(event_type),
+        WarningKind::Stripped { event_type, path } => {
+            out["type"] = json!(event_type);
+            out["path"] = json!(path);
+        }
+        // The vectors do not name the minted id (the transcript does).
+        WarningKind::DroppedTitle
+        | WarningKind::MintedId { .. }
+        | WarningKind::BinaryUnconvertible => {}
+    }
     out
 }
 
@@ -274,6 +332,9 @@ fn transcript(out: &mut dyn Write, client: &Client, error: Option<&ClientError>)
         write_message(out, message)?;
     }
     write_state(out, client.state())?;
+    for w in client.warnings() {
+        writeln!(out, "warning {w}")?;
+    }
     if !client.errors().is_empty() {
         for e in client.errors() {
             writeln!(out, "skipped {e}")?;
