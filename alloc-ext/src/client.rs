@@ -71,6 +71,7 @@ use crate::model::{DecodeError, Dialect, Message};
 use crate::readers::Readers;
 use crate::reduce::{Changed, LimitError, Reducer, ReducerLimits};
 use crate::size::{json_size, Size};
+#[cfg(feature = "v1")]
 use crate::v1;
 use crate::value::frame_value_sized;
 
@@ -320,15 +321,19 @@ pub struct Client {
     framer: Framer,
     reader: Readers,
     /// How the protocol is chosen (SPEC 9.1).
+    #[cfg(feature = "v1")]
     select: Select,
     /// The protocol whose shapes and fold rules apply, once the first
     /// frame decided it.
     dialect: Dialect,
     /// AG-UI 1.0: the inbound processing of each frame's value (the
     /// compatibility boundary and enforcement, SPEC 9.3, 9.4).
+    #[cfg(feature = "v1")]
     inbound: Option<v1::Inbound>,
     /// AG-UI 1.0: the warnings so far (the first `max_errors`).
+    #[cfg(feature = "v1")]
     warnings: Vec<v1::Warning>,
+    #[cfg(feature = "v1")]
     warning_count: u64,
     frame: Vec<u8>,
     /// Keep-going: the rest of the current frame is skipped.
@@ -501,10 +506,14 @@ impl Client {
         Client {
             framer: Framer::new(format),
             reader: Readers::new(Select::default()),
+            #[cfg(feature = "v1")]
             select: Select::default(),
             dialect: Dialect::Current,
+            #[cfg(feature = "v1")]
             inbound: None,
+            #[cfg(feature = "v1")]
             warnings: Vec::new(),
+            #[cfg(feature = "v1")]
             warning_count: 0,
             frame: Vec::new(),
             delta: String::new(),
@@ -565,6 +574,7 @@ impl Client {
     /// assert_eq!(client.accepted(), 3);
     /// assert_eq!(client.warnings().len(), 2);
     /// ```
+    #[cfg(feature = "v1")]
     pub fn with_protocol(mut self, select: Select) -> Self {
         self.select = select;
         self.reader = Readers::new(select);
@@ -580,11 +590,13 @@ impl Client {
     /// AG-UI 1.0: the warnings so far (the first
     /// [`Limits::max_errors`]; [`warning_count`](Self::warning_count) counts
     /// them all): dropped events, stripped material, translations.
+    #[cfg(feature = "v1")]
     pub fn warnings(&self) -> &[v1::Warning] {
         &self.warnings
     }
 
     /// How many warnings there were in all.
+    #[cfg(feature = "v1")]
     pub fn warning_count(&self) -> u64 {
         self.warning_count
     }
@@ -917,7 +929,10 @@ impl Client {
     fn speak_v1(&mut self) {
         self.dialect = Dialect::V1;
         self.reducer.set_dialect(Dialect::V1);
-        self.inbound = Some(v1::Inbound::new());
+        #[cfg(feature = "v1")]
+        {
+            self.inbound = Some(v1::Inbound::new());
+        }
     }
 
     /// AG-UI 1.0: the frame's value after the compatibility boundary and
@@ -925,6 +940,7 @@ impl Client {
     /// event is dropped. `value` is `None` for a frame the core dropped,
     /// which is parsed here for its warning. In the current protocol the
     /// value is passed on as it is.
+    #[cfg(feature = "v1")]
     fn inbound_value(
         &mut self,
         value: Option<(Value, EventType)>,
@@ -950,6 +966,17 @@ impl Client {
             }
         }
         processed.map_err(|e| ClientError::decode(self.index, kind, e.into()))
+    }
+
+    /// Without the feature `v1` the client reads the current protocol
+    /// only: a frame's value is passed on as it is.
+    #[cfg(not(feature = "v1"))]
+    #[allow(clippy::unnecessary_wraps)]
+    fn inbound_value(
+        &mut self,
+        value: Option<(Value, EventType)>,
+    ) -> Result<Option<Value>, ClientError> {
+        Ok(value.map(|(v, _)| v))
     }
 
     /// [`apply_steps`](Self::apply_steps), the reducer knowing the size of

@@ -51,5 +51,6 @@ mod readers;
 pub mod reduce;
 mod rules;
 pub mod size;
+#[cfg(feature = "v1")]
 pub mod v1;
 pub mod value;

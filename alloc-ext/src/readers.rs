@@ -6,18 +6,21 @@
 
 use alloc::boxed::Box;
 
-use agui_core::decode::{Header, Part, V1};
+#[cfg(feature = "v1")]
+use agui_core::decode::V1;
+use agui_core::decode::{Header, Part};
 use agui_core::error::Error;
 use agui_core::pipeline::{Checkpoint, EventReader};
 use agui_core::protocol::{Protocol, Select};
 use agui_core::warn::Warning;
 use agui_core::Event;
 
-use crate::client::{
-    DEPTH, ID_CAPACITY, OPEN_MESSAGES, OPEN_STEPS, OPEN_TOOL_CALLS, V1_AGENTS, V1_OWNERS,
-};
+use crate::client::{DEPTH, ID_CAPACITY, OPEN_MESSAGES, OPEN_STEPS, OPEN_TOOL_CALLS};
+#[cfg(feature = "v1")]
+use crate::client::{V1_AGENTS, V1_OWNERS};
 
 type Current = EventReader<ID_CAPACITY, OPEN_MESSAGES, OPEN_TOOL_CALLS, OPEN_STEPS, DEPTH>;
+#[cfg(feature = "v1")]
 type WithV1 = EventReader<
     ID_CAPACITY,
     OPEN_MESSAGES,
@@ -33,6 +36,7 @@ type WithV1 = EventReader<
 /// in front of the reader's own, which a stream's every frame calls.
 pub(crate) enum Readers {
     Current(Box<Current>),
+    #[cfg(feature = "v1")]
     V1(Box<WithV1>),
 }
 
@@ -41,6 +45,7 @@ pub(crate) enum Readers {
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum Undo {
     Current(Checkpoint<ID_CAPACITY, 0>),
+    #[cfg(feature = "v1")]
     V1(Checkpoint<ID_CAPACITY, V1_AGENTS>),
 }
 
@@ -51,6 +56,9 @@ impl Readers {
     pub(crate) fn new(select: Select) -> Self {
         match select {
             Select::Fixed(Protocol::Current) => Readers::Current(Box::default()),
+            #[cfg(not(feature = "v1"))]
+            Select::Fixed(Protocol::V1) | Select::Auto => Readers::Current(Box::default()),
+            #[cfg(feature = "v1")]
             Select::Fixed(Protocol::V1) | Select::Auto => {
                 let mut reader: Box<WithV1> = Box::default();
                 reader.set_protocol(select);
@@ -64,6 +72,7 @@ impl Readers {
     pub(crate) fn protocol(&self) -> Option<Protocol> {
         match self {
             Readers::Current(r) => r.protocol(),
+            #[cfg(feature = "v1")]
             Readers::V1(r) => r.protocol(),
         }
     }
@@ -72,6 +81,7 @@ impl Readers {
     pub(crate) fn begin_frame(&mut self, index: u32) {
         match self {
             Readers::Current(r) => r.begin_frame(index),
+            #[cfg(feature = "v1")]
             Readers::V1(r) => r.begin_frame(index),
         }
     }
@@ -84,6 +94,7 @@ impl Readers {
     ) -> Result<(), Error> {
         match self {
             Readers::Current(r) => r.feed(text, f),
+            #[cfg(feature = "v1")]
             Readers::V1(r) => r.feed(text, f),
         }
     }
@@ -93,6 +104,7 @@ impl Readers {
     pub(crate) fn id(&self) -> &str {
         match self {
             Readers::Current(r) => r.decoder().id(),
+            #[cfg(feature = "v1")]
             Readers::V1(r) => r.decoder().id(),
         }
     }
@@ -103,8 +115,12 @@ impl Readers {
         &mut self,
         warn: &mut impl FnMut(&Warning),
     ) -> Result<Option<Header>, Error> {
+        // Only a 1.0 reader warns.
+        #[cfg(not(feature = "v1"))]
+        let _ = warn;
         match self {
             Readers::Current(r) => r.end_frame().map(Some),
+            #[cfg(feature = "v1")]
             Readers::V1(r) => r.finish_frame(warn),
         }
     }
@@ -113,6 +129,7 @@ impl Readers {
     pub(crate) fn expand(&mut self, f: &mut impl FnMut(&Event<'_>)) -> Result<(), Error> {
         match self {
             Readers::Current(r) => r.expand(f),
+            #[cfg(feature = "v1")]
             Readers::V1(r) => r.expand(f),
         }
     }
@@ -121,6 +138,7 @@ impl Readers {
     pub(crate) fn expand_atomic(&mut self, f: &mut impl FnMut(&Event<'_>)) -> Result<Undo, Error> {
         match self {
             Readers::Current(r) => r.expand_atomic(f).map(Undo::Current),
+            #[cfg(feature = "v1")]
             Readers::V1(r) => r.expand_atomic(f).map(Undo::V1),
         }
     }
@@ -129,8 +147,10 @@ impl Readers {
     pub(crate) fn rollback(&mut self, undo: Undo) {
         match (self, undo) {
             (Readers::Current(r), Undo::Current(c)) => r.rollback(c),
+            #[cfg(feature = "v1")]
             (Readers::V1(r), Undo::V1(c)) => r.rollback(c),
             // A checkpoint of the other reader cannot be made.
+            #[cfg(feature = "v1")]
             (Readers::Current(_), Undo::V1(_)) | (Readers::V1(_), Undo::Current(_)) => {}
         }
     }
