@@ -25,6 +25,7 @@
 
 use core::fmt;
 
+use crate::decode::Ext;
 use crate::error::Error;
 use crate::pipeline::{Output, Pipeline};
 
@@ -66,9 +67,19 @@ extern crate std;
 /// # Errors
 /// [`RunError::Io`] if a read fails, [`RunError::Protocol`] for the first
 /// protocol error in strict mode (the pipeline keeps it until reset).
-pub fn run<R, const ID: usize, const M: usize, const T: usize, const S: usize, const D: usize>(
+pub fn run<
+    R,
+    const ID: usize,
+    const M: usize,
+    const T: usize,
+    const S: usize,
+    const D: usize,
+    const O: usize,
+    const A: usize,
+    X: Ext<ID>,
+>(
     source: &mut R,
-    pipeline: &mut Pipeline<ID, M, T, S, D>,
+    pipeline: &mut Pipeline<ID, M, T, S, D, O, A, X>,
     buf: &mut [u8],
     mut f: impl FnMut(Output<'_>),
 ) -> Result<u32, RunError<R::Error>>
@@ -95,9 +106,12 @@ pub async fn run_async<
     const T: usize,
     const S: usize,
     const D: usize,
+    const O: usize,
+    const A: usize,
+    X: Ext<ID>,
 >(
     source: &mut R,
-    pipeline: &mut Pipeline<ID, M, T, S, D>,
+    pipeline: &mut Pipeline<ID, M, T, S, D, O, A, X>,
     buf: &mut [u8],
     mut f: impl FnMut(Output<'_>),
 ) -> Result<u32, RunError<R::Error>>
@@ -117,9 +131,19 @@ where
 /// # Errors
 /// As [`run`].
 #[cfg(feature = "std")]
-pub fn run_std<R, const ID: usize, const M: usize, const T: usize, const S: usize, const D: usize>(
+pub fn run_std<
+    R,
+    const ID: usize,
+    const M: usize,
+    const T: usize,
+    const S: usize,
+    const D: usize,
+    const O: usize,
+    const A: usize,
+    X: Ext<ID>,
+>(
     source: &mut R,
-    pipeline: &mut Pipeline<ID, M, T, S, D>,
+    pipeline: &mut Pipeline<ID, M, T, S, D, O, A, X>,
     buf: &mut [u8],
     mut f: impl FnMut(Output<'_>),
 ) -> Result<u32, RunError<std::io::Error>>
@@ -140,8 +164,18 @@ where
 
 /// Hands the `n` bytes just read to the pipeline or, when the source has
 /// ended (`n == 0`), finishes it; `false` once the input is over.
-fn on_read<E, const ID: usize, const M: usize, const T: usize, const S: usize, const D: usize>(
-    pipeline: &mut Pipeline<ID, M, T, S, D>,
+fn on_read<
+    E,
+    const ID: usize,
+    const M: usize,
+    const T: usize,
+    const S: usize,
+    const D: usize,
+    const O: usize,
+    const A: usize,
+    X: Ext<ID>,
+>(
+    pipeline: &mut Pipeline<ID, M, T, S, D, O, A, X>,
     buf: &[u8],
     n: usize,
     f: &mut impl FnMut(Output<'_>),

@@ -38,6 +38,7 @@ cargo fmt --check
 cargo clippy --release -- -D warnings
 cargo clippy --release --features defmt -- -D warnings
 cargo clippy --release --features kiosk --bin kiosk -- -D warnings
+cargo clippy --release --features v1 --bin serial -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 
 # Runs the demo in QEMU; checks exit status 0 and the expected lines.
@@ -138,4 +139,28 @@ read -r dvectors dtext drodata ddata _ <<<"$(section_sizes "$elf/demo")"
 demo_flash=$((dvectors + dtext + drodata + ddata))
 printf 'demo flash: %d bytes, budget %d\n' "$demo_flash" "$DEMO_FLASH_BUDGET"
 ((demo_flash <= DEMO_FLASH_BUDGET)) || fail "demo flash $demo_flash > $DEMO_FLASH_BUDGET"
+step "serial with AG-UI 1.0 (feature v1): the Python SDK 1.0 streams, flash and RAM"
+v1_target="$tmp/v1-target"
+CARGO_TARGET_DIR="$v1_target" cargo build --release --features v1 --bin serial
+v1_elf="$v1_target/thumbv7m-none-eabi/release/serial"
+read -r v1vec v1text v1ro v1data v1bss v1uninit <<<"$(section_sizes "$v1_elf")"
+v1_stack="$(SERIAL_ELF="$v1_elf" python3 - "$root/tests/vectors/v1/python-sdk.jsonl" "$serial_sh" <<'PY'
+import json, re, subprocess, sys
+peak, bad = 0, []
+for line in open(sys.argv[1], encoding="utf-8"):
+    v = json.loads(line)
+    data = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in v["events"]).encode()
+    p = subprocess.run([sys.argv[2]], input=data, capture_output=True, timeout=120)
+    peak = max([peak] + [int(s) for s in re.findall(rb"stack: used (\d+) bytes", p.stderr)])
+    want = {"ok": True, "accepted": len(v["events"]), "error": None}
+    if json.loads(p.stdout) != want:
+        bad.append(v["name"])
+if bad:
+    sys.exit("1.0 verdicts differ: " + ", ".join(bad))
+print(peak)
+PY
+)" || fail "1.0 serial verdicts"
+printf '1.0 serial: 23 SDK streams verified; flash %d bytes, RAM %d bytes (static %d + peak stack %d)\n' \
+    "$((v1vec + v1text + v1ro + v1data))" "$((v1data + v1bss + v1uninit + v1_stack))" \
+    "$((v1data + v1bss + v1uninit))" "$v1_stack"
 echo "firmware: all checks passed"

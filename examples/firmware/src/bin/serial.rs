@@ -20,7 +20,13 @@ use cortex_m_rt::entry;
 /// bytes of the 4 KiB RAM budget: the conformance streams open at most 2
 /// of each, and a stream that opens a fifth gets a `capacity` verdict, not
 /// a wrong one.
+#[cfg(not(feature = "v1"))]
 type SerialPipeline = Pipeline<64, 4, 4, 4, 32>;
+
+/// With the feature `v1`: the same, plus AG-UI 1.0's tables (16 owner
+/// entries per table, 4 sub-agents), reading every stream as 1.0.
+#[cfg(feature = "v1")]
+type SerialPipeline = Pipeline<64, 4, 4, 4, 32, 16, 4, agui_core::decode::V1<64>>;
 
 /// Bytes taken from the UART per pipeline call. The pipeline keeps no frame
 /// in memory, so this only trades call overhead for RAM.
@@ -34,6 +40,8 @@ fn main() -> ! {
     // Strict mode, SSE or NDJSON detected from the first byte. Lives on
     // the stack (~1.6 KB).
     let mut pipeline = SerialPipeline::new();
+    #[cfg(feature = "v1")]
+    pipeline.set_protocol(agui_core::protocol::Select::Fixed(agui_core::Protocol::V1));
     let mut buf = [0u8; READ_BUF];
 
     let mut input = UntilEot::new(&mut uart);
