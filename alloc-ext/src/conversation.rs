@@ -117,6 +117,7 @@ use crate::model::{
     Context, Interrupt, Message, MessageRole, Object, ResumeEntry, Tool, ToolCall, ToolMessage,
     UserContent, UserMessage,
 };
+use agui_core::protocol::Protocol;
 
 // ---------------------------------------------------------------------------
 // Ids
@@ -316,6 +317,8 @@ pub struct Conversation {
     ids: Box<dyn IdSource>,
     limits: Limits,
     format: Option<Format>,
+    /// The protocol the client speaks and declares (SPEC 9.1, 10).
+    protocol: Protocol,
     run: Option<ActiveRun>,
     last: Option<RunReport>,
 }
@@ -346,9 +349,20 @@ impl Conversation {
             ids: Box::new(Counter::new()),
             limits: Limits::default(),
             format: None,
+            protocol: Protocol::Current,
             run: None,
             last: None,
         }
+    }
+
+    /// Speaks AG-UI 1.0 (feature `v1`): every run input declares
+    /// `protocolVersion: "1.0"` (an agent may then answer in 1.0, e.g.
+    /// with its outcomes), and every response is read as 1.0 (SPEC
+    /// section 9). The default is the current protocol, undeclared.
+    #[cfg(feature = "v1")]
+    pub fn speaking(mut self, protocol: Protocol) -> Self {
+        self.protocol = protocol;
+        self
     }
 
     /// Uses `ids` for run and message ids (see [`IdSource`]).
@@ -581,6 +595,10 @@ impl Conversation {
         let input = WireInput {
             thread_id: &self.thread_id,
             run_id,
+            protocol_version: match self.protocol {
+                Protocol::Current => None,
+                Protocol::V1 => Some("1.0"),
+            },
             tools: &self.tools,
             context: &self.context,
             forwarded_props: &self.forwarded_props,
@@ -622,6 +640,11 @@ impl Conversation {
         let client = Client::with_format(self.format)
             .with_limits(self.limits)
             .with_initial(messages, state);
+        #[cfg(feature = "v1")]
+        let client = match self.protocol {
+            Protocol::Current => client,
+            Protocol::V1 => client.with_protocol(agui_core::protocol::Select::Fixed(Protocol::V1)),
+        };
         self.run = Some(ActiveRun {
             id: run_id.clone(),
             client,
@@ -738,6 +761,9 @@ impl Conversation {
 struct WireInput<'a> {
     thread_id: &'a str,
     run_id: &'a str,
+    /// AG-UI 1.0: the version the client speaks, when it speaks 1.0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    protocol_version: Option<&'a str>,
     tools: &'a [Tool],
     context: &'a [Context],
     forwarded_props: &'a Value,
@@ -840,6 +866,45 @@ mod tests {
             conv.run_input("r"),
             r#"{"threadId":"t","runId":"r","tools":[],"context":[],"forwardedProps":{},"state":{},"messages":[]}"#
         );
+    }
+
+    /// A 1.0 conversation declares the version and reads 1.0 answers (an
+    /// input without tools, a cancelled outcome, an unknown event).
+    #[cfg(feature = "v1")]
+    #[test]
+    fn speaking_1_0_declares_it_and_reads_it() {
+        let mut conv = Conversation::new("t").speaking(Protocol::V1);
+        let request = conv.start_run_with_id("r1").unwrap();
+        assert!(request
+            .body
+            .starts_with(r#"{"threadId":"t","runId":"r1","protocolVersion":"1.0","tools":"#));
+        let stream = concat!(
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r1","input":{"threadId":"t","runId":"r1","messages":[]}}"#,
+            "\n",
+            r#"{"type":"FUTURE_EVENT"}"#,
+            "\n",
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant","subagentRunId":"s"}"#,
+            "\n",
+            r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#,
+            "\n",
+            r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r1","outcome":{"type":"cancelled"}}"#,
+            "\n",
+        );
+        conv.feed(stream.as_bytes()).unwrap();
+        let report = conv.end_run().unwrap();
+        assert!(
+            matches!(report.status, RunStatus::Finished { .. }),
+            "{:?}",
+            report.status
+        );
+        assert_eq!(conv.messages()[0].subagent_run_id(), Some("s"));
+        // The current protocol declares nothing.
+        let mut conv = Conversation::new("t");
+        assert!(!conv
+            .start_run_with_id("r1")
+            .unwrap()
+            .body
+            .contains("protocolVersion"));
     }
 
     #[test]

@@ -59,17 +59,21 @@ fn scratch(name: &str) -> PathBuf {
 /// One user message, the tool command records its stdin and answers; the
 /// transcript is agui-replay's format, the follow-up run is automatic.
 fn set_led_transcript(script: &str, expected_reasoning: &str) {
+    set_led_transcript_with(script, expected_reasoning, &[]);
+}
+
+/// [`set_led_transcript`] with more arguments for agui-chat.
+fn set_led_transcript_with(script: &str, expected_reasoning: &str, extra: &[&str]) {
     let backend = Backend::start(script);
-    let dir = scratch(&format!("transcript-{script}"));
+    let dir = scratch(&format!("transcript-{script}-{}", extra.join("-")));
     let args_file = dir.join("args.json");
     let tool = format!(
         "set_led=cat > '{}'; echo 'LED is green'",
         args_file.display()
     );
-    let out = chat(
-        &[&backend.url, "--tool", &tool],
-        "Please turn the LED green\n",
-    );
+    let mut args = vec![backend.url.as_str(), "--tool", &tool];
+    args.extend_from_slice(extra);
+    let out = chat(&args, "Please turn the LED green\n");
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
     let lines: Vec<&str> = stdout.lines().collect();
@@ -99,6 +103,19 @@ fn pydantic_ai_backend_with_a_tool() {
     set_led_transcript(
         "pydantic_server.py",
         "[reasoning] The user wants the LED lit. I will call set_led with green.",
+    );
+}
+
+/// The client declares AG-UI 1.0 in its run input: pydantic-ai then answers
+/// in 1.0 (its `RUN_FINISHED` carries `outcome: {type: "success",
+/// pendingToolCallIds: [...]}`, which the current protocol rejects as an
+/// unknown outcome key), and the conversation reads it as 1.0.
+#[test]
+fn pydantic_ai_backend_speaking_1_0() {
+    set_led_transcript_with(
+        "pydantic_server.py",
+        "[reasoning] The user wants the LED lit. I will call set_led with green.",
+        &["--protocol", "1.0"],
     );
 }
 

@@ -51,11 +51,22 @@ use agui_alloc::http::{
     check_url, HttpAgent, HttpError, HttpErrorKind, RunObserver, CONNECT_TIMEOUT, IDLE_TIMEOUT,
 };
 use agui_alloc::model::Tool;
+use agui_core::protocol::Protocol;
 use agui_examples::transcript::{write_message, write_state, Printable};
 use clap::{Parser, ValueEnum};
 use serde_json::Value;
 
 /// Talk to an AG-UI agent over HTTP: type a message, watch the reply stream.
+/// `--protocol`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum ProtocolArg {
+    /// The protocol as of August 2026 (SPEC sections 0-8).
+    Current,
+    /// AG-UI 1.0 (SPEC section 9).
+    #[value(name = "1.0")]
+    V1,
+}
+
 #[derive(Parser, Debug)]
 #[command(name = "agui-chat", version, about)]
 struct Args {
@@ -99,6 +110,11 @@ struct Args {
     /// Seconds the agent may stay silent (before answering or mid-stream).
     #[arg(long, value_name = "SECS", default_value_t = IDLE_TIMEOUT.as_secs_f64())]
     idle_timeout: f64,
+
+    /// The protocol to speak: the current one, or AG-UI 1.0 (declared in
+    /// every run input as `protocolVersion: "1.0"`, responses read as 1.0).
+    #[arg(long, value_enum, default_value_t = ProtocolArg::Current)]
+    protocol: ProtocolArg,
 
     /// Most runs for one user message (follow-ups after tool results included).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
@@ -199,10 +215,14 @@ impl Chat {
         }
         // A new thread's id is unique already; a thread named by the user
         // may have had runs from an earlier start: salt those ids.
-        let mut conv = match &args.thread {
+        let conv = match &args.thread {
             Some(thread) => Conversation::new(thread.as_str()).with_ids(Counter::with_salt(salt())),
             None => Conversation::new(format!("agui-chat-{}", salt())),
         };
+        let mut conv = conv.speaking(match args.protocol {
+            ProtocolArg::Current => Protocol::Current,
+            ProtocolArg::V1 => Protocol::V1,
+        });
         let commands = declare_tools(&mut conv, &args.tools, &args.tool_params)?;
         let interactive = io::stdin().is_terminal();
         let output = args.output.unwrap_or(if interactive {
