@@ -479,7 +479,7 @@ macro_rules! events {
         /// The frame's own event.
         fn from_frame(kind: EventType, f: Fields<'_>) -> Result<Event, DecodeError> {
             Ok(match kind {
-                $( EventType::$name => Event::$name(<kind::$name as Rules>::decode(f)?), )*
+                $( EventType::$name => Event::$name(<kind::$name as Rules>::decode(f)?.into()), )*
                 $( EventType::$unit => {
                     <kind::$unit as Rules>::decode(f)?;
                     Event::$unit
@@ -495,7 +495,7 @@ events! {
         /// `RUN_STARTED`: a run begins.
         RunStarted(RunStarted),
         /// `RUN_FINISHED`: a run ends normally.
-        RunFinished(RunFinished),
+        RunFinished(Box<RunFinished>),
         /// `RUN_ERROR`: a run ends with an error.
         RunError(RunError),
         /// `STEP_STARTED`: a named step begins.
@@ -503,19 +503,19 @@ events! {
         /// `STEP_FINISHED`: a named step ends.
         StepFinished(Step),
         /// `TEXT_MESSAGE_START`: a text message begins.
-        TextMessageStart(TextMessageStart),
+        TextMessageStart(Box<TextMessageStart>),
         /// `TEXT_MESSAGE_CONTENT`: a piece of a text message.
         TextMessageContent(MessageContent),
         /// `TEXT_MESSAGE_END`: a text message ends.
         TextMessageEnd(MessageEnd),
         /// `TOOL_CALL_START`: a tool call begins.
-        ToolCallStart(ToolCallStart),
+        ToolCallStart(Box<ToolCallStart>),
         /// `TOOL_CALL_ARGS`: a piece of a tool call's JSON arguments.
         ToolCallArgs(ToolCallArgs),
         /// `TOOL_CALL_END`: a tool call's arguments are complete.
         ToolCallEnd(ToolCallEnd),
         /// `TOOL_CALL_RESULT`: the result of a tool call.
-        ToolCallResult(ToolCallResult),
+        ToolCallResult(Box<ToolCallResult>),
         /// `THINKING_START`: a thinking step begins.
         ThinkingStart(ThinkingStart),
         /// `THINKING_TEXT_MESSAGE_CONTENT`: a piece of a thinking message.
@@ -539,15 +539,15 @@ events! {
         /// `MESSAGES_SNAPSHOT`: the whole message list.
         MessagesSnapshot(MessagesSnapshot),
         /// `ACTIVITY_SNAPSHOT`: the content of an activity message.
-        ActivitySnapshot(ActivitySnapshot),
+        ActivitySnapshot(Box<ActivitySnapshot>),
         /// `ACTIVITY_DELTA`: a JSON Patch to an activity message's content.
-        ActivityDelta(ActivityDelta),
+        ActivityDelta(Box<ActivityDelta>),
         /// `RAW`: a pass-through event from another system.
         Raw(Raw),
         /// `CUSTOM`: an application-defined event.
         Custom(Custom),
         /// `SUBAGENT_STARTED` (AG-UI 1.0): a sub-agent invocation begins.
-        SubagentStarted(SubagentStarted),
+        SubagentStarted(Box<SubagentStarted>),
         /// `SUBAGENT_FINISHED` (AG-UI 1.0): a sub-agent invocation ends.
         SubagentFinished(SubagentFinished),
         /// `SUBAGENT_ERROR` (AG-UI 1.0): a sub-agent invocation fails.
@@ -748,21 +748,21 @@ fn from_chunk(kind: EventType, id: &str, f: Fields<'_>) -> Result<Event, DecodeE
         Ok(f.opt_string(F::Delta.as_str())?.unwrap_or_default())
     };
     Ok(match (item, part) {
-        (Item::Text, ChunkPart::Start) => Event::TextMessageStart(TextMessageStart {
+        (Item::Text, ChunkPart::Start) => Event::TextMessageStart(Box::new(TextMessageStart {
             subagent_run_id: f.v1_opt_string(SUBAGENT_RUN_ID)?,
             message_id: id.into(),
             role: text_role(f)?,
             name: f.opt_string(F::Name.as_str())?,
             metadata: metadata(f)?,
-        }),
+        })),
         (item, ChunkPart::Content) => content_event(item, id.into(), delta()?, metadata(f)?),
-        (Item::ToolCall, ChunkPart::Start) => Event::ToolCallStart(ToolCallStart {
+        (Item::ToolCall, ChunkPart::Start) => Event::ToolCallStart(Box::new(ToolCallStart {
             subagent_run_id: f.v1_opt_string(SUBAGENT_RUN_ID)?,
             tool_call_id: id.into(),
             tool_call_name: f.string(F::ToolCallName.as_str())?,
             parent_message_id: f.nullable_string(F::ParentMessageId.as_str())?,
             metadata: metadata(f)?,
-        }),
+        })),
         (Item::Reasoning, ChunkPart::Start) => {
             Event::ReasoningMessageStart(ReasoningMessageStart {
                 subagent_run_id: f.v1_opt_string(SUBAGENT_RUN_ID)?,

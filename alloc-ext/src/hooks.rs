@@ -478,13 +478,13 @@ mod tests {
     fn results_and_activity_notify_new_messages() {
         let mut r = Reducer::new();
         let mut rec = Recorder::default();
-        let result = Event::ToolCallResult(ToolCallResult {
+        let result = Event::ToolCallResult(alloc::boxed::Box::new(ToolCallResult {
             subagent_run_id: None,
             message_id: "r".into(),
             tool_call_id: "t".into(),
             content: "ok".into(),
             metadata: None,
-        });
+        }));
         r.apply_with(&result, &mut rec);
         let activity = |replace: bool| {
             ev(
@@ -495,13 +495,13 @@ mod tests {
         r.apply_with(&activity(true), &mut rec); // creates
         r.apply_with(&activity(true), &mut rec); // updates an activity: no notification
         r.apply_with(
-            &Event::TextMessageStart(TextMessageStart {
+            &Event::TextMessageStart(alloc::boxed::Box::new(TextMessageStart {
                 subagent_run_id: None,
                 message_id: "m".into(),
                 role: agui_core::event::Role::Assistant,
                 name: None,
                 metadata: None,
-            }),
+            })),
             &mut rec,
         );
         let over = ev(

@@ -2484,13 +2484,13 @@ mod tests {
     }
 
     fn start(id: &str, name: &str, parent: Option<&str>) -> Event {
-        Event::ToolCallStart(ToolCallStart {
+        Event::ToolCallStart(alloc::boxed::Box::new(ToolCallStart {
             subagent_run_id: None,
             tool_call_id: id.into(),
             tool_call_name: name.into(),
             parent_message_id: parent.map(Into::into),
             metadata: None,
-        })
+        }))
     }
 
     fn args(id: &str, delta: &str) -> Event {
@@ -2502,23 +2502,23 @@ mod tests {
     }
 
     fn result(message_id: &str, tool_call_id: &str) -> Event {
-        Event::ToolCallResult(ToolCallResult {
+        Event::ToolCallResult(alloc::boxed::Box::new(ToolCallResult {
             subagent_run_id: None,
             message_id: message_id.into(),
             tool_call_id: tool_call_id.into(),
             content: "r".into(),
             metadata: None,
-        })
+        }))
     }
 
     fn text_start(id: &str, role: Role) -> Event {
-        Event::TextMessageStart(TextMessageStart {
+        Event::TextMessageStart(alloc::boxed::Box::new(TextMessageStart {
             subagent_run_id: None,
             message_id: id.into(),
             role,
             name: None,
             metadata: None,
-        })
+        }))
     }
 
     fn ids(r: &Reducer) -> Vec<&str> {
@@ -2669,14 +2669,14 @@ mod tests {
         let mut r = Reducer::new();
         r.apply(&start("t", "f", Some("a")));
         r.apply(&start("t2", "g", None));
-        let act = Event::ActivitySnapshot(ActivitySnapshot {
+        let act = Event::ActivitySnapshot(alloc::boxed::Box::new(ActivitySnapshot {
             subagent_run_id: None,
             message_id: "a".into(),
             activity_type: "P".into(),
             content: Object::new(),
             replace: true,
             metadata: None,
-        });
+        }));
         assert_eq!(r.apply(&act), Changed::MESSAGES);
         assert!(r.tool_call("t").is_none());
         assert!(r.tool_call("t2").is_some());
@@ -2717,14 +2717,14 @@ mod tests {
                 })
             }),
             (id(), any::<bool>()).prop_map(|(id, replace)| Event::ActivitySnapshot(
-                ActivitySnapshot {
+                alloc::boxed::Box::new(ActivitySnapshot {
                     subagent_run_id: None,
                     message_id: id.into(),
                     activity_type: "A".into(),
                     content: Object::new(),
                     replace,
                     metadata: None,
-                }
+                })
             )),
             (id(), prop::option::of(id())).prop_map(|(id, key)| {
                 Event::TextMessageContent(MessageContent {
@@ -2737,12 +2737,14 @@ mod tests {
                     }),
                 })
             }),
-            (id(), 0..PATCHES.len()).prop_map(|(id, p)| Event::ActivityDelta(ActivityDelta {
-                message_id: id.into(),
-                activity_type: "B".into(),
-                patch: serde_json::from_str(PATCHES[p]).unwrap(),
-                metadata: None,
-            })),
+            (id(), 0..PATCHES.len()).prop_map(|(id, p)| Event::ActivityDelta(
+                alloc::boxed::Box::new(ActivityDelta {
+                    message_id: id.into(),
+                    activity_type: "B".into(),
+                    patch: serde_json::from_str(PATCHES[p]).unwrap(),
+                    metadata: None,
+                })
+            )),
             (0..PATCHES.len()).prop_map(|p| Event::StateDelta(StateDelta {
                 delta: serde_json::from_str(PATCHES[p]).unwrap(),
             })),

@@ -156,13 +156,13 @@ const SETUP: usize = 5;
 /// assistant message streamed one word per delta.
 fn conversation(deltas: usize) -> Vec<Event> {
     let start = |id: &str, role: Role| {
-        Event::TextMessageStart(TextMessageStart {
+        Event::TextMessageStart(Box::new(TextMessageStart {
             message_id: id.into(),
             role,
             name: None,
             metadata: None,
             subagent_run_id: None,
-        })
+        }))
     };
     let content = |id: &str, delta: String| {
         Event::TextMessageContent(MessageContent {
