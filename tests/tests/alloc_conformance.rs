@@ -9,32 +9,11 @@ mod common;
 use agui_alloc::client::Client;
 use agui_alloc::patch::json_eq;
 use common::{Rng, Vector};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// The client's result in the shape of a vector's `expect`.
 fn outcome(pieces: &[&[u8]]) -> Value {
-    let mut client = Client::new().with_trace();
-    let mut result = Ok(());
-    for piece in pieces {
-        result = client.feed(piece);
-        if result.is_err() {
-            break;
-        }
-    }
-    if result.is_ok() {
-        result = client.finish();
-    }
-    let error = match result {
-        Ok(()) => Value::Null,
-        Err(e) => json!({"index": e.frame, "kind": e.stage.as_str(), "code": e.code.as_str()}),
-    };
-    let trace: Vec<Value> = client.trace().iter().map(|t| t.to_json()).collect();
-    json!({
-        "error": error,
-        "trace": trace,
-        "messages": serde_json::to_value(client.messages()).unwrap(),
-        "state": client.state(),
-    })
+    common::client_outcome(Client::new().with_trace(), pieces)
 }
 
 fn expected(v: &Vector) -> Value {

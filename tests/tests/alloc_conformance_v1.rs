@@ -11,34 +11,16 @@ use agui_alloc::patch::json_eq;
 use agui_core::protocol::{Protocol, Select};
 use common::v1::{expected_code, ndjson, sse, vectors, V1Vector};
 use common::Rng;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// The client's result in the shape of a vector's `expect`.
 fn outcome(pieces: &[&[u8]]) -> Value {
-    let mut client = Client::new()
-        .with_protocol(Select::Fixed(Protocol::V1))
-        .with_trace();
-    let mut result = Ok(());
-    for piece in pieces {
-        result = client.feed(piece);
-        if result.is_err() {
-            break;
-        }
-    }
-    if result.is_ok() {
-        result = client.finish();
-    }
-    let error = match result {
-        Ok(()) => Value::Null,
-        Err(e) => json!({"index": e.frame, "kind": e.stage.as_str(), "code": e.code.as_str()}),
-    };
-    let trace: Vec<Value> = client.trace().iter().map(|t| t.to_json()).collect();
-    json!({
-        "error": error,
-        "trace": trace,
-        "messages": serde_json::to_value(client.messages()).unwrap(),
-        "state": client.state(),
-    })
+    common::client_outcome(
+        Client::new()
+            .with_protocol(Select::Fixed(Protocol::V1))
+            .with_trace(),
+        pieces,
+    )
 }
 
 fn expected(v: &V1Vector) -> Value {

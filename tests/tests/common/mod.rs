@@ -2,7 +2,8 @@
 //! streams as NDJSON / SSE, splitting them into pieces.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
-use serde_json::Value;
+use agui_alloc::client::Client;
+use serde_json::{json, Value};
 
 pub mod v1;
 
@@ -193,4 +194,31 @@ fn verify_code(m: &str) -> &'static str {
         .find(|(needle, _)| m.contains(needle))
         .map(|(_, code)| *code)
         .unwrap_or_else(|| panic!("no code for reference message {m:?}"))
+}
+
+/// A client's result on a stream fed in `pieces`, in the shape of a
+/// vector's `expect`: error (index, stage as `kind`, code), trace,
+/// messages, state.
+pub fn client_outcome(mut client: Client, pieces: &[&[u8]]) -> Value {
+    let mut result = Ok(());
+    for piece in pieces {
+        result = client.feed(piece);
+        if result.is_err() {
+            break;
+        }
+    }
+    if result.is_ok() {
+        result = client.finish();
+    }
+    let error = match result {
+        Ok(()) => Value::Null,
+        Err(e) => json!({"index": e.frame, "kind": e.stage.as_str(), "code": e.code.as_str()}),
+    };
+    let trace: Vec<Value> = client.trace().iter().map(|t| t.to_json()).collect();
+    json!({
+        "error": error,
+        "trace": trace,
+        "messages": serde_json::to_value(client.messages()).unwrap(),
+        "state": client.state(),
+    })
 }
