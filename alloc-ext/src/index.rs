@@ -72,6 +72,9 @@ pub(crate) struct Index {
     tool_calls: BTreeMap<String, Vec<CallAt>>,
     /// Handles by [`Class`].
     classes: [BTreeSet<Handle>; 3],
+    /// The activity messages by `activityType`: a snapshot that is
+    /// authoritative for some types only looks at those (AG-UI 1.0).
+    activity_types: BTreeMap<String, BTreeSet<Handle>>,
     /// Per assistant message, the tool result last inserted after it and
     /// the generation it was recorded in (see [`Index::last_result`]).
     results: BTreeMap<Handle, (Handle, u64)>,
@@ -160,6 +163,21 @@ impl Index {
             .filter_map(|h| self.position_of(*h))
     }
 
+    /// The positions of the activity messages of `activity_type`.
+    pub(crate) fn positions_of_activity_type(
+        &self,
+        activity_type: &str,
+    ) -> impl Iterator<Item = usize> + '_ {
+        let set = self.activity_types.get(activity_type).into_iter();
+        set.flatten().filter_map(|h| self.position_of(*h))
+    }
+
+    /// The positions of every message with `id`, in list order.
+    pub(crate) fn positions_with_id(&self, id: &str) -> impl Iterator<Item = usize> + '_ {
+        let list = self.messages.get(id).into_iter().flatten();
+        list.filter_map(|h| self.position_of(*h))
+    }
+
     fn position_of(&self, handle: Handle) -> Option<usize> {
         let at = *self.position.get(handle as usize)?;
         (at != FREE).then_some(at as usize)
@@ -225,6 +243,22 @@ impl Index {
     }
 
     /// Records a tool call appended to the calls of the message at `pos`.
+    /// The activity message at `pos` changed its `activityType` from `old`
+    /// to `new` in place.
+    pub(crate) fn retyped(&mut self, pos: usize, old: &str, new: &str) {
+        let Some(handle) = self.handle_at(pos) else {
+            return;
+        };
+        if let Some(set) = self.activity_types.get_mut(old) {
+            set.remove(&handle);
+            if set.is_empty() {
+                self.activity_types.remove(old);
+            }
+        }
+        let set = self.activity_types.entry(new.to_owned()).or_default();
+        set.insert(handle);
+    }
+
     pub(crate) fn call_pushed(&mut self, id: &str, at: CallPos) {
         let Some(handle) = self.handle_at(at.message) else {
             return;
@@ -301,6 +335,13 @@ impl Index {
         if let Some(set) = self.classes.get_mut(Class::of(message) as usize) {
             set.insert(handle);
         }
+        if let Message::Activity(a) = message {
+            let set = self
+                .activity_types
+                .entry(a.activity_type.clone())
+                .or_default();
+            set.insert(handle);
+        }
     }
 
     fn remove_entries(&mut self, handle: Handle, message: &Message) {
@@ -322,6 +363,14 @@ impl Index {
         }
         if let Some(set) = self.classes.get_mut(Class::of(message) as usize) {
             set.remove(&handle);
+        }
+        if let Message::Activity(a) = message {
+            if let Some(set) = self.activity_types.get_mut(&a.activity_type) {
+                set.remove(&handle);
+                if set.is_empty() {
+                    self.activity_types.remove(&a.activity_type);
+                }
+            }
         }
     }
 

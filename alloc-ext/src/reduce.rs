@@ -1004,41 +1004,25 @@ impl Reducer {
 
     /// What a `MESSAGES_SNAPSHOT` does to the list (the edit-merge of SPEC
     /// section 5), found in time proportional to the snapshot and to the
-    /// local messages it may touch: those of the roles it carries
-    /// (activity and reasoning messages are kept untouched when it has none
-    /// of their role, and are not even looked at then), each of which it
-    /// replaces or removes.
+    /// local messages it removes or replaces, never to the ones it keeps:
+    /// local messages with a snapshot entry's id are found by looking the
+    /// ids up, and only the local messages the snapshot speaks for as a
+    /// whole (each of which it removes or replaces) are walked. Client-only
+    /// messages (activity and reasoning messages when the snapshot has none
+    /// of their role, or in 1.0 activities of types it is not authoritative
+    /// for) are not even looked at unless an entry names them.
     fn plan_snapshot(&self, snapshot: &[Message], authority: &ActivityAuthority) -> Merge {
         let has = |role| snapshot.iter().any(|m| m.role() == role);
+        let (has_activity, has_reasoning) =
+            (has(MessageRole::Activity), has(MessageRole::Reasoning));
         let v1 = self.dialect == Dialect::V1;
-        // The classes whose local messages the snapshot speaks for as a
-        // whole; in 1.0 also those it might replace one by one (a kept
-        // client-only message with a same-id entry is replaced, SPEC 9.8).
-        let mut classes = alloc::vec![Class::Other];
-        if has(MessageRole::Activity) || v1 {
-            classes.push(Class::Activity);
-        }
-        if has(MessageRole::Reasoning) || v1 {
-            classes.push(Class::Reasoning);
-        }
-        // Which local messages are client-only (kept when the snapshot
-        // omits them).
-        let activity_unstated = !has(MessageRole::Activity);
-        let reasoning_kept = !has(MessageRole::Reasoning);
-        let client_only = |m: &Message| match (Class::of(m), authority) {
-            (Class::Other, _) => false,
-            (Class::Reasoning, _) => reasoning_kept,
-            (Class::Activity, ActivityAuthority::Unstated) => activity_unstated,
-            (Class::Activity, ActivityAuthority::All) => false,
-            (Class::Activity, ActivityAuthority::Types(types)) => match m {
-                Message::Activity(a) => !types.contains(&a.activity_type),
-                Message::Developer(_)
-                | Message::System(_)
-                | Message::Assistant(_)
-                | Message::User(_)
-                | Message::Tool(_)
-                | Message::Reasoning(_) => false,
-            },
+        // The classes a same-id entry replaces in: those of the roles the
+        // snapshot carries; in 1.0 every class (a kept client-only message
+        // with a same-id entry is replaced, SPEC 9.8).
+        let replaces = |class: Class| match class {
+            Class::Other => true,
+            Class::Activity => has_activity || v1,
+            Class::Reasoning => has_reasoning || v1,
         };
         // Later entries overwrite earlier ones: the last entry per id wins.
         let last: BTreeMap<&str, usize> = snapshot
@@ -1047,17 +1031,44 @@ impl Reducer {
             .map(|(i, m)| (m.id(), i))
             .collect();
         let mut merge = Merge::default();
-        for class in classes {
-            for pos in self.index.positions_of(class) {
-                let Some(local) = self.messages.get(pos) else {
-                    continue;
-                };
-                match (last.get(local.id()), client_only(local)) {
-                    (Some(&entry), _) => merge.replace.push((pos, entry)),
-                    (None, false) => merge.remove.push(pos),
-                    (None, true) => {}
+        for (&id, &entry) in &last {
+            for pos in self.index.positions_with_id(id) {
+                let local = self.messages.get(pos).map(Class::of);
+                if local.is_some_and(replaces) {
+                    merge.replace.push((pos, entry));
                 }
             }
+        }
+        // The local messages the snapshot speaks for: removed unless an
+        // entry has their id.
+        let mut omitted = |positions: &mut dyn Iterator<Item = usize>| {
+            for pos in positions {
+                let kept = self
+                    .messages
+                    .get(pos)
+                    .is_none_or(|m| last.contains_key(m.id()));
+                if !kept {
+                    merge.remove.push(pos);
+                }
+            }
+        };
+        omitted(&mut self.index.positions_of(Class::Other));
+        if has_reasoning {
+            omitted(&mut self.index.positions_of(Class::Reasoning));
+        }
+        let activities = replaces(Class::Activity);
+        match authority {
+            ActivityAuthority::Unstated if !has_activity => {}
+            ActivityAuthority::Unstated | ActivityAuthority::All if activities => {
+                omitted(&mut self.index.positions_of(Class::Activity));
+            }
+            ActivityAuthority::Types(types) if activities => {
+                let distinct: BTreeSet<&str> = types.iter().map(String::as_str).collect();
+                for activity_type in distinct {
+                    omitted(&mut self.index.positions_of_activity_type(activity_type));
+                }
+            }
+            ActivityAuthority::Unstated | ActivityAuthority::All | ActivityAuthority::Types(_) => {}
         }
         merge.remove.sort_unstable();
         // A snapshot entry is added unless a local message with its id stays
@@ -1837,7 +1848,11 @@ impl Reducer {
                         let old = cached.unwrap_or_else(|| json_size(&activity.content));
                         delta.minus = old.bytes.saturating_add(activity.activity_type.len());
                         delta.plus = content.bytes.saturating_add(e.activity_type.len());
-                        activity.activity_type.clone_from(&e.activity_type);
+                        if activity.activity_type != e.activity_type {
+                            self.index
+                                .retyped(pos, &activity.activity_type, &e.activity_type);
+                            activity.activity_type.clone_from(&e.activity_type);
+                        }
                         activity.content = Value::Object(e.content.clone());
                         // AG-UI 1.0: the replaced activity takes the event's
                         // owner, or loses its own (always absent in the
@@ -1908,7 +1923,10 @@ impl Reducer {
             Err(_) if was_null => *content = Value::Null,
             Err(_) => {}
         }
-        let Some(Message::Activity(activity)) = self.message_mut(&e.message_id) else {
+        let Some(pos) = self.index.message(&e.message_id) else {
+            return Changed::NONE;
+        };
+        let Some(Message::Activity(activity)) = self.messages.get_mut(pos) else {
             return Changed::NONE;
         };
         if let Some(metadata) = &e.metadata {
@@ -1920,7 +1938,11 @@ impl Reducer {
                 plus: e.activity_type.len(),
                 minus: activity.activity_type.len(),
             };
-            activity.activity_type.clone_from(&e.activity_type);
+            if activity.activity_type != e.activity_type {
+                self.index
+                    .retyped(pos, &activity.activity_type, &e.activity_type);
+                activity.activity_type.clone_from(&e.activity_type);
+            }
         }
         self.held(delta);
         match result {
@@ -2571,6 +2593,16 @@ mod tests {
                 .collect();
             assert_eq!(held, scan, "{class:?}");
         }
+        for activity_type in ["A", "B"] {
+            let mut held: Vec<usize> = r.index.positions_of_activity_type(activity_type).collect();
+            held.sort_unstable();
+            let scan: Vec<usize> = (0..r.messages.len())
+                .filter(|&i| {
+                    matches!(&r.messages[i], Message::Activity(a) if a.activity_type == activity_type)
+                })
+                .collect();
+            assert_eq!(held, scan, "activities of type {activity_type}");
+        }
         // Slots are kept only for ids that some tool call has.
         for (id, _) in r.args.iter() {
             assert!(
@@ -2683,6 +2715,48 @@ mod tests {
         assert_index_matches_scan(&r);
     }
 
+    /// An activity that changes its type in place moves in the index, so
+    /// that a 1.0 snapshot authoritative for the new type removes it and
+    /// one for the old type keeps it.
+    #[test]
+    fn retyped_activity_follows_its_type() {
+        let snapshot = |t: &str| {
+            Event::ActivitySnapshot(alloc::boxed::Box::new(ActivitySnapshot {
+                subagent_run_id: None,
+                message_id: "a".into(),
+                activity_type: t.into(),
+                content: Object::new(),
+                replace: true,
+                metadata: None,
+            }))
+        };
+        let delta = |t: &str| {
+            Event::ActivityDelta(alloc::boxed::Box::new(ActivityDelta {
+                message_id: "a".into(),
+                activity_type: t.into(),
+                patch: serde_json::from_str(PATCHES[0]).unwrap(),
+                metadata: None,
+            }))
+        };
+        let authoritative = |t: &str| {
+            Event::MessagesSnapshot(MessagesSnapshot {
+                messages: Vec::new(),
+                activity_authority: ActivityAuthority::Types(vec![t.into()]),
+            })
+        };
+        for (retype, kept) in [(snapshot("B"), "A"), (delta("B"), "A"), (delta("A"), "B")] {
+            let mut r = Reducer::new();
+            r.set_dialect(Dialect::V1);
+            r.apply(&snapshot("A"));
+            r.apply(&retype);
+            assert_index_matches_scan(&r);
+            r.apply(&authoritative(kept));
+            assert_eq!(r.messages.len(), 1, "{retype:?} then authority over {kept}");
+            r.apply(&authoritative(if kept == "A" { "B" } else { "A" }));
+            assert!(r.messages.is_empty(), "{retype:?}");
+        }
+    }
+
     /// Small alphabets, so that ids collide often.
     fn any_event() -> impl Strategy<Value = Event> {
         let id = || prop::sample::select(vec!["a", "b", "c", "t1", "t2"]);
@@ -2710,12 +2784,19 @@ mod tests {
                 metadata: None
             })),
             (id(), id()).prop_map(|(m, t)| result(m, t)),
-            prop::collection::vec(snapshot_msg.clone(), 0..4).prop_map(|messages| {
-                Event::MessagesSnapshot(MessagesSnapshot {
+            (prop::collection::vec(snapshot_msg.clone(), 0..4), 0..5u8).prop_map(
+                |(messages, authority)| Event::MessagesSnapshot(MessagesSnapshot {
                     messages,
-                    activity_authority: Default::default(),
+                    // Authority is read in 1.0 only (the current protocol
+                    // always has `Unstated`).
+                    activity_authority: match authority {
+                        0 | 1 => ActivityAuthority::Unstated,
+                        2 => ActivityAuthority::All,
+                        3 => ActivityAuthority::Types(vec!["A".into()]),
+                        _ => ActivityAuthority::Types(vec!["B".into(), "B".into()]),
+                    },
                 })
-            }),
+            ),
             (id(), any::<bool>()).prop_map(|(id, replace)| Event::ActivitySnapshot(
                 alloc::boxed::Box::new(ActivitySnapshot {
                     subagent_run_id: None,
@@ -2815,7 +2896,11 @@ mod tests {
     /// The list after `event` as the plain algorithms of SPEC section 5 make
     /// it (a scan for the owner and past its results; the merge by maps),
     /// for the events whose fast paths are tested here.
-    fn expected_after(messages: &[Message], event: &Event) -> Option<Vec<Message>> {
+    fn expected_after(
+        messages: &[Message],
+        event: &Event,
+        dialect: Dialect,
+    ) -> Option<Vec<Message>> {
         match event {
             Event::MessagesSnapshot(e) => {
                 let has = |role| e.messages.iter().any(|m: &Message| m.role() == role);
@@ -2824,19 +2909,33 @@ mod tests {
                     e.messages.iter().map(|m| (m.id(), m)).collect();
                 let mut merged = Vec::new();
                 for local in messages {
-                    let client_only = match local.role() {
-                        MessageRole::Activity => !act,
-                        MessageRole::Reasoning => !rea,
-                        MessageRole::Developer
-                        | MessageRole::System
-                        | MessageRole::Assistant
-                        | MessageRole::User
-                        | MessageRole::Tool => false,
+                    let client_only = match (local, &e.activity_authority, dialect) {
+                        (Message::Activity(_), _, Dialect::Current)
+                        | (Message::Activity(_), ActivityAuthority::Unstated, Dialect::V1) => !act,
+                        (Message::Activity(_), ActivityAuthority::All, Dialect::V1) => false,
+                        (Message::Activity(a), ActivityAuthority::Types(types), Dialect::V1) => {
+                            !types.contains(&a.activity_type)
+                        }
+                        (Message::Reasoning(_), _, _) => !rea,
+                        (
+                            Message::Developer(_)
+                            | Message::System(_)
+                            | Message::Assistant(_)
+                            | Message::User(_)
+                            | Message::Tool(_),
+                            _,
+                            _,
+                        ) => false,
                     };
-                    if client_only {
-                        merged.push(local.clone());
-                    } else if let Some(server) = last.get(local.id()) {
-                        merged.push((*server).clone());
+                    // In 1.0 a client-only message that an entry names is
+                    // replaced by it (SPEC 9.8); in the current protocol
+                    // it is kept as it is.
+                    let server = last.get(local.id());
+                    match (client_only, server, dialect) {
+                        (true, Some(server), Dialect::V1) => merged.push((*server).clone()),
+                        (true, _, _) => merged.push(local.clone()),
+                        (false, Some(server), _) => merged.push((*server).clone()),
+                        (false, None, _) => {}
                     }
                 }
                 let kept: BTreeSet<&str> = merged.iter().map(Message::id).collect();
@@ -2909,10 +3008,21 @@ mod tests {
 
     proptest! {
         #[test]
-        fn index_always_matches_a_scan(events in prop::collection::vec(any_event(), 0..40)) {
+        fn index_always_matches_a_scan(
+            events in prop::collection::vec(any_event(), 0..40),
+            v1 in any::<bool>(),
+        ) {
             let mut r = Reducer::new();
+            let dialect = if v1 { Dialect::V1 } else { Dialect::Current };
+            r.set_dialect(dialect);
             for event in &events {
-                let expected = expected_after(&r.messages, event);
+                // The current protocol reads no authority.
+                let mut event = event.clone();
+                if let (Event::MessagesSnapshot(e), Dialect::Current) = (&mut event, dialect) {
+                    e.activity_authority = ActivityAuthority::Unstated;
+                }
+                let event = &event;
+                let expected = expected_after(&r.messages, event, dialect);
                 r.apply(event);
                 if let Some(expected) = expected {
                     assert_eq!(r.messages, expected, "{event:?}");

@@ -42,8 +42,9 @@ fn require_valgrind() {
     );
 }
 
-/// (instructions in `measure`, input bytes) for `workload` at `n`.
-fn instructions(workload: &str, n: usize) -> (u64, u64) {
+/// (instructions in `measure`, input bytes) for `workload` at `n`, read
+/// by the client `stage` (`client`, or `client-v1` for AG-UI 1.0).
+fn instructions(stage: &str, workload: &str, n: usize) -> (u64, u64) {
     let out_file: PathBuf = std::env::temp_dir().join(format!(
         "agui-cost-{}-{}-{n}.callgrind",
         std::process::id(),
@@ -53,7 +54,7 @@ fn instructions(workload: &str, n: usize) -> (u64, u64) {
         .arg("--tool=callgrind")
         .arg("--toggle-collect=*measure*")
         .arg(format!("--callgrind-out-file={}", out_file.display()))
-        .args([bench(), "run", "client", workload, &n.to_string(), "ndjson"])
+        .args([bench(), "run", stage, workload, &n.to_string(), "ndjson"])
         .output()
         .expect("valgrind runs");
     let _ = std::fs::remove_file(&out_file);
@@ -76,8 +77,13 @@ fn instructions(workload: &str, n: usize) -> (u64, u64) {
 
 /// Asserts the bound for `workload` at `n` and `4n`.
 fn bounded(workload: &str, n: usize) {
-    let (ir, bytes) = instructions(workload, n);
-    let (ir4, bytes4) = instructions(workload, 4 * n);
+    bounded_in("client", workload, n);
+}
+
+/// The same, read by the client `stage`.
+fn bounded_in(stage: &str, workload: &str, n: usize) {
+    let (ir, bytes) = instructions(stage, workload, n);
+    let (ir4, bytes4) = instructions(stage, workload, 4 * n);
     let per_byte = ir as f64 / bytes as f64;
     let per_byte4 = ir4 as f64 / bytes4 as f64;
     assert!(
@@ -105,6 +111,15 @@ fn hostile_workloads_cost_per_byte_is_bounded() {
     ] {
         bounded(workload, 60);
     }
+}
+
+/// AG-UI 1.0: tiny snapshots over many client-only activity and reasoning
+/// messages (kept, never looked at), and the owner tables the 1.0 reader
+/// keeps for every id of the run.
+#[test]
+fn v1_hostile_workloads_cost_per_byte_is_bounded() {
+    require_valgrind();
+    bounded_in("client-v1", "kept_snapshots", 60);
 }
 
 proptest! {

@@ -78,6 +78,7 @@ pub fn by_name(name: &str, n: usize, encoding: Encoding) -> Option<Workload> {
         "tool_args" => Some(tool_args(n, encoding)),
         "snapshots" => Some(snapshots(n, encoding)),
         "many_snapshots" => Some(many_snapshots(n, encoding)),
+        "kept_snapshots" => Some(kept_snapshots(n, encoding)),
         "state_copies" => Some(state_copies(n, encoding)),
         "activity_deltas" => Some(activity_deltas(n, encoding)),
         "parallel_results" => Some(parallel_results(n, encoding)),
@@ -350,6 +351,46 @@ pub fn many_snapshots(n: usize, encoding: Encoding) -> Workload {
     }
     w.frame(FINISH);
     w.finish(format!("many_snapshots-{n}"))
+}
+
+/// AG-UI 1.0 (read it with the client in 1.0 mode): a user message, `n`
+/// activity messages and `n` reasoning messages, then `0.6 n` tiny
+/// snapshots as in [`many_snapshots`], every other one authoritative for
+/// an activity type no message has. None names an activity or reasoning
+/// message, so all of those are client-only and kept: a snapshot that
+/// looked at each of them would cost in proportion to what is held.
+pub fn kept_snapshots(n: usize, encoding: Encoding) -> Workload {
+    let mut w = Writer::new(encoding);
+    w.frame(START);
+    w.frame(
+        r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u0","role":"user","content":"hi"}]}"#,
+    );
+    for i in 0..n {
+        w.frame(&format!(
+            r#"{{"type":"ACTIVITY_SNAPSHOT","messageId":"act-{i}","activityType":"PLAN","content":{{"step":{i}}}}}"#
+        ));
+        w.frame(&format!(
+            r#"{{"type":"REASONING_MESSAGE_START","messageId":"r-{i}","role":"reasoning"}}"#
+        ));
+        w.frame(&format!(
+            r#"{{"type":"REASONING_MESSAGE_CONTENT","messageId":"r-{i}","delta":"step {i}"}}"#
+        ));
+        w.frame(&format!(
+            r#"{{"type":"REASONING_MESSAGE_END","messageId":"r-{i}"}}"#
+        ));
+    }
+    for k in 0..n * 3 / 5 {
+        let metadata = if k % 2 == 1 {
+            r#","metadata":{"@ag-ui/client":{"authoritativeActivityTypes":["SEARCH"]}}"#
+        } else {
+            ""
+        };
+        w.frame(&format!(
+            r#"{{"type":"MESSAGES_SNAPSHOT","messages":[{{"id":"u0","role":"user","content":"hi"}},{{"id":"x-{k}","role":"assistant","content":"ok"}}]{metadata}}}"#
+        ));
+    }
+    w.frame(FINISH);
+    w.finish(format!("kept_snapshots-{n}"))
 }
 
 /// A state of `60 n` numbers, then `0.6 n` deltas that each copy one.

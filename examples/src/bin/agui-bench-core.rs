@@ -29,6 +29,7 @@ use agui_alloc::hooks::{Flow, HookView, Subscriber, ToolCallProgress};
 use agui_core::frame::{FrameEvent, Framer};
 use agui_core::json::Tokenizer;
 use agui_core::pipeline::{DefaultPipeline, Output};
+use agui_core::{Protocol, Select};
 use serde_json::Value;
 
 #[path = "../../../tests/src/workloads.rs"]
@@ -45,6 +46,7 @@ enum Stage {
     Core,
     CoreV1,
     Client,
+    ClientV1,
     ClientWatch,
 }
 
@@ -86,6 +88,7 @@ fn run(args: &[String]) -> Result<(), String> {
                 Some("core") => Stage::Core,
                 Some("core-v1") => Stage::CoreV1,
                 Some("client") => Stage::Client,
+                Some("client-v1") => Stage::ClientV1,
                 Some("client-watch") => Stage::ClientWatch,
                 other => return Err(format!("unknown stage {other:?}")),
             };
@@ -172,10 +175,14 @@ fn measure(stage: Stage, bytes: &[u8], docs: &[&[u8]], repeat: usize) -> Result<
             Stage::Tokenizer => tokenize(docs, &mut seen)?,
             Stage::Core => core(bytes, &mut seen)?,
             Stage::CoreV1 => core_v1(bytes, &mut seen)?,
-            Stage::Client => client(bytes, None, &mut seen)?,
+            Stage::Client => client(Client::new(), bytes, None, &mut seen)?,
+            Stage::ClientV1 => {
+                let v1 = Client::new().with_protocol(Select::Fixed(Protocol::V1));
+                client(v1, bytes, None, &mut seen)?;
+            }
             Stage::ClientWatch => {
                 let mut ui = Watcher::default();
-                client(bytes, Some(&mut ui), &mut seen)?;
+                client(Client::new(), bytes, Some(&mut ui), &mut seen)?;
                 seen.rows += ui.rows;
             }
         }
@@ -266,15 +273,14 @@ fn core_v1(bytes: &[u8], seen: &mut Seen) -> Result<(), String> {
     Ok(())
 }
 
-/// The whole client, in 4 KiB reads as from a socket.
 /// The whole client in 4 KiB reads: `feed` without a subscriber (as
 /// `agui-replay` runs it), `feed_with` with one.
 fn client(
+    mut client: Client,
     bytes: &[u8],
     subscriber: Option<&mut dyn Subscriber>,
     seen: &mut Seen,
 ) -> Result<(), String> {
-    let mut client = Client::new();
     match subscriber {
         Some(subscriber) => {
             for piece in bytes.chunks(4096) {
