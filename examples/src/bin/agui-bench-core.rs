@@ -11,10 +11,12 @@
 //! tokenizer alone, over the NDJSON lines),
 //! `core` (the no-heap pipeline: framing, decoding, chunks, verification),
 //! `core-v1` (the same in AG-UI 1.0 mode),
-//! `client` (the core plus the reducer) or `client-watch` (the same, with a
-//! subscriber that reads the partial tool arguments after every delta, as a
-//! UI would). `workload` is `chat`, `tool_args` or `snapshots` (see
-//! `tests/src/workloads.rs`). The measured work is the function
+//! `client` (the core plus the reducer), `client-v1` (the same in AG-UI 1.0
+//! mode) or `client-watch` (the client with a subscriber that reads the
+//! partial tool arguments after every delta, as a UI would). `workload` is
+//! a generator of `tests/src/workloads.rs` (`chat`, `tool_args`,
+//! `snapshots`, the hostile ones) or `file:PATH`, a recorded stream (SSE or
+//! NDJSON; `n` is then ignored). The measured work is the function
 //! `agui_bench_core::measure`, so that
 //! `valgrind --tool=callgrind --toggle-collect='*measure*'` counts it alone,
 //! without the generation of the workload.
@@ -65,7 +67,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("agui-bench-core: {e}");
-            eprintln!("usage: agui-bench-core run <framer|tokenizer|core|client|client-watch> <chat|tool_args|snapshots> <n> [sse|ndjson] [repeat]");
+            eprintln!("usage: agui-bench-core run <framer|tokenizer|core|core-v1|client|client-v1|client-watch> <chat|tool_args|snapshots|...|file:PATH> <n> [sse|ndjson] [repeat]");
             eprintln!("       agui-bench-core gen <chat|tool_args|snapshots> <n> [sse|ndjson]");
             ExitCode::FAILURE
         }
@@ -154,6 +156,16 @@ fn workload(
         Some(other) => return Err(format!("unknown encoding {other:?}")),
     };
     let name = name.ok_or("missing workload")?;
+    if let Some(path) = name.strip_prefix("file:") {
+        // A recorded stream (n and the encoding are not used: the framer
+        // finds the encoding itself).
+        let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+        return Ok(workloads::Workload {
+            name: path.to_string(),
+            events: 0,
+            bytes,
+        });
+    }
     workloads::by_name(name, n, encoding).ok_or_else(|| format!("unknown workload {name:?}"))
 }
 
