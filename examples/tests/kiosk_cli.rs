@@ -7,17 +7,15 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 mod cli;
+mod scratch;
 
 fn kiosk(args: &[&str], stdin: &[u8]) -> Output {
     cli::run(env!("CARGO_BIN_EXE_agui-kiosk"), args, stdin)
 }
 
 /// A fresh empty directory for one test's pictures.
-fn out_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("agui-kiosk-cli-{}-{name}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+fn out_dir(name: &str) -> scratch::Scratch {
+    scratch::Scratch::new("agui-kiosk-cli", name)
 }
 
 fn sample() -> PathBuf {

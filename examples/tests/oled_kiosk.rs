@@ -10,10 +10,11 @@
 //! the backends' venv (`examples/agents/setup.sh`, or `$AGUI_PYTHON`).
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 mod backend;
+mod scratch;
 
 use agui_alloc::client::Client;
 use backend::Backend;
@@ -34,11 +35,8 @@ fn examples_dir() -> &'static Path {
 }
 
 /// A fresh directory for one test's files.
-fn work_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("agui-oled-{}-{name}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+fn work_dir(name: &str) -> scratch::Scratch {
+    scratch::Scratch::new("agui-oled", name)
 }
 
 /// Runs kiosk.sh on `stream`.
