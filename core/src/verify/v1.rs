@@ -105,6 +105,10 @@ const SEED: u8 = 4;
 const PENDING: u8 = 8;
 /// Made by the message being read (not yet deduplicated by its end).
 const FRESH: u8 = 16;
+/// In the table's list of entries the frame's seeding marked.
+const TOUCHED: u8 = 32;
+/// Not in the table's index: the seeder is still writing its id.
+const LOOSE: u8 = 64;
 
 /// Which seeded string the seeder is reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,6 +135,9 @@ struct Seeding {
     overflow: Option<(Kind, bool)>,
     /// The frame seeded something (there is something to discard).
     any: bool,
+    /// The tool-call table's length when the current message began: its
+    /// new (`FRESH`) tool calls are the entries from there on.
+    tools_from: usize,
 }
 
 /// One owner entry: the id, its owner, and (reasoning) what is open.
@@ -156,52 +163,311 @@ impl<const ID: usize> Entry<ID> {
     }
 }
 
-/// An owner table: ids in first-mention order.
+/// An owner table: ids in first-mention order, with a hashed index so
+/// that a lookup costs about the id's length however many ids the run
+/// holds, and the frame's seeding remembered (`touched`, `base`) so that
+/// `discard` and `commit` visit only what the frame seeded: no event's
+/// cost grows with the entries held.
 #[derive(Debug, Clone)]
 struct Table_<const ID: usize, const N: usize> {
     entries: heapless::Vec<Entry<ID>, N>,
+    /// The index: `2 N` slots (as `N` pairs: stable Rust cannot size an
+    /// array `2 * N`), each 0 (free) or an entry's position plus one,
+    /// placed by linear probing from the id's hash. At most half full,
+    /// so a probe meets a free slot after about two. Every entry is in
+    /// it but a `LOOSE` one (at most one: the last).
+    slots: [[u16; 2]; N],
+    /// The entries before `base` the frame's seeding marked, each once
+    /// (flagged `TOUCHED`); from `base` on, all entries are the frame's.
+    touched: heapless::Vec<u16, N>,
+    /// The length when the frame began seeding: seeding adds and removes
+    /// entries only from there on.
+    base: usize,
+    /// How many entries have `SPAN` and `MESSAGE` open (by `flag / 2`).
+    open: [u16; 2],
+}
+
+/// FNV-1a: where an id's probe starts.
+fn hash(id: &str) -> usize {
+    let h = id.bytes().fold(0x811c_9dc5u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    });
+    h as usize
 }
 
 impl<const ID: usize, const N: usize> Table_<ID, N> {
+    /// Positions plus one fit the index's `u16`.
+    const FITS: () = assert!(N < u16::MAX as usize, "at most 65534 owner entries");
+
     const fn new() -> Self {
+        let () = Self::FITS;
         Table_ {
             entries: heapless::Vec::new(),
+            slots: [[0; 2]; N],
+            touched: heapless::Vec::new(),
+            base: 0,
+            open: [0; 2],
         }
     }
 
-    /// The committed entry of `id` (provisional ones do not count yet).
-    fn get(&self, id: &str) -> Option<&Entry<ID>> {
-        self.entries
-            .iter()
-            .find(|e| e.open & SEED == 0 && e.id == id)
+    /// The index's slots in the order `id` probes them.
+    fn probe(id: &str) -> impl Iterator<Item = usize> {
+        let size = N.saturating_mul(2);
+        let start = hash(id).checked_rem(size).unwrap_or(0);
+        (start..size).chain(0..start)
     }
 
-    fn get_mut(&mut self, id: &str) -> Option<&mut Entry<ID>> {
+    /// The first entry (by position) holding `id` that `pick` accepts:
+    /// what a scan of the entries would find.
+    fn find(&self, id: &str, pick: impl Fn(usize, &Entry<ID>) -> bool) -> Option<usize> {
+        let slots = self.slots.as_flattened();
+        let mut first: Option<usize> = None;
+        for s in Self::probe(id) {
+            // A free slot ends the probe.
+            let Some(at) = slots.get(s).and_then(|v| usize::from(*v).checked_sub(1)) else {
+                break;
+            };
+            let hit = self
+                .entries
+                .get(at)
+                .is_some_and(|e| e.id == id && pick(at, e));
+            if hit && first.is_none_or(|f| at < f) {
+                first = Some(at);
+            }
+        }
+        if first.is_some() {
+            return first;
+        }
+        // The loose entry, if any, is the last and not in the index.
+        let last = self.entries.len().checked_sub(1)?;
         self.entries
-            .iter_mut()
-            .find(|e| e.open & SEED == 0 && e.id == id)
+            .last()
+            .filter(|e| e.open & LOOSE != 0 && e.id == id && pick(last, e))
+            .map(|_| last)
+    }
+
+    /// The index slot of entry `at` (none if it is loose).
+    fn slot_of(&self, at: usize) -> Option<usize> {
+        let id = self.entries.get(at)?.id.as_str();
+        let want = u16::try_from(at.checked_add(1)?).ok()?;
+        let slots = self.slots.as_flattened();
+        Self::probe(id)
+            .take_while(|s| slots.get(*s).is_some_and(|v| *v != 0))
+            .find(|s| slots.get(*s) == Some(&want))
+    }
+
+    /// Enters entry `at` in the index.
+    fn index(&mut self, at: usize) {
+        let (Some(e), Ok(value)) = (
+            self.entries.get_mut(at),
+            u16::try_from(at.saturating_add(1)),
+        ) else {
+            return;
+        };
+        e.open &= !LOOSE;
+        let slots = self.slots.as_flattened_mut();
+        if let Some(free) = Self::probe(&e.id).find(|s| slots.get(*s) == Some(&0)) {
+            if let Some(slot) = slots.get_mut(free) {
+                *slot = value;
+            }
+        }
+    }
+
+    /// Takes entry `at` out of the index and the open counts (it is
+    /// about to go).
+    fn forget(&mut self, at: usize) {
+        if let Some(e) = self.entries.get(at) {
+            for (flag, count) in [SPAN, MESSAGE].into_iter().zip(self.open.iter_mut()) {
+                if e.open & flag != 0 {
+                    *count = count.saturating_sub(1);
+                }
+            }
+        }
+        self.unindex(at);
+    }
+
+    /// Takes entry `at` out of the index. The entries after it in its
+    /// probe run move back as far as their own probes allow, so that no
+    /// probe meets a gap before their slots.
+    fn unindex(&mut self, at: usize) {
+        let Some(mut hole) = self.slot_of(at) else {
+            return;
+        };
+        let size = N.saturating_mul(2);
+        let slots = self.slots.as_flattened_mut();
+        let mut next = hole;
+        for _ in 0..size {
+            next = next.wrapping_add(1).checked_rem(size).unwrap_or(0);
+            let Some(value) = slots.get(next).copied().filter(|v| *v != 0) else {
+                break;
+            };
+            let home = self
+                .entries
+                .get(usize::from(value).wrapping_sub(1))
+                .map_or(next, |e| hash(&e.id).checked_rem(size).unwrap_or(0));
+            // Cyclic distances to `next`: the entry may fill the hole
+            // unless its home lies after the hole.
+            let from = |s: usize| next.wrapping_add(size).wrapping_sub(s).checked_rem(size);
+            if from(home) >= from(hole) {
+                if let Some(slot) = slots.get_mut(hole) {
+                    *slot = value;
+                }
+                hole = next;
+            }
+        }
+        if let Some(slot) = slots.get_mut(hole) {
+            *slot = 0;
+        }
+    }
+
+    /// Adds an entry (indexed unless `LOOSE`); `Err` if the table is full.
+    fn push(&mut self, entry: Entry<ID>) -> Result<(), Entry<ID>> {
+        self.seal();
+        let loose = entry.open & LOOSE != 0;
+        self.entries.push(entry)?;
+        if !loose {
+            self.index(self.entries.len().saturating_sub(1));
+        }
+        Ok(())
+    }
+
+    /// The last entry's id is complete: it enters the index if loose.
+    fn seal(&mut self) {
+        if self.entries.last().is_some_and(|e| e.open & LOOSE != 0) {
+            self.index(self.entries.len().saturating_sub(1));
+        }
+    }
+
+    /// The last entry's id, to be written on (out of the index till sealed).
+    fn unseal(&mut self) -> Option<&mut heapless::String<ID>> {
+        let last = self.entries.len().checked_sub(1)?;
+        if self.entries.last()?.open & LOOSE == 0 {
+            self.unindex(last);
+        }
+        let e = self.entries.last_mut()?;
+        e.open |= LOOSE;
+        Some(&mut e.id)
+    }
+
+    fn pop(&mut self) -> Option<Entry<ID>> {
+        self.forget(self.entries.len().checked_sub(1)?);
+        self.entries.pop()
+    }
+
+    /// Keeps, from position `from` on, the entries `keep` accepts, in order.
+    fn retain_from(&mut self, from: usize, keep: impl Fn(&Entry<ID>) -> bool) {
+        let mut to = from;
+        for at in from..self.entries.len() {
+            if !self.entries.get(at).is_some_and(&keep) {
+                self.forget(at);
+                continue;
+            }
+            if at != to {
+                // `to` holds a dropped entry, already out of the index.
+                if let Some(s) = self.slot_of(at) {
+                    let slot = self.slots.as_flattened_mut().get_mut(s);
+                    if let (Some(slot), Ok(v)) = (slot, u16::try_from(to.saturating_add(1))) {
+                        *slot = v;
+                    }
+                }
+                let run = self
+                    .entries
+                    .get_mut(to..=at)
+                    .and_then(|r| r.split_first_mut());
+                if let Some((a, b)) = run.and_then(|(a, rest)| Some((a, rest.last_mut()?))) {
+                    core::mem::swap(a, b);
+                }
+            }
+            to = to.saturating_add(1);
+        }
+        self.entries.truncate(to);
+    }
+
+    /// Marks entry `at` as changed by the frame's seeding.
+    fn touch(&mut self, at: usize) {
+        if at >= self.base {
+            return;
+        }
+        if let (Some(e), Ok(at)) = (self.entries.get_mut(at), u16::try_from(at)) {
+            if e.open & TOUCHED == 0 {
+                e.open |= TOUCHED;
+                // Room: each entry before `base` is listed once at most.
+                let _ = self.touched.push(at);
+            }
+        }
+    }
+
+    /// The frame begins seeding.
+    fn begin(&mut self) {
+        self.base = self.entries.len();
+    }
+
+    /// Applies `f` to each entry the frame's seeding marked or made, and
+    /// clears the frame's record.
+    fn each_seeded(&mut self, mut f: impl FnMut(&mut Entry<ID>)) {
+        for at in self.touched.iter() {
+            if let Some(e) = self.entries.get_mut(usize::from(*at)) {
+                f(e);
+                e.open &= !TOUCHED;
+            }
+        }
+        self.touched.clear();
+        for e in self.entries.get_mut(self.base..).into_iter().flatten() {
+            f(e);
+        }
     }
 
     /// Drops what the frame seeded.
     fn discard(&mut self) {
-        self.entries.retain(|e| e.open & SEED == 0);
-        for e in self.entries.iter_mut() {
+        self.retain_from(self.base, |e| e.open & SEED == 0);
+        self.each_seeded(|e| {
             e.seeded = None;
             e.open &= !(PENDING | FRESH);
-        }
+        });
+        self.base = self.entries.len();
     }
 
     /// Makes what the frame seeded count: a new id keeps its first seeded
     /// owner, or its last when `overwrite`; a known id takes its last
     /// seeded owner only when `overwrite`.
     fn commit(&mut self, overwrite: bool) {
-        for e in self.entries.iter_mut() {
+        self.each_seeded(|e| {
             if let (true, Some(owner)) = (overwrite, e.seeded) {
                 e.owner = owner;
             }
             e.seeded = None;
             e.open &= !(SEED | PENDING | FRESH);
+        });
+        self.seal();
+        self.base = self.entries.len();
+    }
+
+    /// A new run keeps only the entries the frame seeded; a known id the
+    /// run's input mentions again is new to the run and takes the owner
+    /// the input gives it.
+    fn new_run(&mut self) {
+        for e in self.entries.iter_mut() {
+            if let (0, Some(owner)) = (e.open & SEED, e.seeded.take()) {
+                e.owner = owner;
+                e.open |= SEED;
+            }
+            e.open &= !TOUCHED;
         }
+        self.touched.clear();
+        self.retain_from(0, |e| e.open & SEED != 0);
+        // All that is left is the frame's, for `commit`.
+        self.base = 0;
+    }
+
+    /// The committed entry of `id` (provisional ones do not count yet).
+    fn get(&self, id: &str) -> Option<&Entry<ID>> {
+        let at = self.find(id, |_, e| e.open & SEED == 0)?;
+        self.entries.get(at)
+    }
+
+    fn get_mut(&mut self, id: &str) -> Option<&mut Entry<ID>> {
+        let at = self.find(id, |_, e| e.open & SEED == 0)?;
+        self.entries.get_mut(at)
     }
 
     fn owner(&self, id: &str) -> Option<Owner> {
@@ -210,8 +476,9 @@ impl<const ID: usize, const N: usize> Table_<ID, N> {
 
     /// The other entry (committed or seeded) with the last entry's id.
     fn twin_of_last(&self) -> Option<usize> {
-        let (last, rest) = self.entries.split_last()?;
-        rest.iter().position(|e| e.id == last.id)
+        let last = self.entries.len().checked_sub(1)?;
+        let id = self.entries.last()?.id.as_str();
+        self.find(id, |at, _| at != last)
     }
 
     /// Makes sure `id` has an entry (owner `owner` if new, or always when
@@ -225,22 +492,42 @@ impl<const ID: usize, const N: usize> Table_<ID, N> {
         }
         let mut slot = heapless::String::new();
         slot.push_str(id).map_err(|_| Full::Slot)?;
-        self.entries
-            .push(Entry {
-                id: slot,
-                owner,
-                open: 0,
-                seeded: None,
-            })
-            .map_err(|_| Full::Table)
+        self.push(Entry {
+            id: slot,
+            owner,
+            open: 0,
+            seeded: None,
+        })
+        .map_err(|_| Full::Table)
     }
 
     fn is_open(&self, id: &str, flag: u8) -> bool {
         self.get(id).is_some_and(|e| e.open & flag != 0)
     }
 
+    /// Opens or closes `flag` (`SPAN` or `MESSAGE`) on `id`'s entry.
+    fn set_open(&mut self, id: &str, flag: u8, open: bool) {
+        let Some(at) = self.find(id, |_, e| e.open & SEED == 0) else {
+            return;
+        };
+        let (Some(e), Some(count)) = (
+            self.entries.get_mut(at),
+            self.open.get_mut(usize::from(flag / 2)),
+        ) else {
+            return;
+        };
+        if (e.open & flag != 0) != open {
+            e.open ^= flag;
+            *count = if open {
+                count.saturating_add(1)
+            } else {
+                count.saturating_sub(1)
+            };
+        }
+    }
+
     fn has_open(&self, flag: u8) -> bool {
-        self.entries.iter().any(|e| e.open & flag != 0)
+        self.open.get(usize::from(flag / 2)).is_some_and(|n| *n > 0)
     }
 }
 
@@ -255,6 +542,9 @@ pub struct Owners<const ID: usize = 64, const OWNERS: usize = 0, const AGENTS: u
     /// Open steps: name and owner, in the order they opened.
     steps: heapless::Vec<(heapless::String<ID>, Owner), OWNERS>,
     seeding: Seeding,
+    /// Known tool calls the current seeded message names again (flagged
+    /// `PENDING`): with its `FRESH` ones, those its end settles.
+    pending: heapless::Vec<u16, OWNERS>,
 }
 
 impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Default
@@ -281,7 +571,9 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
                 owner_new: false,
                 overflow: None,
                 any: false,
+                tools_from: 0,
             },
+            pending: heapless::Vec::new(),
         }
     }
 
@@ -342,17 +634,10 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
             Kind::Reasoning,
             Kind::Activity,
         ];
-        // A known id the input mentions again is new to the new run: it
-        // takes the owner the input gives it.
         for kind in ALL {
-            for e in self.table_mut(kind).entries.iter_mut() {
-                if let (0, Some(owner)) = (e.open & SEED, e.seeded.take()) {
-                    e.owner = owner;
-                    e.open |= SEED;
-                }
-            }
-            self.table_mut(kind).entries.retain(|e| e.open & SEED != 0);
+            self.table_mut(kind).new_run();
         }
+        self.pending.clear();
         let mut kept: heapless::Vec<(heapless::String<ID>, Life), AGENTS> = heapless::Vec::new();
         let mut map = [None::<u8>; AGENTS];
         for (old, (name, _)) in self.agents.iter().enumerate() {
@@ -403,13 +688,30 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
             self.table_mut(kind).discard();
         }
         self.seeding = Seeding::default();
+        self.pending.clear();
+    }
+
+    /// The frame seeds: the tables note where its entries begin.
+    fn seeds(&mut self) {
+        if !self.seeding.any {
+            self.seeding.any = true;
+            for kind in [
+                Kind::Message,
+                Kind::ToolCall,
+                Kind::Reasoning,
+                Kind::Activity,
+            ] {
+                self.table_mut(kind).begin();
+            }
+        }
     }
 
     /// A seeded message begins.
     pub(crate) fn seed_message(&mut self) {
-        self.seeding.any = true;
+        self.seeds();
         self.seeding.owner = None;
         self.seeding.has_id = false;
+        self.seeding.tools_from = self.tool_calls.entries.len();
     }
 
     /// A seeded tool call begins (its id may follow).
@@ -418,13 +720,12 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     /// A seeded string begins: a provisional entry (or sub-agent name)
     /// is made for its text.
     pub(crate) fn seed_begin(&mut self, which: SeedText) {
-        self.seeding.any = true;
+        self.seeds();
         match which {
             SeedText::Message => {
                 if self
                     .messages
-                    .entries
-                    .push(Entry::seed(SEED | FRESH))
+                    .push(Entry::seed(SEED | FRESH | LOOSE))
                     .is_err()
                 {
                     self.overflow(Kind::Message, false);
@@ -433,8 +734,8 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
                 }
             }
             SeedText::ToolCall => {
-                let entry = Entry::seed(SEED | PENDING | FRESH);
-                if self.tool_calls.entries.push(entry).is_err() {
+                let entry = Entry::seed(SEED | PENDING | FRESH | LOOSE);
+                if self.tool_calls.push(entry).is_err() {
                     self.overflow(Kind::ToolCall, false);
                 }
             }
@@ -453,15 +754,15 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     /// A fragment of a seeded string.
     pub(crate) fn seed_text(&mut self, which: SeedText, text: &str) {
         let target = match which {
-            SeedText::Message if self.seeding.has_id => {
-                self.messages.entries.last_mut().map(|e| &mut e.id)
+            SeedText::Message if self.seeding.has_id => self.messages.unseal(),
+            SeedText::ToolCall => {
+                let fresh = self.tool_calls.entries.last();
+                if fresh.is_some_and(|e| e.open & FRESH != 0) {
+                    self.tool_calls.unseal()
+                } else {
+                    None
+                }
             }
-            SeedText::ToolCall => self
-                .tool_calls
-                .entries
-                .last_mut()
-                .filter(|e| e.open & FRESH != 0)
-                .map(|e| &mut e.id),
             SeedText::Owner if self.seeding.owner_new => {
                 self.agents.last_mut().map(|(name, _)| name)
             }
@@ -510,11 +811,20 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         if !fresh {
             return;
         }
-        if let Some(twin) = self.tool_calls.twin_of_last() {
-            self.tool_calls.entries.pop();
-            if let Some(e) = self.tool_calls.entries.get_mut(twin) {
-                e.open |= PENDING;
+        let Some(twin) = self.tool_calls.twin_of_last() else {
+            self.tool_calls.seal();
+            return;
+        };
+        self.tool_calls.pop();
+        self.tool_calls.touch(twin);
+        if let Some(e) = self.tool_calls.entries.get_mut(twin) {
+            if e.open & PENDING == 0 {
+                // Room: each entry is listed once at most.
+                if let Ok(at) = u16::try_from(twin) {
+                    let _ = self.pending.push(at);
+                }
             }
+            e.open |= PENDING;
         }
     }
 
@@ -536,7 +846,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         let owner = self.seeding.owner;
         let known = KNOWN.contains(&role);
         let id = if self.seeding.has_id {
-            self.messages.entries.pop()
+            self.messages.pop()
         } else {
             None
         };
@@ -558,10 +868,21 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     /// The message's tool calls take its owner (`None`: the message was
     /// stripped, and they go with it).
     fn settle_tool_calls(&mut self, owner: Option<Owner>) {
-        let entries = &mut self.tool_calls.entries;
+        let table = &mut self.tool_calls;
+        let from = self.seeding.tools_from;
+        // The pending ones: the listed known ones, and the fresh ones (all
+        // from `from` on).
+        let known = self.pending.iter().map(|at| usize::from(*at));
+        let pending = known.chain(from..table.entries.len());
         match owner {
             Some(owner) => {
-                for e in entries.iter_mut().filter(|e| e.open & PENDING != 0) {
+                for at in pending {
+                    let Some(e) = table.entries.get_mut(at) else {
+                        continue;
+                    };
+                    if e.open & PENDING == 0 {
+                        continue;
+                    }
                     if e.open & FRESH != 0 {
                         e.owner = owner;
                     } else {
@@ -571,23 +892,31 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
                 }
             }
             None => {
-                entries.retain(|e| e.open & FRESH == 0);
-                for e in entries.iter_mut() {
-                    e.open &= !PENDING;
+                for at in pending {
+                    if let Some(e) = table.entries.get_mut(at) {
+                        e.open &= !PENDING;
+                    }
                 }
+                table.retain_from(from, |e| e.open & FRESH == 0);
             }
         }
+        self.pending.clear();
     }
 
     /// A seeded message id enters its table, or marks its twin there.
     fn seed_id(&mut self, kind: Kind, mut entry: Entry<ID>, owner: Owner) {
         let table = self.table_mut(kind);
-        match table.entries.iter_mut().find(|e| e.id == entry.id) {
-            Some(twin) => twin.seeded = Some(owner),
+        match table.find(&entry.id, |_, _| true) {
+            Some(twin) => {
+                table.touch(twin);
+                if let Some(e) = table.entries.get_mut(twin) {
+                    e.seeded = Some(owner);
+                }
+            }
             None => {
                 entry.owner = owner;
                 entry.open = SEED;
-                if table.entries.push(entry).is_err() {
+                if table.push(entry).is_err() {
                     self.overflow(kind, false);
                 }
             }
@@ -876,9 +1205,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         self.tag_check(ev, Kind::Reasoning, ev.id)?;
         let owner = self.owner_of(ev)?;
         self.record(ev, Kind::Reasoning, ev.id, owner, false)?;
-        if let Some(e) = self.reasoning.get_mut(ev.id) {
-            e.open |= flag;
-        }
+        self.reasoning.set_open(ev.id, flag, true);
         Ok(())
     }
 
@@ -894,9 +1221,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         }
         self.tag_check(ev, Kind::Reasoning, ev.id)?;
         if closes {
-            if let Some(e) = self.reasoning.get_mut(ev.id) {
-                e.open &= !flag;
-            }
+            self.reasoning.set_open(ev.id, flag, false);
         }
         Ok(())
     }
@@ -1029,4 +1354,93 @@ fn open_list<'n>(
         Some(ev.kind),
         Detail::Open { list, count },
     )
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::panic
+)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use proptest::prelude::*;
+    use std::vec::Vec;
+
+    /// What is done to a table.
+    #[derive(Debug, Clone)]
+    enum Op {
+        /// A new entry with this id (loose or not).
+        Push(u8, bool),
+        Pop,
+        /// Flags the entry at (position modulo length) `SEED`.
+        Seed(usize),
+        /// Drops the `SEED` entries from (position modulo length + 1) on.
+        Drop(usize),
+        /// Writes a byte onto the last entry's id.
+        Write(u8),
+        Seal,
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => (0u8..12, any::<bool>()).prop_map(|(i, l)| Op::Push(i, l)),
+            1 => Just(Op::Pop),
+            2 => any::<usize>().prop_map(Op::Seed),
+            1 => any::<usize>().prop_map(Op::Drop),
+            1 => (0u8..3).prop_map(Op::Write),
+            1 => Just(Op::Seal),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        /// With 8 entries in 16 slots and 12 short ids (so that probes
+        /// collide and ids repeat), the index finds what a scan of the
+        /// entries finds, after any pushes, pops, drops and writes.
+        #[test]
+        fn index_finds_what_a_scan_finds(ops in prop::collection::vec(op(), 1..80)) {
+            let mut t = Table_::<4, 8>::new();
+            for op in ops {
+                let len = t.entries.len();
+                match op {
+                    Op::Push(i, loose) => {
+                        let mut e = Entry::seed(if loose { LOOSE } else { 0 });
+                        e.id.push_str(&std::format!("{}", i)).unwrap();
+                        let _ = t.push(e);
+                    }
+                    Op::Pop => {
+                        t.pop();
+                    }
+                    Op::Seed(at) if len > 0 => t.entries[at % len].open |= SEED,
+                    Op::Drop(at) => t.retain_from(at % (len + 1), |e| e.open & SEED == 0),
+                    Op::Write(b) => {
+                        if let Some(id) = t.unseal() {
+                            let _ = id.push(char::from(b'a' + b));
+                        }
+                    }
+                    Op::Seal => t.seal(),
+                    Op::Seed(_) => {}
+                }
+                let loose: Vec<usize> = (0..t.entries.len())
+                    .filter(|at| t.entries[*at].open & LOOSE != 0)
+                    .collect();
+                prop_assert!(loose.is_empty() || loose == [t.entries.len() - 1]);
+                for at in 0..t.entries.len() {
+                    prop_assert_eq!(t.slot_of(at).is_some(), !loose.contains(&at));
+                }
+                let ids: Vec<_> = t.entries.iter().map(|e| e.id.clone()).collect();
+                for id in ids.iter().map(|s| s.as_str()).chain(["0", "11", "x"]) {
+                    let scan = t.entries.iter().position(|e| e.id == id);
+                    prop_assert_eq!(t.find(id, |_, _| true), scan);
+                    let scan = t.entries.iter().position(|e| e.id == id && e.open & SEED == 0);
+                    prop_assert_eq!(t.find(id, |_, e| e.open & SEED == 0), scan);
+                }
+            }
+        }
+    }
 }
