@@ -163,6 +163,114 @@ impl<const ID: usize> Entry<ID> {
     }
 }
 
+/// FNV-1a: where an id's probe starts.
+fn hash(id: &str) -> usize {
+    let h = id.bytes().fold(0x811c_9dc5u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    });
+    h as usize
+}
+
+/// A hashed index over up to `N` ids held elsewhere (by position), so
+/// that a lookup costs about the id's length however many ids are held.
+/// `2 N` slots (as `N` pairs: stable Rust cannot size an array `2 * N`),
+/// each 0 (free) or a position plus one, placed by linear probing from
+/// the id's hash. At most half full, so a probe meets a free slot after
+/// about two.
+#[derive(Debug, Clone)]
+struct Index<const N: usize> {
+    slots: [[u16; 2]; N],
+}
+
+impl<const N: usize> Index<N> {
+    /// Positions plus one fit a `u16`.
+    const FITS: () = assert!(N < u16::MAX as usize, "at most 65534 entries per 1.0 table");
+
+    const fn new() -> Self {
+        let () = Self::FITS;
+        Index { slots: [[0; 2]; N] }
+    }
+
+    /// The slots in the order `id` probes them.
+    fn probe(id: &str) -> impl Iterator<Item = usize> {
+        let size = N.saturating_mul(2);
+        let start = hash(id).checked_rem(size).unwrap_or(0);
+        (start..size).chain(0..start)
+    }
+
+    /// The positions `id`'s probe meets before a free slot: those holding
+    /// `id` among them (the caller compares).
+    fn candidates(&self, id: &str) -> impl Iterator<Item = usize> + '_ {
+        let slots = self.slots.as_flattened();
+        Self::probe(id).map_while(|s| slots.get(s).and_then(|v| usize::from(*v).checked_sub(1)))
+    }
+
+    /// The slot holding position `at`, of id `id`.
+    fn slot_of(&self, id: &str, at: usize) -> Option<usize> {
+        let want = u16::try_from(at.checked_add(1)?).ok()?;
+        let slots = self.slots.as_flattened();
+        Self::probe(id)
+            .take_while(|s| slots.get(*s).is_some_and(|v| *v != 0))
+            .find(|s| slots.get(*s) == Some(&want))
+    }
+
+    /// Enters position `at`, of id `id`.
+    fn insert(&mut self, id: &str, at: usize) {
+        let Ok(value) = u16::try_from(at.saturating_add(1)) else {
+            return;
+        };
+        let slots = self.slots.as_flattened_mut();
+        if let Some(free) = Self::probe(id).find(|s| slots.get(*s) == Some(&0)) {
+            if let Some(slot) = slots.get_mut(free) {
+                *slot = value;
+            }
+        }
+    }
+
+    /// Position `at`, of id `id`, is now at `to`.
+    fn relabel(&mut self, id: &str, at: usize, to: usize) {
+        let slot = self.slot_of(id, at);
+        let slot = slot.and_then(|s| self.slots.as_flattened_mut().get_mut(s));
+        if let (Some(slot), Ok(v)) = (slot, u16::try_from(to.saturating_add(1))) {
+            *slot = v;
+        }
+    }
+
+    /// Takes out position `at`, of id `id`; `hash_at` gives the hash of
+    /// the id at a position. The positions after it in its probe run
+    /// move back as far as their own probes allow, so that no probe meets
+    /// a gap before their slots (backward-shift deletion).
+    fn remove(&mut self, id: &str, at: usize, hash_at: impl Fn(usize) -> Option<usize>) {
+        let Some(mut hole) = self.slot_of(id, at) else {
+            return;
+        };
+        let size = N.saturating_mul(2);
+        let slots = self.slots.as_flattened_mut();
+        let mut next = hole;
+        for _ in 0..size {
+            next = next.wrapping_add(1).checked_rem(size).unwrap_or(0);
+            let Some(value) = slots.get(next).copied().filter(|v| *v != 0) else {
+                break;
+            };
+            let home = hash_at(usize::from(value).wrapping_sub(1))
+                .and_then(|h| h.checked_rem(size))
+                .unwrap_or(next);
+            // Cyclic distances to `next`: the position may fill the hole
+            // unless its home lies after the hole.
+            let from = |s: usize| next.wrapping_add(size).wrapping_sub(s).checked_rem(size);
+            if from(home) >= from(hole) {
+                if let Some(slot) = slots.get_mut(hole) {
+                    *slot = value;
+                }
+                hole = next;
+            }
+        }
+        if let Some(slot) = slots.get_mut(hole) {
+            *slot = 0;
+        }
+    }
+}
+
 /// An owner table: ids in first-mention order, with a hashed index so
 /// that a lookup costs about the id's length however many ids the run
 /// holds, and the frame's seeding remembered (`touched`, `base`) so that
@@ -171,12 +279,8 @@ impl<const ID: usize> Entry<ID> {
 #[derive(Debug, Clone)]
 struct Table_<const ID: usize, const N: usize> {
     entries: heapless::Vec<Entry<ID>, N>,
-    /// The index: `2 N` slots (as `N` pairs: stable Rust cannot size an
-    /// array `2 * N`), each 0 (free) or an entry's position plus one,
-    /// placed by linear probing from the id's hash. At most half full,
-    /// so a probe meets a free slot after about two. Every entry is in
-    /// it but a `LOOSE` one (at most one: the last).
-    slots: [[u16; 2]; N],
+    /// Every entry but a `LOOSE` one (at most one: the last).
+    index: Index<N>,
     /// The entries before `base` the frame's seeding marked, each once
     /// (flagged `TOUCHED`); from `base` on, all entries are the frame's.
     touched: heapless::Vec<u16, N>,
@@ -187,54 +291,26 @@ struct Table_<const ID: usize, const N: usize> {
     open: [u16; 2],
 }
 
-/// FNV-1a: where an id's probe starts.
-fn hash(id: &str) -> usize {
-    let h = id.bytes().fold(0x811c_9dc5u32, |h, b| {
-        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
-    });
-    h as usize
-}
-
 impl<const ID: usize, const N: usize> Table_<ID, N> {
-    /// Positions plus one fit the index's `u16`.
-    const FITS: () = assert!(N < u16::MAX as usize, "at most 65534 owner entries");
-
     const fn new() -> Self {
-        let () = Self::FITS;
         Table_ {
             entries: heapless::Vec::new(),
-            slots: [[0; 2]; N],
+            index: Index::new(),
             touched: heapless::Vec::new(),
             base: 0,
             open: [0; 2],
         }
     }
 
-    /// The index's slots in the order `id` probes them.
-    fn probe(id: &str) -> impl Iterator<Item = usize> {
-        let size = N.saturating_mul(2);
-        let start = hash(id).checked_rem(size).unwrap_or(0);
-        (start..size).chain(0..start)
-    }
-
     /// The first entry (by position) holding `id` that `pick` accepts:
     /// what a scan of the entries would find.
     fn find(&self, id: &str, pick: impl Fn(usize, &Entry<ID>) -> bool) -> Option<usize> {
-        let slots = self.slots.as_flattened();
-        let mut first: Option<usize> = None;
-        for s in Self::probe(id) {
-            // A free slot ends the probe.
-            let Some(at) = slots.get(s).and_then(|v| usize::from(*v).checked_sub(1)) else {
-                break;
-            };
-            let hit = self
-                .entries
-                .get(at)
-                .is_some_and(|e| e.id == id && pick(at, e));
-            if hit && first.is_none_or(|f| at < f) {
-                first = Some(at);
-            }
-        }
+        let hit = |at: &usize| {
+            self.entries
+                .get(*at)
+                .is_some_and(|e| e.id == id && pick(*at, e))
+        };
+        let first = self.index.candidates(id).filter(hit).min();
         if first.is_some() {
             return first;
         }
@@ -246,30 +322,18 @@ impl<const ID: usize, const N: usize> Table_<ID, N> {
             .map(|_| last)
     }
 
-    /// The index slot of entry `at` (none if it is loose).
-    fn slot_of(&self, at: usize) -> Option<usize> {
-        let id = self.entries.get(at)?.id.as_str();
-        let want = u16::try_from(at.checked_add(1)?).ok()?;
-        let slots = self.slots.as_flattened();
-        Self::probe(id)
-            .take_while(|s| slots.get(*s).is_some_and(|v| *v != 0))
-            .find(|s| slots.get(*s) == Some(&want))
+    /// Whether entry `at` is in the index (it is not loose).
+    #[cfg(test)]
+    fn indexed(&self, at: usize) -> bool {
+        let id = self.entries.get(at).map_or("", |e| e.id.as_str());
+        self.index.slot_of(id, at).is_some()
     }
 
     /// Enters entry `at` in the index.
     fn index(&mut self, at: usize) {
-        let (Some(e), Ok(value)) = (
-            self.entries.get_mut(at),
-            u16::try_from(at.saturating_add(1)),
-        ) else {
-            return;
-        };
-        e.open &= !LOOSE;
-        let slots = self.slots.as_flattened_mut();
-        if let Some(free) = Self::probe(&e.id).find(|s| slots.get(*s) == Some(&0)) {
-            if let Some(slot) = slots.get_mut(free) {
-                *slot = value;
-            }
+        if let Some(e) = self.entries.get_mut(at) {
+            e.open &= !LOOSE;
+            self.index.insert(&e.id, at);
         }
     }
 
@@ -286,37 +350,12 @@ impl<const ID: usize, const N: usize> Table_<ID, N> {
         self.unindex(at);
     }
 
-    /// Takes entry `at` out of the index. The entries after it in its
-    /// probe run move back as far as their own probes allow, so that no
-    /// probe meets a gap before their slots.
+    /// Takes entry `at` out of the index (nothing if it is loose).
     fn unindex(&mut self, at: usize) {
-        let Some(mut hole) = self.slot_of(at) else {
-            return;
-        };
-        let size = N.saturating_mul(2);
-        let slots = self.slots.as_flattened_mut();
-        let mut next = hole;
-        for _ in 0..size {
-            next = next.wrapping_add(1).checked_rem(size).unwrap_or(0);
-            let Some(value) = slots.get(next).copied().filter(|v| *v != 0) else {
-                break;
-            };
-            let home = self
-                .entries
-                .get(usize::from(value).wrapping_sub(1))
-                .map_or(next, |e| hash(&e.id).checked_rem(size).unwrap_or(0));
-            // Cyclic distances to `next`: the entry may fill the hole
-            // unless its home lies after the hole.
-            let from = |s: usize| next.wrapping_add(size).wrapping_sub(s).checked_rem(size);
-            if from(home) >= from(hole) {
-                if let Some(slot) = slots.get_mut(hole) {
-                    *slot = value;
-                }
-                hole = next;
-            }
-        }
-        if let Some(slot) = slots.get_mut(hole) {
-            *slot = 0;
+        let entries = &self.entries;
+        if let Some(e) = entries.get(at).filter(|e| e.open & LOOSE == 0) {
+            let hash_at = |p: usize| entries.get(p).map(|e| hash(&e.id));
+            self.index.remove(&e.id, at, hash_at);
         }
     }
 
@@ -364,11 +403,8 @@ impl<const ID: usize, const N: usize> Table_<ID, N> {
             }
             if at != to {
                 // `to` holds a dropped entry, already out of the index.
-                if let Some(s) = self.slot_of(at) {
-                    let slot = self.slots.as_flattened_mut().get_mut(s);
-                    if let (Some(slot), Ok(v)) = (slot, u16::try_from(to.saturating_add(1))) {
-                        *slot = v;
-                    }
+                if let Some(e) = self.entries.get(at).filter(|e| e.open & LOOSE == 0) {
+                    self.index.relabel(&e.id, at, to);
                 }
                 let run = self
                     .entries
@@ -531,6 +567,148 @@ impl<const ID: usize, const N: usize> Table_<ID, N> {
     }
 }
 
+/// An open step: its name and owner, and its place in the order the
+/// steps opened.
+#[derive(Debug, Clone)]
+struct Step<const ID: usize> {
+    name: heapless::String<ID>,
+    owner: Owner,
+    /// When it opened: of the steps a name finds, the earliest wins.
+    opened: u64,
+    /// The steps opened before and after it (position + 1; 0: none). A
+    /// closed step's `next` is the next free slot.
+    prev: u16,
+    next: u16,
+}
+
+/// The open steps in the order they opened: a list linked through fixed
+/// slots (a closed step's slot is reused), with an index by name, so
+/// that opening or closing a step costs the same however many are open.
+#[derive(Debug, Clone)]
+struct Steps<const ID: usize, const N: usize> {
+    slots: heapless::Vec<Step<ID>, N>,
+    /// The open steps by name.
+    index: Index<N>,
+    /// The first and last open step, and the first free slot (position
+    /// + 1; 0: none).
+    first: u16,
+    last: u16,
+    free: u16,
+    len: usize,
+    /// Steps opened so far.
+    opened: u64,
+}
+
+impl<const ID: usize, const N: usize> Steps<ID, N> {
+    const fn new() -> Self {
+        Steps {
+            slots: heapless::Vec::new(),
+            index: Index::new(),
+            first: 0,
+            last: 0,
+            free: 0,
+            len: 0,
+            opened: 0,
+        }
+    }
+
+    /// The earliest opened step named `name` whose owner `pick` accepts.
+    fn find(&self, name: &str, pick: impl Fn(Owner) -> bool) -> Option<usize> {
+        let step = |at: usize| self.slots.get(at).map(|s| (s, at));
+        self.index
+            .candidates(name)
+            .filter_map(step)
+            .filter(|(s, _)| s.name == name && pick(s.owner))
+            .min_by_key(|(s, _)| s.opened)
+            .map(|(_, at)| at)
+    }
+
+    fn owner(&self, at: usize) -> Owner {
+        self.slots.get(at).and_then(|s| s.owner)
+    }
+
+    /// Opens a step; `Err` if `N` are open.
+    fn open(&mut self, name: heapless::String<ID>, owner: Owner) -> Result<(), ()> {
+        let step = Step {
+            name,
+            owner,
+            opened: self.opened,
+            prev: self.last,
+            next: 0,
+        };
+        let at = match usize::from(self.free).checked_sub(1) {
+            Some(at) => {
+                let slot = self.slots.get_mut(at).ok_or(())?;
+                self.free = slot.next;
+                *slot = step;
+                at
+            }
+            None => {
+                self.slots.push(step).map_err(drop)?;
+                self.slots.len().saturating_sub(1)
+            }
+        };
+        let me = u16::try_from(at.saturating_add(1)).map_err(drop)?;
+        match self.slots.get_mut(usize::from(self.last).wrapping_sub(1)) {
+            Some(last) => last.next = me,
+            None => self.first = me,
+        }
+        self.last = me;
+        if let Some(s) = self.slots.get(at) {
+            self.index.insert(&s.name, at);
+        }
+        self.len = self.len.saturating_add(1);
+        self.opened = self.opened.wrapping_add(1);
+        Ok(())
+    }
+
+    /// Closes the step at `at`.
+    fn close(&mut self, at: usize) {
+        let slots = &self.slots;
+        let Some(s) = slots.get(at) else {
+            return;
+        };
+        let (prev, next) = (s.prev, s.next);
+        self.index
+            .remove(&s.name, at, |p| slots.get(p).map(|s| hash(&s.name)));
+        match self.slots.get_mut(usize::from(prev).wrapping_sub(1)) {
+            Some(p) => p.next = next,
+            None => self.first = next,
+        }
+        match self.slots.get_mut(usize::from(next).wrapping_sub(1)) {
+            Some(n) => n.prev = prev,
+            None => self.last = prev,
+        }
+        if let Some(s) = self.slots.get_mut(at) {
+            s.next = self.free;
+            self.free = u16::try_from(at.saturating_add(1)).unwrap_or(0);
+        }
+        self.len = self.len.saturating_sub(1);
+    }
+
+    /// The open steps' names, in the order they opened.
+    fn names(&self) -> impl Iterator<Item = &str> + Clone {
+        let at = |link: u16| usize::from(link).checked_sub(1);
+        let first = at(self.first).and_then(|a| self.slots.get(a));
+        core::iter::successors(first, move |s| at(s.next).and_then(|a| self.slots.get(a)))
+            .take(self.len)
+            .map(|s| s.name.as_str())
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Closes every step (a new run: as many as the last run opened).
+    fn clear(&mut self) {
+        while let Some(at) = usize::from(self.first).checked_sub(1) {
+            self.close(at);
+        }
+        self.slots.clear();
+        self.free = 0;
+    }
+}
+
 /// The 1.0 part of the verifier's state. See the [module docs](self).
 #[derive(Debug, Clone)]
 pub struct Owners<const ID: usize = 64, const OWNERS: usize = 0, const AGENTS: usize = 0> {
@@ -540,7 +718,7 @@ pub struct Owners<const ID: usize = 64, const OWNERS: usize = 0, const AGENTS: u
     reasoning: Table_<ID, OWNERS>,
     activities: Table_<ID, OWNERS>,
     /// Open steps: name and owner, in the order they opened.
-    steps: heapless::Vec<(heapless::String<ID>, Owner), OWNERS>,
+    steps: Steps<ID, OWNERS>,
     seeding: Seeding,
     /// Known tool calls the current seeded message names again (flagged
     /// `PENDING`): with its `FRESH` ones, those its end settles.
@@ -564,7 +742,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
             tool_calls: Table_::new(),
             reasoning: Table_::new(),
             activities: Table_::new(),
-            steps: heapless::Vec::new(),
+            steps: Steps::new(),
             seeding: Seeding {
                 owner: None,
                 has_id: false,
@@ -1168,30 +1346,27 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
 
     fn step_started(&mut self, ev: &Event<'_>) -> Result<(), Error> {
         let owner = self.owner_of(ev)?;
-        if self.steps.iter().any(|(n, o)| n == ev.id && *o == owner) {
+        if self.steps.find(ev.id, |o| o == owner).is_some() {
             return Err(rule(Code::StepActive, ev));
         }
         let mut name = heapless::String::new();
         name.push_str(ev.id)
             .map_err(|_| capacity(ev, Table::IdSlot, ID, ev.id))?;
         self.steps
-            .push((name, owner))
-            .map_err(|_| capacity(ev, Table::Steps, OWNERS, ev.id))
+            .open(name, owner)
+            .map_err(|()| capacity(ev, Table::Steps, OWNERS, ev.id))
     }
 
     fn step_finished(&mut self, ev: &Event<'_>) -> Result<(), Error> {
-        let mine = self
-            .steps
-            .iter()
-            .position(|(n, o)| n == ev.id && self.is(ev.subagent, *o));
+        let mine = self.steps.find(ev.id, |o| self.is(ev.subagent, o));
         if let Some(at) = mine {
-            self.steps.remove(at);
+            self.steps.close(at);
             return Ok(());
         }
-        match self.steps.iter().find(|(n, _)| n == ev.id) {
-            Some((_, other)) => {
+        match self.steps.find(ev.id, |_| true) {
+            Some(at) => {
                 let found = ev.subagent.unwrap_or("(the parent agent)");
-                let name = self.name(*other);
+                let name = self.name(self.steps.owner(at));
                 Err(mismatch(Code::StepOwnerMismatch, ev, ev.id, found, name))
             }
             None => Err(rule(Code::StepNotActive, ev)),
@@ -1282,8 +1457,8 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         if v.life.run != Run::Active {
             return Ok(());
         }
-        if !self.steps.is_empty() {
-            let names = self.steps.iter().map(|(n, _)| n.as_str());
+        if self.steps.len() > 0 {
+            let names = self.steps.names();
             return Err(open_list(Code::UnclosedSteps, ev, names, self.steps.len()));
         }
         unclosed(&v.messages, super::Tracked::Messages, ev)?;
@@ -1431,7 +1606,7 @@ mod tests {
                     .collect();
                 prop_assert!(loose.is_empty() || loose == [t.entries.len() - 1]);
                 for at in 0..t.entries.len() {
-                    prop_assert_eq!(t.slot_of(at).is_some(), !loose.contains(&at));
+                    prop_assert_eq!(t.indexed(at), !loose.contains(&at));
                 }
                 let ids: Vec<_> = t.entries.iter().map(|e| e.id.clone()).collect();
                 for id in ids.iter().map(|s| s.as_str()).chain(["0", "11", "x"]) {
@@ -1441,6 +1616,42 @@ mod tests {
                     prop_assert_eq!(t.find(id, |_, e| e.open & SEED == 0), scan);
                 }
             }
+        }
+
+        /// The open steps, in 8 slots with names that repeat under
+        /// several owners, behave as a list kept in opening order.
+        #[test]
+        fn steps_behave_as_a_list(ops in prop::collection::vec((0u8..6, 0u8..3, any::<bool>()), 1..80)) {
+            let mut steps = Steps::<4, 8>::new();
+            let mut model: Vec<(std::string::String, Owner)> = Vec::new();
+            for (name, owner, open) in ops {
+                let name = std::format!("{}", name);
+                let owner = owner.checked_sub(1);
+                let at = model.iter().position(|(n, o)| *n == name && *o == owner);
+                let found = steps.find(&name, |o| o == owner);
+                prop_assert_eq!(found.is_some(), at.is_some());
+                let first = model.iter().find(|(n, _)| *n == name).map(|(_, o)| *o);
+                prop_assert_eq!(steps.find(&name, |_| true).map(|at| steps.owner(at)), first);
+                match (open, found, at) {
+                    (true, None, _) => {
+                        let fits = steps.open(heapless::String::try_from(name.as_str()).unwrap(), owner);
+                        prop_assert_eq!(fits.is_ok(), model.len() < 8);
+                        if fits.is_ok() {
+                            model.push((name, owner));
+                        }
+                    }
+                    (false, Some(f), Some(at)) => {
+                        steps.close(f);
+                        model.remove(at);
+                    }
+                    _ => {}
+                }
+                prop_assert!(steps.names().eq(model.iter().map(|(n, _)| n.as_str())));
+                prop_assert_eq!(steps.len(), model.len());
+            }
+            steps.clear();
+            prop_assert_eq!(steps.names().count(), 0);
+            prop_assert!(steps.open(heapless::String::new(), None).is_ok());
         }
     }
 }
