@@ -853,10 +853,14 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
 
     /// Drops the provisional entries of the previous frame (the pipeline
     /// calls it as each frame begins).
+    #[inline]
     pub fn discard_seeds(&mut self) {
-        if !self.seeding.any {
-            return;
+        if self.seeding.any {
+            self.discard();
         }
+    }
+
+    fn discard(&mut self) {
         for kind in [
             Kind::Message,
             Kind::ToolCall,
@@ -1271,10 +1275,15 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
 
     /// The tag check of SPEC 9.7: a tag that differs from the id's
     /// recorded owner is `owner_mismatch`. No tag never fails.
+    #[inline]
     fn tag_check(&self, ev: &Event<'_>, kind: Kind, id: &str) -> Result<(), Error> {
-        let Some(tag) = ev.subagent else {
-            return Ok(());
-        };
+        match ev.subagent {
+            Some(tag) => self.tag_check_of(ev, kind, id, tag),
+            None => Ok(()),
+        }
+    }
+
+    fn tag_check_of(&self, ev: &Event<'_>, kind: Kind, id: &str, tag: &str) -> Result<(), Error> {
         match self.table(kind).owner(id) {
             Some(owner) if !self.is(Some(tag), owner) => {
                 Err(mismatch(Code::OwnerMismatch, ev, id, tag, self.name(owner)))
