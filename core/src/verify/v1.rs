@@ -137,7 +137,7 @@ struct Seeding {
     any: bool,
     /// The tool-call table's length when the current message began: its
     /// new (`FRESH`) tool calls are the entries from there on.
-    tools_from: usize,
+    tools_from: u16,
 }
 
 /// One owner entry: the id, its owner, and (reasoning) what is open.
@@ -283,10 +283,10 @@ struct Table_<const ID: usize, const N: usize> {
     index: Index<N>,
     /// The entries before `base` the frame's seeding marked, each once
     /// (flagged `TOUCHED`); from `base` on, all entries are the frame's.
-    touched: heapless::Vec<u16, N>,
+    touched: heapless::Vec<u16, N, u16>,
     /// The length when the frame began seeding: seeding adds and removes
     /// entries only from there on.
-    base: usize,
+    base: u16,
     /// How many entries have `SPAN` and `MESSAGE` open (by `flag / 2`).
     open: [u16; 2],
 }
@@ -419,9 +419,18 @@ impl<const ID: usize, const N: usize> Table_<ID, N> {
         self.entries.truncate(to);
     }
 
+    fn base(&self) -> usize {
+        usize::from(self.base)
+    }
+
+    /// The length, as the `u16` it fits (see `Index::FITS`).
+    fn len16(&self) -> u16 {
+        u16::try_from(self.entries.len()).unwrap_or(u16::MAX)
+    }
+
     /// Marks entry `at` as changed by the frame's seeding.
     fn touch(&mut self, at: usize) {
-        if at >= self.base {
+        if at >= self.base() {
             return;
         }
         if let (Some(e), Ok(at)) = (self.entries.get_mut(at), u16::try_from(at)) {
@@ -435,7 +444,7 @@ impl<const ID: usize, const N: usize> Table_<ID, N> {
 
     /// The frame begins seeding.
     fn begin(&mut self) {
-        self.base = self.entries.len();
+        self.base = self.len16();
     }
 
     /// Applies `f` to each entry the frame's seeding marked or made, and
@@ -448,19 +457,20 @@ impl<const ID: usize, const N: usize> Table_<ID, N> {
             }
         }
         self.touched.clear();
-        for e in self.entries.get_mut(self.base..).into_iter().flatten() {
+        let base = self.base();
+        for e in self.entries.get_mut(base..).into_iter().flatten() {
             f(e);
         }
     }
 
     /// Drops what the frame seeded.
     fn discard(&mut self) {
-        self.retain_from(self.base, |e| e.open & SEED == 0);
+        self.retain_from(self.base(), |e| e.open & SEED == 0);
         self.each_seeded(|e| {
             e.seeded = None;
             e.open &= !(PENDING | FRESH);
         });
-        self.base = self.entries.len();
+        self.base = self.len16();
     }
 
     /// Makes what the frame seeded count: a new id keeps its first seeded
@@ -475,7 +485,7 @@ impl<const ID: usize, const N: usize> Table_<ID, N> {
             e.open &= !(SEED | PENDING | FRESH);
         });
         self.seal();
-        self.base = self.entries.len();
+        self.base = self.len16();
     }
 
     /// A new run keeps only the entries the frame seeded; a known id the
@@ -586,7 +596,7 @@ struct Step<const ID: usize> {
 /// that opening or closing a step costs the same however many are open.
 #[derive(Debug, Clone)]
 struct Steps<const ID: usize, const N: usize> {
-    slots: heapless::Vec<Step<ID>, N>,
+    slots: heapless::Vec<Step<ID>, N, u16>,
     /// The open steps by name.
     index: Index<N>,
     /// The first and last open step, and the first free slot (position
@@ -594,7 +604,7 @@ struct Steps<const ID: usize, const N: usize> {
     first: u16,
     last: u16,
     free: u16,
-    len: usize,
+    len: u16,
     /// Steps opened so far.
     opened: u64,
 }
@@ -691,12 +701,12 @@ impl<const ID: usize, const N: usize> Steps<ID, N> {
         let at = |link: u16| usize::from(link).checked_sub(1);
         let first = at(self.first).and_then(|a| self.slots.get(a));
         core::iter::successors(first, move |s| at(s.next).and_then(|a| self.slots.get(a)))
-            .take(self.len)
+            .take(self.len())
             .map(|s| s.name.as_str())
     }
 
     fn len(&self) -> usize {
-        self.len
+        usize::from(self.len)
     }
 
     /// Closes every step (a new run: as many as the last run opened).
@@ -722,7 +732,7 @@ pub struct Owners<const ID: usize = 64, const OWNERS: usize = 0, const AGENTS: u
     seeding: Seeding,
     /// Known tool calls the current seeded message names again (flagged
     /// `PENDING`): with its `FRESH` ones, those its end settles.
-    pending: heapless::Vec<u16, OWNERS>,
+    pending: heapless::Vec<u16, OWNERS, u16>,
 }
 
 impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Default
@@ -893,7 +903,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         self.seeds();
         self.seeding.owner = None;
         self.seeding.has_id = false;
-        self.seeding.tools_from = self.tool_calls.entries.len();
+        self.seeding.tools_from = self.tool_calls.len16();
     }
 
     /// A seeded tool call begins (its id may follow).
@@ -1051,7 +1061,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     /// stripped, and they go with it).
     fn settle_tool_calls(&mut self, owner: Option<Owner>) {
         let table = &mut self.tool_calls;
-        let from = self.seeding.tools_from;
+        let from = usize::from(self.seeding.tools_from);
         // The pending ones: the listed known ones, and the fresh ones (all
         // from `from` on).
         let known = self.pending.iter().map(|at| usize::from(*at));
