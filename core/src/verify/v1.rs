@@ -140,10 +140,15 @@ struct Seeding {
     tools_from: u16,
 }
 
+/// An id as the 1.0 tables hold it: a `u16` length (ids are short), so
+/// that entries need no 8-byte alignment and a table of capacity 0 stays
+/// a few bytes.
+type Id<const ID: usize> = heapless::String<ID, u16>;
+
 /// One owner entry: the id, its owner, and (reasoning) what is open.
 #[derive(Debug, Clone)]
 struct Entry<const ID: usize> {
-    id: heapless::String<ID>,
+    id: Id<ID>,
     owner: Owner,
     /// Open flags (reasoning) and seeding flags.
     open: u8,
@@ -278,7 +283,7 @@ impl<const N: usize> Index<N> {
 /// cost grows with the entries held.
 #[derive(Debug, Clone)]
 struct Table_<const ID: usize, const N: usize> {
-    entries: heapless::Vec<Entry<ID>, N>,
+    entries: heapless::Vec<Entry<ID>, N, u16>,
     /// Every entry but a `LOOSE` one (at most one: the last).
     index: Index<N>,
     /// The entries before `base` the frame's seeding marked, each once
@@ -287,8 +292,6 @@ struct Table_<const ID: usize, const N: usize> {
     /// The length when the frame began seeding: seeding adds and removes
     /// entries only from there on.
     base: u16,
-    /// How many entries have `SPAN` and `MESSAGE` open (by `flag / 2`).
-    open: [u16; 2],
 }
 
 impl<const ID: usize, const N: usize> Table_<ID, N> {
@@ -298,7 +301,6 @@ impl<const ID: usize, const N: usize> Table_<ID, N> {
             index: Index::new(),
             touched: heapless::Vec::new(),
             base: 0,
-            open: [0; 2],
         }
     }
 
@@ -337,19 +339,6 @@ impl<const ID: usize, const N: usize> Table_<ID, N> {
         }
     }
 
-    /// Takes entry `at` out of the index and the open counts (it is
-    /// about to go).
-    fn forget(&mut self, at: usize) {
-        if let Some(e) = self.entries.get(at) {
-            for (flag, count) in [SPAN, MESSAGE].into_iter().zip(self.open.iter_mut()) {
-                if e.open & flag != 0 {
-                    *count = count.saturating_sub(1);
-                }
-            }
-        }
-        self.unindex(at);
-    }
-
     /// Takes entry `at` out of the index (nothing if it is loose).
     fn unindex(&mut self, at: usize) {
         let entries = &self.entries;
@@ -378,7 +367,7 @@ impl<const ID: usize, const N: usize> Table_<ID, N> {
     }
 
     /// The last entry's id, to be written on (out of the index till sealed).
-    fn unseal(&mut self) -> Option<&mut heapless::String<ID>> {
+    fn unseal(&mut self) -> Option<&mut Id<ID>> {
         let last = self.entries.len().checked_sub(1)?;
         if self.entries.last()?.open & LOOSE == 0 {
             self.unindex(last);
@@ -389,7 +378,7 @@ impl<const ID: usize, const N: usize> Table_<ID, N> {
     }
 
     fn pop(&mut self) -> Option<Entry<ID>> {
-        self.forget(self.entries.len().checked_sub(1)?);
+        self.unindex(self.entries.len().checked_sub(1)?);
         self.entries.pop()
     }
 
@@ -398,7 +387,7 @@ impl<const ID: usize, const N: usize> Table_<ID, N> {
         let mut to = from;
         for at in from..self.entries.len() {
             if !self.entries.get(at).is_some_and(&keep) {
-                self.forget(at);
+                self.unindex(at);
                 continue;
             }
             if at != to {
@@ -551,29 +540,22 @@ impl<const ID: usize, const N: usize> Table_<ID, N> {
         self.get(id).is_some_and(|e| e.open & flag != 0)
     }
 
-    /// Opens or closes `flag` (`SPAN` or `MESSAGE`) on `id`'s entry.
-    fn set_open(&mut self, id: &str, flag: u8, open: bool) {
-        let Some(at) = self.find(id, |_, e| e.open & SEED == 0) else {
-            return;
-        };
-        let (Some(e), Some(count)) = (
-            self.entries.get_mut(at),
-            self.open.get_mut(usize::from(flag / 2)),
-        ) else {
-            return;
-        };
-        if (e.open & flag != 0) != open {
-            e.open ^= flag;
-            *count = if open {
-                count.saturating_add(1)
-            } else {
-                count.saturating_sub(1)
-            };
+    /// Opens or closes `flag` on `id`'s entry; whether that changed it.
+    fn set_open(&mut self, id: &str, flag: u8, open: bool) -> bool {
+        let at = self.find(id, |_, e| e.open & SEED == 0);
+        match at.and_then(|at| self.entries.get_mut(at)) {
+            Some(e) if (e.open & flag != 0) != open => {
+                e.open ^= flag;
+                true
+            }
+            Some(_) | None => false,
         }
     }
 
-    fn has_open(&self, flag: u8) -> bool {
-        self.open.get(usize::from(flag / 2)).is_some_and(|n| *n > 0)
+    /// How many entries have `flag` set (a walk: once per run).
+    fn count_open(&self, flag: u8) -> u16 {
+        let n = self.entries.iter().filter(|e| e.open & flag != 0).count();
+        u16::try_from(n).unwrap_or(u16::MAX)
     }
 }
 
@@ -581,10 +563,11 @@ impl<const ID: usize, const N: usize> Table_<ID, N> {
 /// steps opened.
 #[derive(Debug, Clone)]
 struct Step<const ID: usize> {
-    name: heapless::String<ID>,
+    name: Id<ID>,
     owner: Owner,
-    /// When it opened: of the steps a name finds, the earliest wins.
-    opened: u64,
+    /// When it opened (`Steps::opened` then): of the steps a name
+    /// finds, the earliest wins.
+    opened: u32,
     /// The steps opened before and after it (position + 1; 0: none). A
     /// closed step's `next` is the next free slot.
     prev: u16,
@@ -605,8 +588,10 @@ struct Steps<const ID: usize, const N: usize> {
     last: u16,
     free: u16,
     len: u16,
-    /// Steps opened so far.
-    opened: u64,
+    /// Steps opened so far, wrapping: steps are ordered by their age
+    /// (`opened` less theirs), exact while fewer than 2^32 open after
+    /// one that is still open.
+    opened: u32,
 }
 
 impl<const ID: usize, const N: usize> Steps<ID, N> {
@@ -629,7 +614,7 @@ impl<const ID: usize, const N: usize> Steps<ID, N> {
             .candidates(name)
             .filter_map(step)
             .filter(|(s, _)| s.name == name && pick(s.owner))
-            .min_by_key(|(s, _)| s.opened)
+            .max_by_key(|(s, _)| self.opened.wrapping_sub(s.opened))
             .map(|(_, at)| at)
     }
 
@@ -638,7 +623,7 @@ impl<const ID: usize, const N: usize> Steps<ID, N> {
     }
 
     /// Opens a step; `Err` if `N` are open.
-    fn open(&mut self, name: heapless::String<ID>, owner: Owner) -> Result<(), ()> {
+    fn open(&mut self, name: Id<ID>, owner: Owner) -> Result<(), ()> {
         let step = Step {
             name,
             owner,
@@ -722,7 +707,7 @@ impl<const ID: usize, const N: usize> Steps<ID, N> {
 /// The 1.0 part of the verifier's state. See the [module docs](self).
 #[derive(Debug, Clone)]
 pub struct Owners<const ID: usize = 64, const OWNERS: usize = 0, const AGENTS: usize = 0> {
-    agents: heapless::Vec<(heapless::String<ID>, Life), AGENTS>,
+    agents: heapless::Vec<(Id<ID>, Life), AGENTS, u16>,
     messages: Table_<ID, OWNERS>,
     tool_calls: Table_<ID, OWNERS>,
     reasoning: Table_<ID, OWNERS>,
@@ -733,6 +718,9 @@ pub struct Owners<const ID: usize = 64, const OWNERS: usize = 0, const AGENTS: u
     /// Known tool calls the current seeded message names again (flagged
     /// `PENDING`): with its `FRESH` ones, those its end settles.
     pending: heapless::Vec<u16, OWNERS, u16>,
+    /// How many reasoning messages and spans are open (by `flag / 2`),
+    /// so that RUN_FINISHED need not look for them.
+    reasoning_open: [u16; 2],
 }
 
 impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Default
@@ -762,6 +750,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
                 tools_from: 0,
             },
             pending: heapless::Vec::new(),
+            reasoning_open: [0; 2],
         }
     }
 
@@ -825,8 +814,10 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         for kind in ALL {
             self.table_mut(kind).new_run();
         }
+        // A reasoning id the input mentions again stays, open or not.
+        self.reasoning_open = [SPAN, MESSAGE].map(|flag| self.reasoning.count_open(flag));
         self.pending.clear();
-        let mut kept: heapless::Vec<(heapless::String<ID>, Life), AGENTS> = heapless::Vec::new();
+        let mut kept: heapless::Vec<(Id<ID>, Life), AGENTS, u16> = heapless::Vec::new();
         let mut map = [None::<u8>; AGENTS];
         for (old, (name, _)) in self.agents.iter().enumerate() {
             let me = Some(old as u8);
@@ -1399,8 +1390,21 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         self.tag_check(ev, Kind::Reasoning, ev.id)?;
         let owner = self.owner_of(ev)?;
         self.record(ev, Kind::Reasoning, ev.id, owner, false)?;
-        self.reasoning.set_open(ev.id, flag, true);
+        if self.reasoning.set_open(ev.id, flag, true) {
+            self.tally_open(flag, true);
+        }
         Ok(())
+    }
+
+    /// One more (or one fewer) reasoning span or message is open.
+    fn tally_open(&mut self, flag: u8, open: bool) {
+        if let Some(n) = self.reasoning_open.get_mut(usize::from(flag / 2)) {
+            *n = if open {
+                n.saturating_add(1)
+            } else {
+                n.saturating_sub(1)
+            };
+        }
     }
 
     fn reasoning_use(
@@ -1414,8 +1418,8 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
             return Err(rule(not_active, ev));
         }
         self.tag_check(ev, Kind::Reasoning, ev.id)?;
-        if closes {
-            self.reasoning.set_open(ev.id, flag, false);
+        if closes && self.reasoning.set_open(ev.id, flag, false) {
+            self.tally_open(flag, false);
         }
         Ok(())
     }
@@ -1485,7 +1489,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
             (MESSAGE, Code::UnclosedReasoningMessages),
             (SPAN, Code::UnclosedReasoningSpans),
         ] {
-            if self.reasoning.has_open(flag) {
+            if self.reasoning_open.get(usize::from(flag / 2)) > Some(&0) {
                 let open = self.reasoning.entries.iter().filter(|e| e.open & flag != 0);
                 let count = open.clone().count();
                 return Err(open_list(code, ev, open.map(|e| e.id.as_str()), count));
