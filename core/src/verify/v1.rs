@@ -182,9 +182,14 @@ fn hash(id: &str) -> usize {
 /// each 0 (free) or a position plus one, placed by linear probing from
 /// the id's hash. At most half full, so a probe meets a free slot after
 /// about two.
+///
+/// The slots are a `heapless::Vec` filled (zeroed) at the first insert,
+/// not an array: a new pipeline then only sets lengths, which the
+/// compiler does in place (zeroed arrays made it build the 1.0 tables on
+/// the stack and copy them, doubling the 1.0 firmware's stack).
 #[derive(Debug, Clone)]
 struct Index<const N: usize> {
-    slots: [[u16; 2]; N],
+    slots: heapless::Vec<[u16; 2], N, u16>,
 }
 
 impl<const N: usize> Index<N> {
@@ -193,7 +198,9 @@ impl<const N: usize> Index<N> {
 
     const fn new() -> Self {
         let () = Self::FITS;
-        Index { slots: [[0; 2]; N] }
+        Index {
+            slots: heapless::Vec::new(),
+        }
     }
 
     /// The slots in the order `id` probes them.
@@ -224,6 +231,10 @@ impl<const N: usize> Index<N> {
         let Ok(value) = u16::try_from(at.saturating_add(1)) else {
             return;
         };
+        // Once per table's life: every slot free.
+        if self.slots.len() < N {
+            let _ = self.slots.resize(N, [0; 2]);
+        }
         let slots = self.slots.as_flattened_mut();
         if let Some(free) = Self::probe(id).find(|s| slots.get(*s) == Some(&0)) {
             if let Some(slot) = slots.get_mut(free) {
