@@ -583,8 +583,8 @@ pub type DefaultPipeline = Pipeline;
 /// A pipeline that can run AG-UI 1.0 (SPEC section 9): the default
 /// capacities, the decoder's 1.0 part ([`V1`]), 16 entries per 1.0 owner
 /// table (message, tool call, reasoning, activity; also the open steps) and
-/// 4 sub-agents per run (and chunk lanes). 11,528 bytes (the default
-/// pipeline: 2,800). Select 1.0 with [`Pipeline::set_protocol`].
+/// 4 sub-agents per run (and chunk lanes). 11,352 bytes (the default
+/// pipeline: 2,776). Select 1.0 with [`Pipeline::set_protocol`].
 pub type V1Pipeline = Pipeline<64, 8, 8, 8, 32, 16, 4, V1<64>>;
 
 impl<

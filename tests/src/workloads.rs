@@ -84,6 +84,7 @@ pub fn by_name(name: &str, n: usize, encoding: Encoding) -> Option<Workload> {
         "parallel_results" => Some(parallel_results(n, encoding)),
         "state_removals" => Some(state_removals(n, encoding)),
         "retained" => Some(retained(n, 1 << 20, encoding)),
+        "owner_lookups" => Some(owner_lookups(n, encoding)),
         _ => {
             let seed = name.strip_prefix("mix:")?.parse().ok()?;
             Some(hostile_mix(seed, n, encoding))
@@ -426,6 +427,67 @@ pub fn activity_deltas(n: usize, encoding: Encoding) -> Workload {
     }
     w.frame(FINISH);
     w.finish(format!("activity_deltas-{n}"))
+}
+
+/// AG-UI 1.0: a run that records `n` tool calls, `n` reasoning ids and
+/// `n` steps (the steps stay open), then looks them up with small events:
+/// for each id, two reasoning messages on it, a tool call result, a
+/// one-message snapshot and a step opened and closed; then the `n` steps
+/// close. The run ends with `3 n` message ids, `n` tool-call ids and `n`
+/// reasoning ids recorded (within `core-v1`'s 256 per table for
+/// `n <= 85`).
+pub fn owner_lookups(n: usize, encoding: Encoding) -> Workload {
+    let mut w = Writer::new(encoding);
+    w.frame(START);
+    for i in 0..n {
+        w.frame(&format!(
+            r#"{{"type":"TOOL_CALL_START","toolCallId":"c-{i:06}","toolCallName":"f"}}"#
+        ));
+        w.frame(&format!(
+            r#"{{"type":"TOOL_CALL_END","toolCallId":"c-{i:06}"}}"#
+        ));
+        w.frame(&format!(
+            r#"{{"type":"REASONING_START","messageId":"r-{i:06}"}}"#
+        ));
+        w.frame(&format!(
+            r#"{{"type":"REASONING_END","messageId":"r-{i:06}"}}"#
+        ));
+        w.frame(&format!(
+            r#"{{"type":"STEP_STARTED","stepName":"s-{i:06}"}}"#
+        ));
+    }
+    for i in 0..n {
+        for _ in 0..2 {
+            w.frame(&format!(
+                r#"{{"type":"REASONING_MESSAGE_START","messageId":"r-{i:06}","role":"reasoning"}}"#
+            ));
+            w.frame(&format!(
+                r#"{{"type":"REASONING_MESSAGE_CONTENT","messageId":"r-{i:06}","delta":"ok"}}"#
+            ));
+            w.frame(&format!(
+                r#"{{"type":"REASONING_MESSAGE_END","messageId":"r-{i:06}"}}"#
+            ));
+        }
+        w.frame(&format!(
+            r#"{{"type":"TOOL_CALL_RESULT","messageId":"t-{i:06}","toolCallId":"c-{i:06}","content":"done"}}"#
+        ));
+        w.frame(&format!(
+            r#"{{"type":"MESSAGES_SNAPSHOT","messages":[{{"id":"m-{i:06}","role":"user","content":"hi"}}]}}"#
+        ));
+        w.frame(&format!(
+            r#"{{"type":"STEP_STARTED","stepName":"x-{i:06}"}}"#
+        ));
+        w.frame(&format!(
+            r#"{{"type":"STEP_FINISHED","stepName":"x-{i:06}"}}"#
+        ));
+    }
+    for i in 0..n {
+        w.frame(&format!(
+            r#"{{"type":"STEP_FINISHED","stepName":"s-{i:06}"}}"#
+        ));
+    }
+    w.frame(FINISH);
+    w.finish(format!("owner_lookups-{n}"))
 }
 
 /// One assistant message with `n` tool calls, then their `n` results.
@@ -782,6 +844,25 @@ mod tests {
                 assert_eq!(client.accepted() as usize, w.events, "{}", w.name);
             }
         }
+    }
+
+    /// `owner_lookups` is a valid AG-UI 1.0 stream for the core with
+    /// `core-v1`'s tables (256 entries each), at the largest `n` it fits.
+    #[test]
+    fn owner_lookups_is_accepted_in_1_0() {
+        type Core = agui_core::Pipeline<64, 8, 8, 8, 32, 256, 4, agui_core::decode::V1>;
+        let w = owner_lookups(85, Encoding::Ndjson);
+        let mut p = Box::new(Core::new());
+        p.set_protocol(agui_core::Select::Fixed(agui_core::Protocol::V1));
+        let mut events = 0;
+        let mut on = |out: Output<'_>| match out {
+            Output::Event(_) => events += 1,
+            Output::Error(e) => panic!("{e}"),
+            Output::Part(_) => {}
+        };
+        p.feed(&w.bytes, &mut on).unwrap();
+        p.finish(&mut on).unwrap();
+        assert_eq!(events, w.events);
     }
 
     #[test]

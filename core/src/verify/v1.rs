@@ -105,6 +105,10 @@ const SEED: u8 = 4;
 const PENDING: u8 = 8;
 /// Made by the message being read (not yet deduplicated by its end).
 const FRESH: u8 = 16;
+/// In the table's list of entries the frame's seeding marked.
+const TOUCHED: u8 = 32;
+/// Not in the table's index: the seeder is still writing its id.
+const LOOSE: u8 = 64;
 
 /// Which seeded string the seeder is reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,12 +135,20 @@ struct Seeding {
     overflow: Option<(Kind, bool)>,
     /// The frame seeded something (there is something to discard).
     any: bool,
+    /// The tool-call table's length when the current message began: its
+    /// new (`FRESH`) tool calls are the entries from there on.
+    tools_from: u16,
 }
+
+/// An id as the 1.0 tables hold it: a `u16` length (ids are short), so
+/// that entries need no 8-byte alignment and a table of capacity 0 stays
+/// a few bytes.
+type Id<const ID: usize> = heapless::String<ID, u16>;
 
 /// One owner entry: the id, its owner, and (reasoning) what is open.
 #[derive(Debug, Clone)]
 struct Entry<const ID: usize> {
-    id: heapless::String<ID>,
+    id: Id<ID>,
     owner: Owner,
     /// Open flags (reasoning) and seeding flags.
     open: u8,
@@ -156,52 +168,352 @@ impl<const ID: usize> Entry<ID> {
     }
 }
 
-/// An owner table: ids in first-mention order.
+/// FNV-1a: where an id's probe starts.
+fn hash(id: &str) -> usize {
+    let h = id.bytes().fold(0x811c_9dc5u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    });
+    h as usize
+}
+
+/// A hashed index over up to `N` ids held elsewhere (by position), so
+/// that a lookup costs about the id's length however many ids are held.
+/// `2 N` slots (as `N` pairs: stable Rust cannot size an array `2 * N`),
+/// each 0 (free) or a position plus one, placed by linear probing from
+/// the id's hash. At most half full, so a probe meets a free slot after
+/// about two.
+///
+/// The slots are a `heapless::Vec` filled (zeroed) at the first insert,
+/// not an array: a new pipeline then only sets lengths, which the
+/// compiler does in place (zeroed arrays made it build the 1.0 tables on
+/// the stack and copy them, doubling the 1.0 firmware's stack).
+#[derive(Debug, Clone)]
+struct Index<const N: usize> {
+    slots: heapless::Vec<[u16; 2], N, u16>,
+}
+
+impl<const N: usize> Index<N> {
+    /// Positions plus one fit a `u16`.
+    const FITS: () = assert!(N < u16::MAX as usize, "at most 65534 entries per 1.0 table");
+
+    const fn new() -> Self {
+        let () = Self::FITS;
+        Index {
+            slots: heapless::Vec::new(),
+        }
+    }
+
+    /// The slots in the order `id` probes them.
+    fn probe(id: &str) -> impl Iterator<Item = usize> {
+        let size = N.saturating_mul(2);
+        let start = hash(id).checked_rem(size).unwrap_or(0);
+        (start..size).chain(0..start)
+    }
+
+    /// The positions `id`'s probe meets before a free slot: those holding
+    /// `id` among them (the caller compares).
+    fn candidates(&self, id: &str) -> impl Iterator<Item = usize> + '_ {
+        let slots = self.slots.as_flattened();
+        Self::probe(id).map_while(|s| slots.get(s).and_then(|v| usize::from(*v).checked_sub(1)))
+    }
+
+    /// The slot holding position `at`, of id `id`.
+    fn slot_of(&self, id: &str, at: usize) -> Option<usize> {
+        let want = u16::try_from(at.checked_add(1)?).ok()?;
+        let slots = self.slots.as_flattened();
+        Self::probe(id)
+            .take_while(|s| slots.get(*s).is_some_and(|v| *v != 0))
+            .find(|s| slots.get(*s) == Some(&want))
+    }
+
+    /// Enters position `at`, of id `id`.
+    fn insert(&mut self, id: &str, at: usize) {
+        let Ok(value) = u16::try_from(at.saturating_add(1)) else {
+            return;
+        };
+        // Once per table's life: every slot free.
+        if self.slots.len() < N {
+            let _ = self.slots.resize(N, [0; 2]);
+        }
+        let slots = self.slots.as_flattened_mut();
+        if let Some(free) = Self::probe(id).find(|s| slots.get(*s) == Some(&0)) {
+            if let Some(slot) = slots.get_mut(free) {
+                *slot = value;
+            }
+        }
+    }
+
+    /// Position `at`, of id `id`, is now at `to`.
+    fn relabel(&mut self, id: &str, at: usize, to: usize) {
+        let slot = self.slot_of(id, at);
+        let slot = slot.and_then(|s| self.slots.as_flattened_mut().get_mut(s));
+        if let (Some(slot), Ok(v)) = (slot, u16::try_from(to.saturating_add(1))) {
+            *slot = v;
+        }
+    }
+
+    /// Takes out position `at`, of id `id`; `hash_at` gives the hash of
+    /// the id at a position. The positions after it in its probe run
+    /// move back as far as their own probes allow, so that no probe meets
+    /// a gap before their slots (backward-shift deletion).
+    fn remove(&mut self, id: &str, at: usize, hash_at: impl Fn(usize) -> Option<usize>) {
+        let Some(mut hole) = self.slot_of(id, at) else {
+            return;
+        };
+        let size = N.saturating_mul(2);
+        let slots = self.slots.as_flattened_mut();
+        let mut next = hole;
+        for _ in 0..size {
+            next = next.wrapping_add(1).checked_rem(size).unwrap_or(0);
+            let Some(value) = slots.get(next).copied().filter(|v| *v != 0) else {
+                break;
+            };
+            let home = hash_at(usize::from(value).wrapping_sub(1))
+                .and_then(|h| h.checked_rem(size))
+                .unwrap_or(next);
+            // Cyclic distances to `next`: the position may fill the hole
+            // unless its home lies after the hole.
+            let from = |s: usize| next.wrapping_add(size).wrapping_sub(s).checked_rem(size);
+            if from(home) >= from(hole) {
+                if let Some(slot) = slots.get_mut(hole) {
+                    *slot = value;
+                }
+                hole = next;
+            }
+        }
+        if let Some(slot) = slots.get_mut(hole) {
+            *slot = 0;
+        }
+    }
+}
+
+/// An owner table: ids in first-mention order, with a hashed index so
+/// that a lookup costs about the id's length however many ids the run
+/// holds, and the frame's seeding remembered (`touched`, `base`) so that
+/// `discard` and `commit` visit only what the frame seeded: no event's
+/// cost grows with the entries held.
 #[derive(Debug, Clone)]
 struct Table_<const ID: usize, const N: usize> {
-    entries: heapless::Vec<Entry<ID>, N>,
+    entries: heapless::Vec<Entry<ID>, N, u16>,
+    /// Every entry but a `LOOSE` one (at most one: the last).
+    index: Index<N>,
+    /// The entries before `base` the frame's seeding marked, each once
+    /// (flagged `TOUCHED`); from `base` on, all entries are the frame's.
+    touched: heapless::Vec<u16, N, u16>,
+    /// The length when the frame began seeding: seeding adds and removes
+    /// entries only from there on.
+    base: u16,
 }
 
 impl<const ID: usize, const N: usize> Table_<ID, N> {
     const fn new() -> Self {
         Table_ {
             entries: heapless::Vec::new(),
+            index: Index::new(),
+            touched: heapless::Vec::new(),
+            base: 0,
         }
     }
 
-    /// The committed entry of `id` (provisional ones do not count yet).
-    fn get(&self, id: &str) -> Option<&Entry<ID>> {
+    /// The first entry (by position) holding `id` that `pick` accepts:
+    /// what a scan of the entries would find.
+    fn find(&self, id: &str, pick: impl Fn(usize, &Entry<ID>) -> bool) -> Option<usize> {
+        let hit = |at: &usize| {
+            self.entries
+                .get(*at)
+                .is_some_and(|e| e.id == id && pick(*at, e))
+        };
+        let first = self.index.candidates(id).filter(hit).min();
+        if first.is_some() {
+            return first;
+        }
+        // The loose entry, if any, is the last and not in the index.
+        let last = self.entries.len().checked_sub(1)?;
         self.entries
-            .iter()
-            .find(|e| e.open & SEED == 0 && e.id == id)
+            .last()
+            .filter(|e| e.open & LOOSE != 0 && e.id == id && pick(last, e))
+            .map(|_| last)
     }
 
-    fn get_mut(&mut self, id: &str) -> Option<&mut Entry<ID>> {
-        self.entries
-            .iter_mut()
-            .find(|e| e.open & SEED == 0 && e.id == id)
+    /// Whether entry `at` is in the index (it is not loose).
+    #[cfg(test)]
+    fn indexed(&self, at: usize) -> bool {
+        let id = self.entries.get(at).map_or("", |e| e.id.as_str());
+        self.index.slot_of(id, at).is_some()
+    }
+
+    /// Enters entry `at` in the index.
+    fn index(&mut self, at: usize) {
+        if let Some(e) = self.entries.get_mut(at) {
+            e.open &= !LOOSE;
+            self.index.insert(&e.id, at);
+        }
+    }
+
+    /// Takes entry `at` out of the index (nothing if it is loose).
+    fn unindex(&mut self, at: usize) {
+        let entries = &self.entries;
+        if let Some(e) = entries.get(at).filter(|e| e.open & LOOSE == 0) {
+            let hash_at = |p: usize| entries.get(p).map(|e| hash(&e.id));
+            self.index.remove(&e.id, at, hash_at);
+        }
+    }
+
+    /// Adds an entry (indexed unless `LOOSE`); `Err` if the table is full.
+    fn push(&mut self, entry: Entry<ID>) -> Result<(), Entry<ID>> {
+        self.seal();
+        let loose = entry.open & LOOSE != 0;
+        self.entries.push(entry)?;
+        if !loose {
+            self.index(self.entries.len().saturating_sub(1));
+        }
+        Ok(())
+    }
+
+    /// The last entry's id is complete: it enters the index if loose.
+    fn seal(&mut self) {
+        if self.entries.last().is_some_and(|e| e.open & LOOSE != 0) {
+            self.index(self.entries.len().saturating_sub(1));
+        }
+    }
+
+    /// The last entry's id, to be written on (out of the index till sealed).
+    fn unseal(&mut self) -> Option<&mut Id<ID>> {
+        let last = self.entries.len().checked_sub(1)?;
+        if self.entries.last()?.open & LOOSE == 0 {
+            self.unindex(last);
+        }
+        let e = self.entries.last_mut()?;
+        e.open |= LOOSE;
+        Some(&mut e.id)
+    }
+
+    fn pop(&mut self) -> Option<Entry<ID>> {
+        self.unindex(self.entries.len().checked_sub(1)?);
+        self.entries.pop()
+    }
+
+    /// Keeps, from position `from` on, the entries `keep` accepts, in order.
+    fn retain_from(&mut self, from: usize, keep: impl Fn(&Entry<ID>) -> bool) {
+        let mut to = from;
+        for at in from..self.entries.len() {
+            if !self.entries.get(at).is_some_and(&keep) {
+                self.unindex(at);
+                continue;
+            }
+            if at != to {
+                // `to` holds a dropped entry, already out of the index.
+                if let Some(e) = self.entries.get(at).filter(|e| e.open & LOOSE == 0) {
+                    self.index.relabel(&e.id, at, to);
+                }
+                let run = self
+                    .entries
+                    .get_mut(to..=at)
+                    .and_then(|r| r.split_first_mut());
+                if let Some((a, b)) = run.and_then(|(a, rest)| Some((a, rest.last_mut()?))) {
+                    core::mem::swap(a, b);
+                }
+            }
+            to = to.saturating_add(1);
+        }
+        self.entries.truncate(to);
+    }
+
+    fn base(&self) -> usize {
+        usize::from(self.base)
+    }
+
+    /// The length, as the `u16` it fits (see `Index::FITS`).
+    fn len16(&self) -> u16 {
+        u16::try_from(self.entries.len()).unwrap_or(u16::MAX)
+    }
+
+    /// Marks entry `at` as changed by the frame's seeding.
+    fn touch(&mut self, at: usize) {
+        if at >= self.base() {
+            return;
+        }
+        if let (Some(e), Ok(at)) = (self.entries.get_mut(at), u16::try_from(at)) {
+            if e.open & TOUCHED == 0 {
+                e.open |= TOUCHED;
+                // Room: each entry before `base` is listed once at most.
+                let _ = self.touched.push(at);
+            }
+        }
+    }
+
+    /// The frame begins seeding.
+    fn begin(&mut self) {
+        self.base = self.len16();
+    }
+
+    /// Applies `f` to each entry the frame's seeding marked or made, and
+    /// clears the frame's record.
+    fn each_seeded(&mut self, mut f: impl FnMut(&mut Entry<ID>)) {
+        for at in self.touched.iter() {
+            if let Some(e) = self.entries.get_mut(usize::from(*at)) {
+                f(e);
+                e.open &= !TOUCHED;
+            }
+        }
+        self.touched.clear();
+        let base = self.base();
+        for e in self.entries.get_mut(base..).into_iter().flatten() {
+            f(e);
+        }
     }
 
     /// Drops what the frame seeded.
     fn discard(&mut self) {
-        self.entries.retain(|e| e.open & SEED == 0);
-        for e in self.entries.iter_mut() {
+        self.retain_from(self.base(), |e| e.open & SEED == 0);
+        self.each_seeded(|e| {
             e.seeded = None;
             e.open &= !(PENDING | FRESH);
-        }
+        });
+        self.base = self.len16();
     }
 
     /// Makes what the frame seeded count: a new id keeps its first seeded
     /// owner, or its last when `overwrite`; a known id takes its last
     /// seeded owner only when `overwrite`.
     fn commit(&mut self, overwrite: bool) {
-        for e in self.entries.iter_mut() {
+        self.each_seeded(|e| {
             if let (true, Some(owner)) = (overwrite, e.seeded) {
                 e.owner = owner;
             }
             e.seeded = None;
             e.open &= !(SEED | PENDING | FRESH);
+        });
+        self.seal();
+        self.base = self.len16();
+    }
+
+    /// A new run keeps only the entries the frame seeded; a known id the
+    /// run's input mentions again is new to the run and takes the owner
+    /// the input gives it.
+    fn new_run(&mut self) {
+        for e in self.entries.iter_mut() {
+            if let (0, Some(owner)) = (e.open & SEED, e.seeded.take()) {
+                e.owner = owner;
+                e.open |= SEED;
+            }
+            e.open &= !TOUCHED;
         }
+        self.touched.clear();
+        self.retain_from(0, |e| e.open & SEED != 0);
+        // All that is left is the frame's, for `commit`.
+        self.base = 0;
+    }
+
+    /// The committed entry of `id` (provisional ones do not count yet).
+    fn get(&self, id: &str) -> Option<&Entry<ID>> {
+        let at = self.find(id, |_, e| e.open & SEED == 0)?;
+        self.entries.get(at)
+    }
+
+    fn get_mut(&mut self, id: &str) -> Option<&mut Entry<ID>> {
+        let at = self.find(id, |_, e| e.open & SEED == 0)?;
+        self.entries.get_mut(at)
     }
 
     fn owner(&self, id: &str) -> Option<Owner> {
@@ -210,8 +522,9 @@ impl<const ID: usize, const N: usize> Table_<ID, N> {
 
     /// The other entry (committed or seeded) with the last entry's id.
     fn twin_of_last(&self) -> Option<usize> {
-        let (last, rest) = self.entries.split_last()?;
-        rest.iter().position(|e| e.id == last.id)
+        let last = self.entries.len().checked_sub(1)?;
+        let id = self.entries.last()?.id.as_str();
+        self.find(id, |at, _| at != last)
     }
 
     /// Makes sure `id` has an entry (owner `owner` if new, or always when
@@ -225,36 +538,200 @@ impl<const ID: usize, const N: usize> Table_<ID, N> {
         }
         let mut slot = heapless::String::new();
         slot.push_str(id).map_err(|_| Full::Slot)?;
-        self.entries
-            .push(Entry {
-                id: slot,
-                owner,
-                open: 0,
-                seeded: None,
-            })
-            .map_err(|_| Full::Table)
+        self.push(Entry {
+            id: slot,
+            owner,
+            open: 0,
+            seeded: None,
+        })
+        .map_err(|_| Full::Table)
     }
 
     fn is_open(&self, id: &str, flag: u8) -> bool {
         self.get(id).is_some_and(|e| e.open & flag != 0)
     }
 
-    fn has_open(&self, flag: u8) -> bool {
-        self.entries.iter().any(|e| e.open & flag != 0)
+    /// Opens or closes `flag` on `id`'s entry; whether that changed it.
+    fn set_open(&mut self, id: &str, flag: u8, open: bool) -> bool {
+        let at = self.find(id, |_, e| e.open & SEED == 0);
+        match at.and_then(|at| self.entries.get_mut(at)) {
+            Some(e) if (e.open & flag != 0) != open => {
+                e.open ^= flag;
+                true
+            }
+            Some(_) | None => false,
+        }
+    }
+
+    /// How many entries have `flag` set (a walk: once per run).
+    fn count_open(&self, flag: u8) -> u16 {
+        let n = self.entries.iter().filter(|e| e.open & flag != 0).count();
+        u16::try_from(n).unwrap_or(u16::MAX)
+    }
+}
+
+/// An open step: its name and owner, and its place in the order the
+/// steps opened.
+#[derive(Debug, Clone)]
+struct Step<const ID: usize> {
+    name: Id<ID>,
+    owner: Owner,
+    /// When it opened (`Steps::opened` then): of the steps a name
+    /// finds, the earliest wins.
+    opened: u32,
+    /// The steps opened before and after it (position + 1; 0: none). A
+    /// closed step's `next` is the next free slot.
+    prev: u16,
+    next: u16,
+}
+
+/// The open steps in the order they opened: a list linked through fixed
+/// slots (a closed step's slot is reused), with an index by name, so
+/// that opening or closing a step costs the same however many are open.
+#[derive(Debug, Clone)]
+struct Steps<const ID: usize, const N: usize> {
+    slots: heapless::Vec<Step<ID>, N, u16>,
+    /// The open steps by name.
+    index: Index<N>,
+    /// The first and last open step, and the first free slot (position
+    /// + 1; 0: none).
+    first: u16,
+    last: u16,
+    free: u16,
+    len: u16,
+    /// Steps opened so far, wrapping: steps are ordered by their age
+    /// (`opened` less theirs), exact while fewer than 2^32 open after
+    /// one that is still open.
+    opened: u32,
+}
+
+impl<const ID: usize, const N: usize> Steps<ID, N> {
+    const fn new() -> Self {
+        Steps {
+            slots: heapless::Vec::new(),
+            index: Index::new(),
+            first: 0,
+            last: 0,
+            free: 0,
+            len: 0,
+            opened: 0,
+        }
+    }
+
+    /// The earliest opened step named `name` whose owner `pick` accepts.
+    fn find(&self, name: &str, pick: impl Fn(Owner) -> bool) -> Option<usize> {
+        let step = |at: usize| self.slots.get(at).map(|s| (s, at));
+        self.index
+            .candidates(name)
+            .filter_map(step)
+            .filter(|(s, _)| s.name == name && pick(s.owner))
+            .max_by_key(|(s, _)| self.opened.wrapping_sub(s.opened))
+            .map(|(_, at)| at)
+    }
+
+    fn owner(&self, at: usize) -> Owner {
+        self.slots.get(at).and_then(|s| s.owner)
+    }
+
+    /// Opens a step; `Err` if `N` are open.
+    fn open(&mut self, name: Id<ID>, owner: Owner) -> Result<(), ()> {
+        let step = Step {
+            name,
+            owner,
+            opened: self.opened,
+            prev: self.last,
+            next: 0,
+        };
+        let at = match usize::from(self.free).checked_sub(1) {
+            Some(at) => {
+                let slot = self.slots.get_mut(at).ok_or(())?;
+                self.free = slot.next;
+                *slot = step;
+                at
+            }
+            None => {
+                self.slots.push(step).map_err(drop)?;
+                self.slots.len().saturating_sub(1)
+            }
+        };
+        let me = u16::try_from(at.saturating_add(1)).map_err(drop)?;
+        match self.slots.get_mut(usize::from(self.last).wrapping_sub(1)) {
+            Some(last) => last.next = me,
+            None => self.first = me,
+        }
+        self.last = me;
+        if let Some(s) = self.slots.get(at) {
+            self.index.insert(&s.name, at);
+        }
+        self.len = self.len.saturating_add(1);
+        self.opened = self.opened.wrapping_add(1);
+        Ok(())
+    }
+
+    /// Closes the step at `at`.
+    fn close(&mut self, at: usize) {
+        let slots = &self.slots;
+        let Some(s) = slots.get(at) else {
+            return;
+        };
+        let (prev, next) = (s.prev, s.next);
+        self.index
+            .remove(&s.name, at, |p| slots.get(p).map(|s| hash(&s.name)));
+        match self.slots.get_mut(usize::from(prev).wrapping_sub(1)) {
+            Some(p) => p.next = next,
+            None => self.first = next,
+        }
+        match self.slots.get_mut(usize::from(next).wrapping_sub(1)) {
+            Some(n) => n.prev = prev,
+            None => self.last = prev,
+        }
+        if let Some(s) = self.slots.get_mut(at) {
+            s.next = self.free;
+            self.free = u16::try_from(at.saturating_add(1)).unwrap_or(0);
+        }
+        self.len = self.len.saturating_sub(1);
+    }
+
+    /// The open steps' names, in the order they opened.
+    fn names(&self) -> impl Iterator<Item = &str> + Clone {
+        let at = |link: u16| usize::from(link).checked_sub(1);
+        let first = at(self.first).and_then(|a| self.slots.get(a));
+        core::iter::successors(first, move |s| at(s.next).and_then(|a| self.slots.get(a)))
+            .take(self.len())
+            .map(|s| s.name.as_str())
+    }
+
+    fn len(&self) -> usize {
+        usize::from(self.len)
+    }
+
+    /// Closes every step (a new run: as many as the last run opened).
+    fn clear(&mut self) {
+        while let Some(at) = usize::from(self.first).checked_sub(1) {
+            self.close(at);
+        }
+        self.slots.clear();
+        self.free = 0;
     }
 }
 
 /// The 1.0 part of the verifier's state. See the [module docs](self).
 #[derive(Debug, Clone)]
 pub struct Owners<const ID: usize = 64, const OWNERS: usize = 0, const AGENTS: usize = 0> {
-    agents: heapless::Vec<(heapless::String<ID>, Life), AGENTS>,
+    agents: heapless::Vec<(Id<ID>, Life), AGENTS, u16>,
     messages: Table_<ID, OWNERS>,
     tool_calls: Table_<ID, OWNERS>,
     reasoning: Table_<ID, OWNERS>,
     activities: Table_<ID, OWNERS>,
     /// Open steps: name and owner, in the order they opened.
-    steps: heapless::Vec<(heapless::String<ID>, Owner), OWNERS>,
+    steps: Steps<ID, OWNERS>,
     seeding: Seeding,
+    /// Known tool calls the current seeded message names again (flagged
+    /// `PENDING`): with its `FRESH` ones, those its end settles.
+    pending: heapless::Vec<u16, OWNERS, u16>,
+    /// How many reasoning messages and spans are open (by `flag / 2`),
+    /// so that RUN_FINISHED need not look for them.
+    reasoning_open: [u16; 2],
 }
 
 impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Default
@@ -274,14 +751,17 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
             tool_calls: Table_::new(),
             reasoning: Table_::new(),
             activities: Table_::new(),
-            steps: heapless::Vec::new(),
+            steps: Steps::new(),
             seeding: Seeding {
                 owner: None,
                 has_id: false,
                 owner_new: false,
                 overflow: None,
                 any: false,
+                tools_from: 0,
             },
+            pending: heapless::Vec::new(),
+            reasoning_open: [0; 2],
         }
     }
 
@@ -342,18 +822,13 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
             Kind::Reasoning,
             Kind::Activity,
         ];
-        // A known id the input mentions again is new to the new run: it
-        // takes the owner the input gives it.
         for kind in ALL {
-            for e in self.table_mut(kind).entries.iter_mut() {
-                if let (0, Some(owner)) = (e.open & SEED, e.seeded.take()) {
-                    e.owner = owner;
-                    e.open |= SEED;
-                }
-            }
-            self.table_mut(kind).entries.retain(|e| e.open & SEED != 0);
+            self.table_mut(kind).new_run();
         }
-        let mut kept: heapless::Vec<(heapless::String<ID>, Life), AGENTS> = heapless::Vec::new();
+        // A reasoning id the input mentions again stays, open or not.
+        self.reasoning_open = [SPAN, MESSAGE].map(|flag| self.reasoning.count_open(flag));
+        self.pending.clear();
+        let mut kept: heapless::Vec<(Id<ID>, Life), AGENTS, u16> = heapless::Vec::new();
         let mut map = [None::<u8>; AGENTS];
         for (old, (name, _)) in self.agents.iter().enumerate() {
             let me = Some(old as u8);
@@ -390,10 +865,14 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
 
     /// Drops the provisional entries of the previous frame (the pipeline
     /// calls it as each frame begins).
+    #[inline]
     pub fn discard_seeds(&mut self) {
-        if !self.seeding.any {
-            return;
+        if self.seeding.any {
+            self.discard();
         }
+    }
+
+    fn discard(&mut self) {
         for kind in [
             Kind::Message,
             Kind::ToolCall,
@@ -403,13 +882,30 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
             self.table_mut(kind).discard();
         }
         self.seeding = Seeding::default();
+        self.pending.clear();
+    }
+
+    /// The frame seeds: the tables note where its entries begin.
+    fn seeds(&mut self) {
+        if !self.seeding.any {
+            self.seeding.any = true;
+            for kind in [
+                Kind::Message,
+                Kind::ToolCall,
+                Kind::Reasoning,
+                Kind::Activity,
+            ] {
+                self.table_mut(kind).begin();
+            }
+        }
     }
 
     /// A seeded message begins.
     pub(crate) fn seed_message(&mut self) {
-        self.seeding.any = true;
+        self.seeds();
         self.seeding.owner = None;
         self.seeding.has_id = false;
+        self.seeding.tools_from = self.tool_calls.len16();
     }
 
     /// A seeded tool call begins (its id may follow).
@@ -418,13 +914,12 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     /// A seeded string begins: a provisional entry (or sub-agent name)
     /// is made for its text.
     pub(crate) fn seed_begin(&mut self, which: SeedText) {
-        self.seeding.any = true;
+        self.seeds();
         match which {
             SeedText::Message => {
                 if self
                     .messages
-                    .entries
-                    .push(Entry::seed(SEED | FRESH))
+                    .push(Entry::seed(SEED | FRESH | LOOSE))
                     .is_err()
                 {
                     self.overflow(Kind::Message, false);
@@ -433,8 +928,8 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
                 }
             }
             SeedText::ToolCall => {
-                let entry = Entry::seed(SEED | PENDING | FRESH);
-                if self.tool_calls.entries.push(entry).is_err() {
+                let entry = Entry::seed(SEED | PENDING | FRESH | LOOSE);
+                if self.tool_calls.push(entry).is_err() {
                     self.overflow(Kind::ToolCall, false);
                 }
             }
@@ -453,15 +948,15 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     /// A fragment of a seeded string.
     pub(crate) fn seed_text(&mut self, which: SeedText, text: &str) {
         let target = match which {
-            SeedText::Message if self.seeding.has_id => {
-                self.messages.entries.last_mut().map(|e| &mut e.id)
+            SeedText::Message if self.seeding.has_id => self.messages.unseal(),
+            SeedText::ToolCall => {
+                let fresh = self.tool_calls.entries.last();
+                if fresh.is_some_and(|e| e.open & FRESH != 0) {
+                    self.tool_calls.unseal()
+                } else {
+                    None
+                }
             }
-            SeedText::ToolCall => self
-                .tool_calls
-                .entries
-                .last_mut()
-                .filter(|e| e.open & FRESH != 0)
-                .map(|e| &mut e.id),
             SeedText::Owner if self.seeding.owner_new => {
                 self.agents.last_mut().map(|(name, _)| name)
             }
@@ -510,11 +1005,20 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         if !fresh {
             return;
         }
-        if let Some(twin) = self.tool_calls.twin_of_last() {
-            self.tool_calls.entries.pop();
-            if let Some(e) = self.tool_calls.entries.get_mut(twin) {
-                e.open |= PENDING;
+        let Some(twin) = self.tool_calls.twin_of_last() else {
+            self.tool_calls.seal();
+            return;
+        };
+        self.tool_calls.pop();
+        self.tool_calls.touch(twin);
+        if let Some(e) = self.tool_calls.entries.get_mut(twin) {
+            if e.open & PENDING == 0 {
+                // Room: each entry is listed once at most.
+                if let Ok(at) = u16::try_from(twin) {
+                    let _ = self.pending.push(at);
+                }
             }
+            e.open |= PENDING;
         }
     }
 
@@ -536,7 +1040,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         let owner = self.seeding.owner;
         let known = KNOWN.contains(&role);
         let id = if self.seeding.has_id {
-            self.messages.entries.pop()
+            self.messages.pop()
         } else {
             None
         };
@@ -558,10 +1062,21 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     /// The message's tool calls take its owner (`None`: the message was
     /// stripped, and they go with it).
     fn settle_tool_calls(&mut self, owner: Option<Owner>) {
-        let entries = &mut self.tool_calls.entries;
+        let table = &mut self.tool_calls;
+        let from = usize::from(self.seeding.tools_from);
+        // The pending ones: the listed known ones, and the fresh ones (all
+        // from `from` on).
+        let known = self.pending.iter().map(|at| usize::from(*at));
+        let pending = known.chain(from..table.entries.len());
         match owner {
             Some(owner) => {
-                for e in entries.iter_mut().filter(|e| e.open & PENDING != 0) {
+                for at in pending {
+                    let Some(e) = table.entries.get_mut(at) else {
+                        continue;
+                    };
+                    if e.open & PENDING == 0 {
+                        continue;
+                    }
                     if e.open & FRESH != 0 {
                         e.owner = owner;
                     } else {
@@ -571,23 +1086,31 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
                 }
             }
             None => {
-                entries.retain(|e| e.open & FRESH == 0);
-                for e in entries.iter_mut() {
-                    e.open &= !PENDING;
+                for at in pending {
+                    if let Some(e) = table.entries.get_mut(at) {
+                        e.open &= !PENDING;
+                    }
                 }
+                table.retain_from(from, |e| e.open & FRESH == 0);
             }
         }
+        self.pending.clear();
     }
 
     /// A seeded message id enters its table, or marks its twin there.
     fn seed_id(&mut self, kind: Kind, mut entry: Entry<ID>, owner: Owner) {
         let table = self.table_mut(kind);
-        match table.entries.iter_mut().find(|e| e.id == entry.id) {
-            Some(twin) => twin.seeded = Some(owner),
+        match table.find(&entry.id, |_, _| true) {
+            Some(twin) => {
+                table.touch(twin);
+                if let Some(e) = table.entries.get_mut(twin) {
+                    e.seeded = Some(owner);
+                }
+            }
             None => {
                 entry.owner = owner;
                 entry.open = SEED;
-                if table.entries.push(entry).is_err() {
+                if table.push(entry).is_err() {
                     self.overflow(kind, false);
                 }
             }
@@ -764,10 +1287,15 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
 
     /// The tag check of SPEC 9.7: a tag that differs from the id's
     /// recorded owner is `owner_mismatch`. No tag never fails.
+    #[inline]
     fn tag_check(&self, ev: &Event<'_>, kind: Kind, id: &str) -> Result<(), Error> {
-        let Some(tag) = ev.subagent else {
-            return Ok(());
-        };
+        match ev.subagent {
+            Some(tag) => self.tag_check_of(ev, kind, id, tag),
+            None => Ok(()),
+        }
+    }
+
+    fn tag_check_of(&self, ev: &Event<'_>, kind: Kind, id: &str, tag: &str) -> Result<(), Error> {
         match self.table(kind).owner(id) {
             Some(owner) if !self.is(Some(tag), owner) => {
                 Err(mismatch(Code::OwnerMismatch, ev, id, tag, self.name(owner)))
@@ -839,30 +1367,27 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
 
     fn step_started(&mut self, ev: &Event<'_>) -> Result<(), Error> {
         let owner = self.owner_of(ev)?;
-        if self.steps.iter().any(|(n, o)| n == ev.id && *o == owner) {
+        if self.steps.find(ev.id, |o| o == owner).is_some() {
             return Err(rule(Code::StepActive, ev));
         }
         let mut name = heapless::String::new();
         name.push_str(ev.id)
             .map_err(|_| capacity(ev, Table::IdSlot, ID, ev.id))?;
         self.steps
-            .push((name, owner))
-            .map_err(|_| capacity(ev, Table::Steps, OWNERS, ev.id))
+            .open(name, owner)
+            .map_err(|()| capacity(ev, Table::Steps, OWNERS, ev.id))
     }
 
     fn step_finished(&mut self, ev: &Event<'_>) -> Result<(), Error> {
-        let mine = self
-            .steps
-            .iter()
-            .position(|(n, o)| n == ev.id && self.is(ev.subagent, *o));
+        let mine = self.steps.find(ev.id, |o| self.is(ev.subagent, o));
         if let Some(at) = mine {
-            self.steps.remove(at);
+            self.steps.close(at);
             return Ok(());
         }
-        match self.steps.iter().find(|(n, _)| n == ev.id) {
-            Some((_, other)) => {
+        match self.steps.find(ev.id, |_| true) {
+            Some(at) => {
                 let found = ev.subagent.unwrap_or("(the parent agent)");
-                let name = self.name(*other);
+                let name = self.name(self.steps.owner(at));
                 Err(mismatch(Code::StepOwnerMismatch, ev, ev.id, found, name))
             }
             None => Err(rule(Code::StepNotActive, ev)),
@@ -876,10 +1401,21 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         self.tag_check(ev, Kind::Reasoning, ev.id)?;
         let owner = self.owner_of(ev)?;
         self.record(ev, Kind::Reasoning, ev.id, owner, false)?;
-        if let Some(e) = self.reasoning.get_mut(ev.id) {
-            e.open |= flag;
+        if self.reasoning.set_open(ev.id, flag, true) {
+            self.tally_open(flag, true);
         }
         Ok(())
+    }
+
+    /// One more (or one fewer) reasoning span or message is open.
+    fn tally_open(&mut self, flag: u8, open: bool) {
+        if let Some(n) = self.reasoning_open.get_mut(usize::from(flag / 2)) {
+            *n = if open {
+                n.saturating_add(1)
+            } else {
+                n.saturating_sub(1)
+            };
+        }
     }
 
     fn reasoning_use(
@@ -893,10 +1429,8 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
             return Err(rule(not_active, ev));
         }
         self.tag_check(ev, Kind::Reasoning, ev.id)?;
-        if closes {
-            if let Some(e) = self.reasoning.get_mut(ev.id) {
-                e.open &= !flag;
-            }
+        if closes && self.reasoning.set_open(ev.id, flag, false) {
+            self.tally_open(flag, false);
         }
         Ok(())
     }
@@ -957,8 +1491,8 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         if v.life.run != Run::Active {
             return Ok(());
         }
-        if !self.steps.is_empty() {
-            let names = self.steps.iter().map(|(n, _)| n.as_str());
+        if self.steps.len() > 0 {
+            let names = self.steps.names();
             return Err(open_list(Code::UnclosedSteps, ev, names, self.steps.len()));
         }
         unclosed(&v.messages, super::Tracked::Messages, ev)?;
@@ -966,7 +1500,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
             (MESSAGE, Code::UnclosedReasoningMessages),
             (SPAN, Code::UnclosedReasoningSpans),
         ] {
-            if self.reasoning.has_open(flag) {
+            if self.reasoning_open.get(usize::from(flag / 2)) > Some(&0) {
                 let open = self.reasoning.entries.iter().filter(|e| e.open & flag != 0);
                 let count = open.clone().count();
                 return Err(open_list(code, ev, open.map(|e| e.id.as_str()), count));
@@ -1029,4 +1563,129 @@ fn open_list<'n>(
         Some(ev.kind),
         Detail::Open { list, count },
     )
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::panic
+)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use proptest::prelude::*;
+    use std::vec::Vec;
+
+    /// What is done to a table.
+    #[derive(Debug, Clone)]
+    enum Op {
+        /// A new entry with this id (loose or not).
+        Push(u8, bool),
+        Pop,
+        /// Flags the entry at (position modulo length) `SEED`.
+        Seed(usize),
+        /// Drops the `SEED` entries from (position modulo length + 1) on.
+        Drop(usize),
+        /// Writes a byte onto the last entry's id.
+        Write(u8),
+        Seal,
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => (0u8..12, any::<bool>()).prop_map(|(i, l)| Op::Push(i, l)),
+            1 => Just(Op::Pop),
+            2 => any::<usize>().prop_map(Op::Seed),
+            1 => any::<usize>().prop_map(Op::Drop),
+            1 => (0u8..3).prop_map(Op::Write),
+            1 => Just(Op::Seal),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        /// With 8 entries in 16 slots and 12 short ids (so that probes
+        /// collide and ids repeat), the index finds what a scan of the
+        /// entries finds, after any pushes, pops, drops and writes.
+        #[test]
+        fn index_finds_what_a_scan_finds(ops in prop::collection::vec(op(), 1..80)) {
+            let mut t = Table_::<4, 8>::new();
+            for op in ops {
+                let len = t.entries.len();
+                match op {
+                    Op::Push(i, loose) => {
+                        let mut e = Entry::seed(if loose { LOOSE } else { 0 });
+                        e.id.push_str(&std::format!("{}", i)).unwrap();
+                        let _ = t.push(e);
+                    }
+                    Op::Pop => {
+                        t.pop();
+                    }
+                    Op::Seed(at) if len > 0 => t.entries[at % len].open |= SEED,
+                    Op::Drop(at) => t.retain_from(at % (len + 1), |e| e.open & SEED == 0),
+                    Op::Write(b) => {
+                        if let Some(id) = t.unseal() {
+                            let _ = id.push(char::from(b'a' + b));
+                        }
+                    }
+                    Op::Seal => t.seal(),
+                    Op::Seed(_) => {}
+                }
+                let loose: Vec<usize> = (0..t.entries.len())
+                    .filter(|at| t.entries[*at].open & LOOSE != 0)
+                    .collect();
+                prop_assert!(loose.is_empty() || loose == [t.entries.len() - 1]);
+                for at in 0..t.entries.len() {
+                    prop_assert_eq!(t.indexed(at), !loose.contains(&at));
+                }
+                let ids: Vec<_> = t.entries.iter().map(|e| e.id.clone()).collect();
+                for id in ids.iter().map(|s| s.as_str()).chain(["0", "11", "x"]) {
+                    let scan = t.entries.iter().position(|e| e.id == id);
+                    prop_assert_eq!(t.find(id, |_, _| true), scan);
+                    let scan = t.entries.iter().position(|e| e.id == id && e.open & SEED == 0);
+                    prop_assert_eq!(t.find(id, |_, e| e.open & SEED == 0), scan);
+                }
+            }
+        }
+
+        /// The open steps, in 8 slots with names that repeat under
+        /// several owners, behave as a list kept in opening order.
+        #[test]
+        fn steps_behave_as_a_list(ops in prop::collection::vec((0u8..6, 0u8..3, any::<bool>()), 1..80)) {
+            let mut steps = Steps::<4, 8>::new();
+            let mut model: Vec<(std::string::String, Owner)> = Vec::new();
+            for (name, owner, open) in ops {
+                let name = std::format!("{}", name);
+                let owner = owner.checked_sub(1);
+                let at = model.iter().position(|(n, o)| *n == name && *o == owner);
+                let found = steps.find(&name, |o| o == owner);
+                prop_assert_eq!(found.is_some(), at.is_some());
+                let first = model.iter().find(|(n, _)| *n == name).map(|(_, o)| *o);
+                prop_assert_eq!(steps.find(&name, |_| true).map(|at| steps.owner(at)), first);
+                match (open, found, at) {
+                    (true, None, _) => {
+                        let fits = steps.open(heapless::String::try_from(name.as_str()).unwrap(), owner);
+                        prop_assert_eq!(fits.is_ok(), model.len() < 8);
+                        if fits.is_ok() {
+                            model.push((name, owner));
+                        }
+                    }
+                    (false, Some(f), Some(at)) => {
+                        steps.close(f);
+                        model.remove(at);
+                    }
+                    _ => {}
+                }
+                prop_assert!(steps.names().eq(model.iter().map(|(n, _)| n.as_str())));
+                prop_assert_eq!(steps.len(), model.len());
+            }
+            steps.clear();
+            prop_assert_eq!(steps.names().count(), 0);
+            prop_assert!(steps.open(heapless::String::new(), None).is_ok());
+        }
+    }
 }
