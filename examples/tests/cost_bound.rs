@@ -120,6 +120,7 @@ fn hostile_workloads_cost_per_byte_is_bounded() {
 fn v1_hostile_workloads_cost_per_byte_is_bounded() {
     require_valgrind();
     bounded_in("client-v1", "kept_snapshots", 60);
+    bounded_in("client-v1", "owner_lookups", 60);
 }
 
 proptest! {
