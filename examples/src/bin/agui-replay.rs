@@ -24,10 +24,11 @@ use std::io::{self, IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use agui_alloc::client::{Client, ClientError, Limits};
+use agui_alloc::client::{Client, ClientError, Limits, TraceEntry};
 use agui_alloc::v1::{Warning, WarningKind};
 use agui_core::frame::Format;
 use agui_core::protocol::{Protocol, Select};
+use agui_examples::json_out;
 use agui_examples::transcript::{write_message, write_state, Printable};
 use clap::{Parser, ValueEnum};
 use serde_json::{json, Value};
@@ -167,8 +168,8 @@ fn run(args: &Args) -> Result<bool, String> {
     // formatted through `Display` first.
     let mut out = io::BufWriter::with_capacity(64 * 1024, stdout.lock());
     let written = if args.json {
-        let value = report(&client, result.as_ref().err(), args.trace);
-        let written = agui_examples::json_out::write_value(&mut out, &value)
+        let value = report(&client, result.as_ref().err());
+        let written = write_report(&mut out, &value, args.trace.then(|| client.trace()))
             .and_then(|()| out.write_all(b"\n"));
         // The process ends after this: the system takes the memory back at
         // once, where dropping the report frees it one allocation at a time.
@@ -276,8 +277,77 @@ fn error_json(e: &ClientError) -> Value {
     json!({"index": e.frame, "stage": e.stage.as_str(), "code": e.code.as_str(), "message": e.message})
 }
 
-/// The machine-readable result (SPEC section 7), plus `errors`.
-fn report(client: &Client, error: Option<&ClientError>, with_trace: bool) -> Value {
+/// Writes the report with the trace, when asked for, in its place (after
+/// `state`, before `warnings`: the order serde_json's sorted map gives).
+/// The trace is written straight from the client's entries: building it as
+/// a JSON value first made and freed three maps per event (a third of the
+/// process's instructions on a long chat).
+fn write_report(
+    out: &mut impl Write,
+    report: &Value,
+    trace: Option<&[TraceEntry]>,
+) -> io::Result<()> {
+    let (Value::Object(members), Some(trace)) = (report, trace) else {
+        return json_out::write_value(out, report);
+    };
+    out.write_all(b"{")?;
+    let (before, after): (Vec<_>, Vec<_>) = members.iter().partition(|(k, _)| *k != "warnings");
+    for (i, (key, value)) in before.into_iter().enumerate() {
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        write_member(out, key, value)?;
+    }
+    out.write_all(b",\"trace\":[")?;
+    for (i, entry) in trace.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        write_trace_entry(out, entry)?;
+    }
+    out.write_all(b"]")?;
+    for (key, value) in after {
+        out.write_all(b",")?;
+        write_member(out, key, value)?;
+    }
+    out.write_all(b"}")
+}
+
+/// One trace entry, as [`TraceEntry::to_json`] would be written: its keys
+/// in sorted order (`args` < `changed` < `partialArgs` < `type`).
+fn write_trace_entry(out: &mut impl Write, entry: &TraceEntry) -> io::Result<()> {
+    let (early, late) = match &entry.args {
+        Some((key, value)) if *key < "changed" => (Some((*key, value)), None),
+        Some((key, value)) => (None, Some((*key, value))),
+        None => (None, None),
+    };
+    out.write_all(b"{")?;
+    if let Some((key, value)) = early {
+        write_member(out, key, value)?;
+        out.write_all(b",")?;
+    }
+    json_out::write_str(out, "changed")?;
+    out.write_all(b":")?;
+    json_out::write_str(out, entry.changed.as_str())?;
+    if let Some((key, value)) = late {
+        out.write_all(b",")?;
+        write_member(out, key, value)?;
+    }
+    out.write_all(b",\"type\":")?;
+    json_out::write_str(out, entry.kind.as_str())?;
+    out.write_all(b"}")
+}
+
+/// `"key":value`.
+fn write_member(out: &mut impl Write, key: &str, value: &Value) -> io::Result<()> {
+    json_out::write_str(out, key)?;
+    out.write_all(b":")?;
+    json_out::write_value(out, value)
+}
+
+/// The machine-readable result (SPEC section 7), plus `errors` (the trace,
+/// when asked for, is written by [`write_report`]).
+fn report(client: &Client, error: Option<&ClientError>) -> Value {
     let errors: Vec<Value> = if client.errors().is_empty() {
         error.map(error_json).into_iter().collect()
     } else {
@@ -292,10 +362,6 @@ fn report(client: &Client, error: Option<&ClientError>, with_trace: bool) -> Val
         "messages": client.messages(),
         "state": client.state(),
     });
-    if with_trace {
-        let trace: Vec<Value> = client.trace().iter().map(|t| t.to_json()).collect();
-        out["trace"] = Value::Array(trace);
-    }
     // Only a 1.0 stream has warnings: the current output stays as it was.
     if client.protocol() == Some(Protocol::V1) {
         let warnings: Vec<Value> = client.warnings().iter().map(warning_json).collect();
