@@ -813,9 +813,13 @@ impl Client {
     /// stream. The core has checked all of it, so the event is built from
     /// the id and the delta fragments it handed out, without decoding the
     /// frame's text a second time.
-    fn delta_event(&mut self, head: &Header) -> bool {
-        // 1.0 takes every frame through its inbound processing.
-        if self.dialect == Dialect::V1 {
+    fn delta_event(&mut self, head: &Header, warned: bool) -> bool {
+        // 1.0 takes a frame through its inbound processing unless the core
+        // found nothing to say about it: a frame with only these three
+        // keys (the core strips any other with a warning) that no
+        // compatibility rule touched (a translation warns too) is left as
+        // it is by that processing, so the same event is built here.
+        if self.dialect == Dialect::V1 && warned {
             return false;
         }
         let bits = |fields: &[Field]| fields.iter().fold(0u64, |b, f| b | 1u64 << (*f as u32));
@@ -836,7 +840,8 @@ impl Client {
     }
 
     fn end_frame(&mut self, subscriber: &mut dyn Subscriber) -> Result<(), ClientError> {
-        let head = self.reader.finish_frame(&mut |_| {});
+        let mut warned = false;
+        let head = self.reader.finish_frame(&mut |_| warned = true);
         if self.dialect == Dialect::Current && self.reader.protocol() == Some(Protocol::V1) {
             self.speak_v1();
         }
@@ -860,7 +865,7 @@ impl Client {
             self.accepted = self.accepted.saturating_add(1);
             return Ok(());
         };
-        let fast = self.delta_event(&head);
+        let fast = self.delta_event(&head, warned);
         // A bare delta frame is not parsed again (nor is an empty object
         // made and dropped for it): a close of a chunked item before its
         // event needs no frame field.
@@ -1201,5 +1206,49 @@ mod tests {
         };
         assert_eq!(d.path(), "messages.0.role");
         assert_eq!(e.event, Some(EventType::MessagesSnapshot));
+    }
+
+    /// AG-UI 1.0: a plain delta frame takes the short path, and a delta
+    /// frame with an unknown key, or a retired shape, does not: its key is
+    /// stripped with a warning, its shape translated with one.
+    #[cfg(feature = "v1")]
+    #[test]
+    fn v1_delta_frames_keep_their_warnings() {
+        use crate::v1::WarningKind;
+        let mut client = Client::new().with_protocol(Select::Fixed(Protocol::V1));
+        let stream = b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\
+            {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\",\"role\":\"assistant\"}\n\
+            {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":\"a\"}\n\
+            {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":\"b\",\"x\":1}\n\
+            {\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m\"}\n\
+            {\"type\":\"THINKING_TEXT_MESSAGE_START\"}\n\
+            {\"type\":\"THINKING_TEXT_MESSAGE_CONTENT\",\"delta\":\"c\"}\n\
+            {\"type\":\"THINKING_TEXT_MESSAGE_END\"}\n";
+        client.feed(stream).unwrap();
+        client.finish().unwrap();
+        let kinds: Vec<(usize, &WarningKind)> = client
+            .warnings()
+            .iter()
+            .map(|w| (w.frame, &w.kind))
+            .collect();
+        assert!(
+            matches!(kinds.as_slice(), [
+                (3, WarningKind::Stripped { event_type, path }),
+                (5, WarningKind::Converted { .. }),
+                (6, WarningKind::Converted { .. }),
+                (7, WarningKind::Converted { .. }),
+            ] if event_type == "TEXT_MESSAGE_CONTENT" && path == "/x"),
+            "{kinds:?}"
+        );
+        let text: Vec<String> = client
+            .messages()
+            .iter()
+            .map(|m| serde_json::to_string(m).unwrap())
+            .collect();
+        assert!(text[0].contains("\"ab\""), "{text:?}");
+        assert!(
+            text[1].contains("\"reasoning\"") && text[1].contains("\"c\""),
+            "{text:?}"
+        );
     }
 }
