@@ -325,7 +325,7 @@ impl<
     /// verified) not.
     fn expand_v1_with(
         &mut self,
-        mut check: Check<'_>,
+        mut check: Check<'_, ID>,
         f: &mut dyn FnMut(&Event<'_>),
     ) -> Result<(), Error> {
         let Some(head) = self.header.take() else {
@@ -365,10 +365,10 @@ impl<
 
     /// [`expand_atomic`](Self::expand_atomic) under the 1.0 rules: the
     /// frame is verified first, on the real state, with the state before it
-    /// kept aside (a copy of the verifier and of the chunk lanes, small
-    /// fixed tables, and a [`Journal`] of what the frame changes in the
-    /// 1.0 tables: a cost in proportion to the frame, not to the ids the
-    /// tables hold); if an event fails, the copies come back and the
+    /// kept aside (a copy of the chunk lanes, at most 9, and a [`Journal`]
+    /// of what the frame changes in the 1.0 tables and the verifier: a cost
+    /// in proportion to the frame, not to the ids the tables hold or to
+    /// their capacities); if an event fails, the copy comes back and the
     /// journal is undone. Else the expansion is replayed from the lanes
     /// before the frame to hand the events out.
     #[inline(never)]
@@ -381,16 +381,14 @@ impl<
             undo: heapless::Vec::new(),
             v1: true,
         };
-        let verifier = self.verifier.clone();
-        let mut journal = self.owners.journal();
+        let mut journal = self.owners.journal(&self.verifier);
         let header = self.header;
         if let Err(err) = self.expand_v1_with(Check::Noted(&mut journal), &mut |_| {}) {
             self.chunker = checkpoint.chunker.clone();
-            self.verifier = verifier;
             // Complete: what a journal cannot take back (a new run, a
             // snapshot's owners) is the last event of its frame, which
             // cannot fail after it.
-            let _ = self.owners.undo(&journal);
+            let _ = self.owners.undo(&mut self.verifier, journal);
             self.decoder.restore_compat();
             return Err(err);
         }
@@ -518,13 +516,13 @@ impl<
 }
 
 /// How a 1.0 expansion checks its events.
-enum Check<'j> {
+enum Check<'j, const ID: usize> {
     /// Not at all: a replay of an expansion already verified.
     Skip,
     /// Under the 1.0 rules.
     Plain,
     /// Under the 1.0 rules, noting the changes to the 1.0 tables.
-    Noted(&'j mut Journal),
+    Noted(&'j mut Journal<ID>),
 }
 
 /// The 1.0 facts of the decoded frame that the verifier reads.

@@ -14,7 +14,7 @@
 //! error naming the table, never a dropped entry (a dropped owner would
 //! turn a later `owner_mismatch` into an acceptance).
 
-use super::{rule, unclosed, Run, Verifier};
+use super::{rule, unclosed, Lifecycle, Reversal, Run, Tracked, Verifier};
 use crate::error::{cut_text, error_text, Code, Detail, Error, ErrorText, Stage, Table};
 use crate::event::{Event, EventType};
 
@@ -850,18 +850,23 @@ enum Change {
     Step(StepUndo),
 }
 
-/// What the events of one frame changed in the 1.0 tables ([`Owners`]),
-/// so that [`Owners::undo`] takes the frame back: the tables' lengths
-/// before it (the entries it added go, and leave the indexes), and the
-/// fields it changed, as they were. Its size is fixed and small: an event
-/// changes at most one field (an owner, an open flag, a sub-agent's life,
-/// or the open steps), and a frame expands to at most 12 events (up to 9
-/// lanes closed, then 3). A new run (RUN_STARTED) and a snapshot's owner
+/// What the events of one frame changed in the 1.0 tables ([`Owners`])
+/// and in the verifier, so that [`Owners::undo`] takes the frame back: the
+/// tables' lengths before it (the entries it added go, and leave the
+/// indexes), the fields it changed, as they were, and the verifier's life
+/// cycle and the ids it opened or closed. Its size is fixed and small: an
+/// event changes at most one field of the 1.0 tables (an owner, an open
+/// flag, a sub-agent's life, or the open steps) and opens or closes at
+/// most one id in the verifier, and a frame expands to at most 12 events
+/// (up to 9 lanes closed, then 3). A new run (RUN_STARTED) and a snapshot's owner
 /// seeds (MESSAGES_SNAPSHOT) change more: the journal notes that it cannot
 /// take them back ([`Journal::complete`] is then false). They are the last
 /// event of their frame, so the frame cannot fail after them.
 #[derive(Debug, Clone)]
-pub struct Journal {
+pub struct Journal<const ID: usize = 64> {
+    life: Lifecycle,
+    /// The verifier's id tables' changes, oldest first.
+    ids: heapless::Vec<Reversal<ID>, 12, u8>,
     lens: [u16; 4],
     loose: [bool; 4],
     agents: u16,
@@ -871,7 +876,7 @@ pub struct Journal {
     complete: bool,
 }
 
-impl Journal {
+impl<const ID: usize> Journal<ID> {
     /// Whether the journal takes the whole frame back (it does unless the
     /// frame started a run or applied a snapshot's owners).
     pub fn complete(&self) -> bool {
@@ -883,10 +888,34 @@ impl Journal {
             self.complete = false;
         }
     }
+
+    /// Notes that `which` gained an id at its end.
+    fn opened(&mut self, which: Tracked) {
+        self.note_ids(super::Change::Opened(which));
+    }
+
+    /// Notes that `id` left `which` at position `at`.
+    fn closed(&mut self, which: Tracked, at: Option<usize>, id: &str) {
+        let mut text = heapless::String::new();
+        // The id came out of a slot of this capacity.
+        let _ = text.push_str(id);
+        let change = match at {
+            Some(at) => super::Change::Closed(which, at, text),
+            None => super::Change::None,
+        };
+        self.note_ids(change);
+    }
+
+    fn note_ids(&mut self, change: super::Change<ID>) {
+        let life = self.life;
+        if self.ids.push(Reversal { life, change }).is_err() {
+            self.complete = false;
+        }
+    }
 }
 
 /// Where an event's changes are noted, if anywhere.
-type Log<'a> = Option<&'a mut Journal>;
+type Log<'a, const ID: usize> = Option<&'a mut Journal<ID>>;
 
 /// The four owner tables, in the order of a journal's lengths.
 const KINDS: [Kind; 4] = [
@@ -962,9 +991,15 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
             .map_err(|e| e.at(ev.frame))
     }
 
-    /// A journal for the next frame: the tables' lengths now.
-    pub fn journal(&self) -> Journal {
+    /// A journal for the next frame: the tables' lengths now, and the
+    /// life cycle of `verifier`.
+    pub fn journal<const MSGS: usize, const TOOLS: usize, const STEPS: usize>(
+        &self,
+        verifier: &Verifier<ID, MSGS, TOOLS, STEPS>,
+    ) -> Journal<ID> {
         Journal {
+            life: verifier.life,
+            ids: heapless::Vec::new(),
             lens: KINDS.map(|k| self.table(k).len16()),
             loose: KINDS.map(|k| self.table(k).last_loose()),
             agents: u16::try_from(self.agents.len()).unwrap_or(u16::MAX),
@@ -985,20 +1020,28 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         verifier: &mut Verifier<ID, MSGS, TOOLS, STEPS>,
         ev: &Event<'_>,
         facts: &Facts<'_>,
-        journal: &mut Journal,
+        journal: &mut Journal<ID>,
     ) -> Result<(), Error> {
         self.apply(verifier, ev, facts, &mut Some(journal))
             .map_err(|e| e.at(ev.frame))
     }
 
     /// Takes back what `journal` noted since [`journal`](Self::journal)
-    /// made it: the tables are as they were then, if the journal is
-    /// [complete](Journal::complete) (else they are left as they are, and
-    /// false is returned).
-    pub fn undo(&mut self, journal: &Journal) -> bool {
+    /// made it: these tables and `verifier` are as they were then, if the
+    /// journal is [complete](Journal::complete) (else they are left as
+    /// they are, and false is returned).
+    pub fn undo<const MSGS: usize, const TOOLS: usize, const STEPS: usize>(
+        &mut self,
+        verifier: &mut Verifier<ID, MSGS, TOOLS, STEPS>,
+        journal: Journal<ID>,
+    ) -> bool {
         if !journal.complete {
             return false;
         }
+        for undo in journal.ids.into_iter().rev() {
+            verifier.undo(undo);
+        }
+        verifier.life = journal.life;
         for change in journal.changes.iter().rev() {
             match *change {
                 Change::Entry {
@@ -1032,7 +1075,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     }
 
     /// Notes entry `id`'s owner and flags in `log` before a change.
-    fn note_entry(&self, log: &mut Log<'_>, kind: Kind, id: &str) {
+    fn note_entry(&self, log: &mut Log<'_, ID>, kind: Kind, id: &str) {
         let Some(j) = log.as_deref_mut() else {
             return;
         };
@@ -1050,7 +1093,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     }
 
     /// Notes sub-agent `at`'s life in `log` before a change.
-    fn note_life(&self, log: &mut Log<'_>, at: u8) {
+    fn note_life(&self, log: &mut Log<'_, ID>, at: u8) {
         if let (Some(j), Some((_, life))) = (log.as_deref_mut(), self.agents.get(usize::from(at))) {
             j.note(Change::Life { at, life: *life });
         }
@@ -1061,7 +1104,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         v: &mut Verifier<ID, MSGS, TOOLS, STEPS>,
         ev: &Event<'_>,
         facts: &Facts<'_>,
-        log: &mut Log<'_>,
+        log: &mut Log<'_, ID>,
     ) -> Result<(), Error> {
         let next = v.life.next(ev.kind.rule()).map_err(|code| rule(code, ev))?;
         let seeds = matches!(ev.kind, EventType::RunStarted | EventType::MessagesSnapshot)
@@ -1413,7 +1456,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         v: &mut Verifier<ID, MSGS, TOOLS, STEPS>,
         ev: &Event<'_>,
         facts: &Facts<'_>,
-        log: &mut Log<'_>,
+        log: &mut Log<'_, ID>,
     ) -> Result<(), Error> {
         use EventType as T;
         match ev.kind {
@@ -1424,7 +1467,11 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
                 self.tag_check(ev, Kind::Message, ev.id)?;
                 let owner = self.owner_of(ev)?;
                 self.record(ev, Kind::Message, ev.id, owner, false)?;
-                super::open(&mut v.messages, ev, Code::MessageActive, Table::Messages)
+                super::open(&mut v.messages, ev, Code::MessageActive, Table::Messages)?;
+                if let Some(j) = log.as_deref_mut() {
+                    j.opened(Tracked::Messages);
+                }
+                Ok(())
             }
             T::TextMessageContent | T::TextMessageEnd => {
                 if !v.messages.contains(ev.id) {
@@ -1432,17 +1479,29 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
                 }
                 self.tag_check(ev, Kind::Message, ev.id)?;
                 if ev.kind == T::TextMessageEnd {
+                    if let Some(j) = log.as_deref_mut() {
+                        j.closed(Tracked::Messages, v.messages.position(ev.id), ev.id);
+                    }
                     v.messages.remove(ev.id);
                 }
                 Ok(())
             }
-            T::ToolCallStart => self.tool_call_start(v, ev, facts),
+            T::ToolCallStart => {
+                self.tool_call_start(v, ev, facts)?;
+                if let Some(j) = log.as_deref_mut() {
+                    j.opened(Tracked::ToolCalls);
+                }
+                Ok(())
+            }
             T::ToolCallArgs | T::ToolCallEnd => {
                 if !v.tool_calls.contains(ev.id) {
                     return Err(rule(Code::ToolCallNotActive, ev));
                 }
                 self.tag_check(ev, Kind::ToolCall, ev.id)?;
                 if ev.kind == T::ToolCallEnd {
+                    if let Some(j) = log.as_deref_mut() {
+                        j.closed(Tracked::ToolCalls, v.tool_calls.position(ev.id), ev.id);
+                    }
                     v.tool_calls.remove(ev.id);
                 }
                 Ok(())
@@ -1656,7 +1715,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         )
     }
 
-    fn step_started(&mut self, ev: &Event<'_>, log: &mut Log<'_>) -> Result<(), Error> {
+    fn step_started(&mut self, ev: &Event<'_>, log: &mut Log<'_, ID>) -> Result<(), Error> {
         let owner = self.owner_of(ev)?;
         if self.steps.find(ev.id, |o| o == owner).is_some() {
             return Err(rule(Code::StepActive, ev));
@@ -1674,7 +1733,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         Ok(())
     }
 
-    fn step_finished(&mut self, ev: &Event<'_>, log: &mut Log<'_>) -> Result<(), Error> {
+    fn step_finished(&mut self, ev: &Event<'_>, log: &mut Log<'_, ID>) -> Result<(), Error> {
         let mine = self.steps.find(ev.id, |o| self.is(ev.subagent, o));
         if let Some(at) = mine {
             if let Some(j) = log.as_deref_mut() {
@@ -1698,7 +1757,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         ev: &Event<'_>,
         flag: u8,
         active: Code,
-        log: &mut Log<'_>,
+        log: &mut Log<'_, ID>,
     ) -> Result<(), Error> {
         if self.reasoning.is_open(ev.id, flag) {
             return Err(rule(active, ev));
@@ -1730,7 +1789,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         flag: u8,
         not_active: Code,
         closes: bool,
-        log: &mut Log<'_>,
+        log: &mut Log<'_, ID>,
     ) -> Result<(), Error> {
         if !self.reasoning.is_open(ev.id, flag) {
             return Err(rule(not_active, ev));
@@ -1749,7 +1808,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         &mut self,
         ev: &Event<'_>,
         facts: &Facts<'_>,
-        log: &mut Log<'_>,
+        log: &mut Log<'_, ID>,
     ) -> Result<(), Error> {
         let life = self
             .find(ev.id)
@@ -1782,7 +1841,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         Ok(())
     }
 
-    fn subagent_ended(&mut self, ev: &Event<'_>, log: &mut Log<'_>) -> Result<(), Error> {
+    fn subagent_ended(&mut self, ev: &Event<'_>, log: &mut Log<'_, ID>) -> Result<(), Error> {
         let at = self.find(ev.id).filter(|i| {
             self.agents
                 .get(usize::from(*i))
