@@ -473,9 +473,9 @@ impl<
     /// Takes back a frame accepted by [`expand_atomic`](Self::expand_atomic);
     /// only valid before the next frame is expanded.
     ///
-    /// Not for a 1.0 frame, which it leaves in place: the 1.0 tables keep
-    /// no undo records (a frame that fails its own verification is taken
-    /// back by `expand_atomic` itself).
+    /// Not for a 1.0 frame, which it leaves in place (a frame that fails
+    /// its own verification is taken back by `expand_atomic` itself,
+    /// through a [`Journal`] that does not outlive the frame).
     pub fn rollback(&mut self, checkpoint: Checkpoint<ID, AGENTS>) {
         if checkpoint.v1 {
             return;
