@@ -39,7 +39,7 @@ use crate::error::Error;
 use crate::event::{Event, EventType, Origin, Role};
 use crate::frame::{Format, FrameEvent, Framer};
 use crate::protocol::{Protocol, Select};
-use crate::verify::v1::{Facts, Owners};
+use crate::verify::v1::{Facts, Journal, Owners};
 use crate::verify::{Reversal, Verifier};
 use crate::warn::Warning;
 
@@ -317,12 +317,17 @@ impl<
     /// expansion (SPEC 9.6), the 1.0 verifier (SPEC 9.7).
     #[inline(never)]
     fn expand_v1(&mut self, f: &mut dyn FnMut(&Event<'_>)) -> Result<(), Error> {
-        self.expand_v1_with(true, f)
+        self.expand_v1_with(Check::Plain, f)
     }
 
-    /// The 1.0 expansion, verified or (`verify` false: a replay of an
-    /// expansion already verified) not.
-    fn expand_v1_with(&mut self, verify: bool, f: &mut dyn FnMut(&Event<'_>)) -> Result<(), Error> {
+    /// The 1.0 expansion, verified (its changes to the 1.0 tables noted
+    /// in a journal, or not) or (a replay of an expansion already
+    /// verified) not.
+    fn expand_v1_with(
+        &mut self,
+        mut check: Check<'_, ID>,
+        f: &mut dyn FnMut(&Event<'_>),
+    ) -> Result<(), Error> {
         let Some(head) = self.header.take() else {
             return Ok(());
         };
@@ -345,8 +350,13 @@ impl<
                 Origin::Frame | Origin::Chunk if Facts::needed(ev.kind) => facts(&self.decoder),
                 Origin::Close | Origin::Frame | Origin::Chunk => Facts::default(),
             };
-            if verify {
-                self.owners.check(&mut self.verifier, &ev, &facts)?;
+            match check {
+                Check::Skip => {}
+                Check::Plain => self.owners.check(&mut self.verifier, &ev, &facts)?,
+                Check::Noted(ref mut journal) => {
+                    self.owners
+                        .check_noted(&mut self.verifier, &ev, &facts, journal)?;
+                }
             }
             f(&ev);
         }
@@ -355,10 +365,12 @@ impl<
 
     /// [`expand_atomic`](Self::expand_atomic) under the 1.0 rules: the
     /// frame is verified first, on the real state, with the state before it
-    /// kept aside (a copy of the verifier, the 1.0 tables and the chunk
-    /// lanes, on the stack: about 9 KiB for [`V1Pipeline`]); if an event
-    /// fails, the copy comes back. Else the expansion is replayed from the
-    /// lanes before the frame to hand the events out.
+    /// kept aside (a copy of the chunk lanes, at most 9, and a [`Journal`]
+    /// of what the frame changes in the 1.0 tables and the verifier: a cost
+    /// in proportion to the frame, not to the ids the tables hold or to
+    /// their capacities); if an event fails, the copy comes back and the
+    /// journal is undone. Else the expansion is replayed from the lanes
+    /// before the frame to hand the events out.
     #[inline(never)]
     fn expand_atomic_v1(
         &mut self,
@@ -369,20 +381,21 @@ impl<
             undo: heapless::Vec::new(),
             v1: true,
         };
-        let verifier = self.verifier.clone();
-        let owners = self.owners.clone();
+        let mut journal = self.owners.journal(&self.verifier);
         let header = self.header;
-        if let Err(err) = self.expand_v1_with(true, &mut |_| {}) {
+        if let Err(err) = self.expand_v1_with(Check::Noted(&mut journal), &mut |_| {}) {
             self.chunker = checkpoint.chunker.clone();
-            self.verifier = verifier;
-            self.owners = owners;
+            // Complete: what a journal cannot take back (a new run, a
+            // snapshot's owners) is the last event of its frame, which
+            // cannot fail after it.
+            let _ = self.owners.undo(&mut self.verifier, journal);
             self.decoder.restore_compat();
             return Err(err);
         }
         let verified = core::mem::replace(&mut self.chunker, checkpoint.chunker.clone());
         self.header = header;
         // Verified already: the replay cannot fail.
-        let _ = self.expand_v1_with(false, f);
+        let _ = self.expand_v1_with(Check::Skip, f);
         self.chunker = verified;
         Ok(checkpoint)
     }
@@ -460,9 +473,9 @@ impl<
     /// Takes back a frame accepted by [`expand_atomic`](Self::expand_atomic);
     /// only valid before the next frame is expanded.
     ///
-    /// Not for a 1.0 frame, which it leaves in place: the 1.0 tables keep
-    /// no undo records (a frame that fails its own verification is taken
-    /// back by `expand_atomic` itself).
+    /// Not for a 1.0 frame, which it leaves in place (a frame that fails
+    /// its own verification is taken back by `expand_atomic` itself,
+    /// through a [`Journal`] that does not outlive the frame).
     pub fn rollback(&mut self, checkpoint: Checkpoint<ID, AGENTS>) {
         if checkpoint.v1 {
             return;
@@ -500,6 +513,16 @@ impl<
         *self = Self::new();
         self.select = select;
     }
+}
+
+/// How a 1.0 expansion checks its events.
+enum Check<'j, const ID: usize> {
+    /// Not at all: a replay of an expansion already verified.
+    Skip,
+    /// Under the 1.0 rules.
+    Plain,
+    /// Under the 1.0 rules, noting the changes to the 1.0 tables.
+    Noted(&'j mut Journal<ID>),
 }
 
 /// The 1.0 facts of the decoded frame that the verifier reads.
@@ -634,9 +657,11 @@ impl<
     /// Sets what happens after an error.
     ///
     /// In 1.0 mode a failed frame is taken back as in the current protocol
-    /// (its events are verified before any is handed out), at the cost of a
-    /// copy of the 1.0 state on the stack per frame (about 9 KiB for
-    /// [`V1Pipeline`]); an accepted 1.0 frame cannot be rolled back later.
+    /// (its events are verified before any is handed out): the 1.0 tables
+    /// through a journal of what the frame changed in them (its cost is
+    /// the frame's, not the tables'), the verifier and the chunk lanes
+    /// through copies (small fixed tables); an accepted 1.0 frame cannot
+    /// be rolled back later.
     ///
     /// Needs the feature `keep-going` (on by default): without it a
     /// pipeline is strict, and its image carries no frame rollback (1.9 KB

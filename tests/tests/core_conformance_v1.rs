@@ -242,3 +242,220 @@ fn keep_going_frames_are_atomic() {
     }
     assert!(errors_seen > 300, "{errors_seen}");
 }
+
+/// Asserts `got == want`, showing where they part.
+fn same_lines(got: &[String], want: &[String], name: &str) {
+    if let Some(at) = (0..got.len().max(want.len())).find(|i| got.get(*i) != want.get(*i)) {
+        let from = at.saturating_sub(3);
+        panic!(
+            "{name}: line {at}\n got: {:#?}\nwant: {:#?}",
+            got.get(from..(at + 2).min(got.len())),
+            want.get(from..(at + 2).min(want.len()))
+        );
+    }
+}
+
+/// The 1.0 reader, generic over its table capacities (open messages, tool
+/// calls and steps: `OPEN` each).
+type Reader<const OPEN: usize, const OWNERS: usize, const AGENTS: usize> =
+    agui_core::pipeline::EventReader<
+        64,
+        OPEN,
+        OPEN,
+        OPEN,
+        32,
+        OWNERS,
+        AGENTS,
+        agui_core::decode::V1<64>,
+    >;
+
+/// Runs `frames` through a 1.0 reader in keep-going mode, one frame at a
+/// time, and lists what comes out: events, warnings, errors (with their
+/// details). `copying` runs the reference of all-or-nothing frames
+/// instead of `expand_atomic`: the whole reader copied before each frame's
+/// end and put back if the frame fails.
+fn keep_going_run<const OPEN: usize, const OWNERS: usize, const AGENTS: usize>(
+    frames: &[&str],
+    copying: bool,
+) -> Vec<String> {
+    let mut r = Reader::<OPEN, OWNERS, AGENTS>::new();
+    assert!(r.set_protocol(Select::Fixed(Protocol::V1)));
+    let mut out = Vec::new();
+    for (i, text) in frames.iter().enumerate() {
+        r.begin_frame(i as u32);
+        if let Err(e) = r.feed(text.as_bytes(), &mut |_| {}) {
+            out.push(format!("decode {e:?}"));
+            continue;
+        }
+        // The old keep-going mode put back the 1.0 boundary's memory as
+        // it was before the frame's end (`restore_compat`).
+        let before = copying.then(|| r.clone());
+        match r.finish_frame(&mut |w| out.push(format!("warn {w:?}"))) {
+            Err(e) => {
+                out.push(format!("finish {e:?}"));
+                continue;
+            }
+            Ok(None) => continue,
+            Ok(Some(_)) => {}
+        }
+        let mut events = Vec::new();
+        let result = if let Some(before) = before {
+            let result = r.expand(&mut |ev| events.push(format!("{ev:?}")));
+            if result.is_err() {
+                r = before;
+            }
+            result
+        } else {
+            r.expand_atomic(&mut |ev| events.push(format!("{ev:?}")))
+                .map(drop)
+        };
+        match result {
+            Ok(()) => out.extend(events),
+            Err(e) => {
+                assert!(events.is_empty() || copying);
+                out.push(format!("error {e:?}"));
+            }
+        }
+    }
+    out
+}
+
+/// Keep-going mode in 1.0, past every failing frame: for every 1.0 vector
+/// and for streams made from them to fail often (every frame twice, the
+/// frames backwards, the stream twice, each followed by probes of what is
+/// left open), `expand_atomic` (which takes a failed frame back through a
+/// journal of its changes) hands out exactly what a reader copied before
+/// each frame and put back after a failure does: the same events, errors
+/// and warnings, at the default capacities and at tiny ones (so that
+/// capacity errors fail frames too).
+#[test]
+fn keep_going_takes_failed_frames_back_as_a_copy_would() {
+    let probes = [
+        r#"{"type":"STEP_FINISHED","stepName":"s"}"#,
+        r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#,
+    ];
+    let mut errors = 0;
+    let vs = vectors();
+    for (n, v) in vs.iter().enumerate() {
+        let frames: Vec<&str> = v.events.iter().map(String::as_str).collect();
+        let twice: Vec<&str> = frames.iter().flat_map(|f| [*f, *f]).collect();
+        let backwards: Vec<&str> = frames.iter().rev().copied().collect();
+        let again: Vec<&str> = frames.iter().chain(&frames).copied().collect();
+        let next = vs.get(n + 1).map_or(&v.events, |w| &w.events);
+        let joined: Vec<&str> = frames
+            .iter()
+            .copied()
+            .chain(next.iter().map(String::as_str))
+            .collect();
+        for stream in [frames, twice, backwards, again, joined] {
+            let stream: Vec<&str> = stream.into_iter().chain(probes).collect();
+            let want = keep_going_run::<8, 16, 4>(&stream, true);
+            let got = keep_going_run::<8, 16, 4>(&stream, false);
+            same_lines(&got, &want, &v.name);
+            errors += want.iter().filter(|l| l.starts_with("error")).count();
+            let want = keep_going_run::<1, 2, 1>(&stream, true);
+            let got = keep_going_run::<1, 2, 1>(&stream, false);
+            same_lines(&got, &want, &format!("{} (tiny tables)", v.name));
+        }
+    }
+    assert!(errors > 5000, "{errors}");
+}
+
+/// One frame of a random 1.0 stream: a type (`kind`), an id (of three),
+/// a sub-agent tag (none or one of two), and a flag.
+fn random_frame(kind: u8, n: u8, tag: u8, flag: bool) -> String {
+    let id = ["a", "b", "c"][usize::from(n % 3)];
+    let tag = match tag % 3 {
+        0 => String::new(),
+        t => format!(r#","subagentRunId":"s{t}""#),
+    };
+    let body = match kind % 24 {
+        0 => r#""type":"RUN_STARTED","threadId":"t","runId":"r""#.to_owned(),
+        1 => r#""type":"RUN_FINISHED","threadId":"t","runId":"r""#.to_owned(),
+        2 => format!(r#""type":"TEXT_MESSAGE_START","messageId":"{id}","role":"assistant""#),
+        3 => format!(r#""type":"TEXT_MESSAGE_CONTENT","messageId":"{id}","delta":"d""#),
+        4 => format!(r#""type":"TEXT_MESSAGE_END","messageId":"{id}""#),
+        5 | 6 => format!(r#""type":"TEXT_MESSAGE_CHUNK","messageId":"{id}","delta":"d""#),
+        7 => {
+            let parent = if flag {
+                r#","parentMessageId":"a""#
+            } else {
+                ""
+            };
+            format!(r#""type":"TOOL_CALL_START","toolCallId":"{id}","toolCallName":"f"{parent}"#)
+        }
+        8 => format!(r#""type":"TOOL_CALL_END","toolCallId":"{id}""#),
+        9 => format!(
+            r#""type":"TOOL_CALL_CHUNK","toolCallId":"{id}","toolCallName":"f","delta":"{{}}""#
+        ),
+        10 => format!(
+            r#""type":"TOOL_CALL_RESULT","messageId":"{id}","toolCallId":"c","content":"x""#
+        ),
+        11 => format!(r#""type":"STEP_STARTED","stepName":"{id}""#),
+        12 => format!(r#""type":"STEP_FINISHED","stepName":"{id}""#),
+        13 => format!(r#""type":"REASONING_START","messageId":"{id}""#),
+        14 => format!(r#""type":"REASONING_END","messageId":"{id}""#),
+        15 => format!(r#""type":"REASONING_MESSAGE_START","messageId":"{id}","role":"reasoning""#),
+        16 => format!(r#""type":"REASONING_MESSAGE_END","messageId":"{id}""#),
+        17 => format!(r#""type":"REASONING_MESSAGE_CHUNK","messageId":"{id}","delta":"d""#),
+        18 => format!(
+            r#""type":"ACTIVITY_SNAPSHOT","messageId":"{id}","activityType":"P","content":{{}},"replace":{}"#,
+            !flag
+        ),
+        19 => {
+            let parent = if flag {
+                r#","parentSubagentRunId":"s1""#
+            } else {
+                ""
+            };
+            return format!(
+                r#"{{"type":"SUBAGENT_STARTED","subagentRunId":"s{}","name":"n"{parent}}}"#,
+                1 + n % 2
+            );
+        }
+        20 => {
+            let end = if flag {
+                "SUBAGENT_FINISHED"
+            } else {
+                "SUBAGENT_ERROR"
+            };
+            return format!(r#"{{"type":"{end}","subagentRunId":"s{}"}}"#, 1 + n % 2);
+        }
+        21 => format!(
+            r#""type":"MESSAGES_SNAPSHOT","messages":[{{"id":"{id}","role":"assistant","content":"x","subagentRunId":"s1"}},{{"id":"b","role":"reasoning","content":"r"}},{{"id":"c","role":"assistant","content":"","toolCalls":[{{"id":"{id}","type":"function","function":{{"name":"f","arguments":"{{}}"}}}}]}}]"#
+        ),
+        22 => r#""type":"RUN_ERROR","message":"m""#.to_owned(),
+        _ => format!(
+            r#""type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"{id}","encryptedValue":"e""#
+        ),
+    };
+    format!("{{{body}{tag}}}")
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 1500, ..Default::default() })]
+
+    /// Random 1.0 streams that fail often, half-way through frames too
+    /// (a chunk closing an item, then failing): `expand_atomic` takes
+    /// every failed frame back as a copy of the reader would.
+    #[test]
+    fn keep_going_random_streams_match_the_copying_reference(
+        frames in proptest::collection::vec((0u8..24, 0u8..3, 0u8..3, proptest::bool::ANY), 1..60)
+    ) {
+        let start = r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#.to_owned();
+        let stream: Vec<String> = core::iter::once(start)
+            .chain(frames.iter().map(|(k, i, t, f)| random_frame(*k, *i, *t, *f)))
+            .collect();
+        let stream: Vec<&str> = stream.iter().map(String::as_str).collect();
+        same_lines(
+            &keep_going_run::<8, 16, 4>(&stream, false),
+            &keep_going_run::<8, 16, 4>(&stream, true),
+            "default tables",
+        );
+        same_lines(
+            &keep_going_run::<1, 2, 1>(&stream, false),
+            &keep_going_run::<1, 2, 1>(&stream, true),
+            "tiny tables",
+        );
+    }
+}

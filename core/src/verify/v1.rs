@@ -14,7 +14,7 @@
 //! error naming the table, never a dropped entry (a dropped owner would
 //! turn a later `owner_mismatch` into an acceptance).
 
-use super::{rule, unclosed, Run, Verifier};
+use super::{rule, unclosed, Lifecycle, Reversal, Run, Tracked, Verifier};
 use crate::error::{cut_text, error_text, Code, Detail, Error, ErrorText, Stage, Table};
 use crate::event::{Event, EventType};
 
@@ -563,6 +563,22 @@ impl<const ID: usize, const N: usize> Table_<ID, N> {
         }
     }
 
+    /// Back to `len` entries (those after it leave the index), the last
+    /// one loose again if it was (`loose`): undoes the pushes of a frame.
+    fn restore_len(&mut self, len: u16, loose: bool) {
+        while self.entries.len() > usize::from(len) {
+            self.pop();
+        }
+        if loose && len > 0 {
+            let _ = self.unseal();
+        }
+    }
+
+    /// Whether the last entry is loose.
+    fn last_loose(&self) -> bool {
+        self.entries.last().is_some_and(|e| e.open & LOOSE != 0)
+    }
+
     /// How many entries have `flag` set (a walk: once per run).
     fn count_open(&self, flag: u8) -> u16 {
         let n = self.entries.iter().filter(|e| e.open & flag != 0).count();
@@ -692,6 +708,88 @@ impl<const ID: usize, const N: usize> Steps<ID, N> {
         self.len = self.len.saturating_sub(1);
     }
 
+    /// The links (slot, prev, next) of slot `at`, if it exists.
+    fn links(&self, at: usize) -> Option<(u16, u16, u16)> {
+        let s = self.slots.get(at)?;
+        Some((u16::try_from(at).ok()?, s.prev, s.next))
+    }
+
+    /// How to take back an opening (`None`) or the closing of the step at
+    /// `at`, made before it.
+    fn undo_of(&self, closing: Option<usize>) -> StepUndo {
+        let mut undo = StepUndo {
+            at: 0,
+            opened: closing.is_none(),
+            links: heapless::Vec::new(),
+            reused_next: None,
+            pushed: false,
+            first: self.first,
+            last: self.last,
+            free: self.free,
+            len: self.len,
+            count: self.opened,
+        };
+        let relinked = match closing {
+            Some(at) => {
+                let s = self.slots.get(at);
+                let prev = s.map_or(0, |s| s.prev);
+                let next = s.map_or(0, |s| s.next);
+                undo.at = u16::try_from(at).unwrap_or(u16::MAX);
+                [
+                    Some(at),
+                    usize::from(prev).checked_sub(1),
+                    usize::from(next).checked_sub(1),
+                ]
+            }
+            None => {
+                let reused = usize::from(self.free).checked_sub(1);
+                let at = reused.unwrap_or(self.slots.len());
+                undo.at = u16::try_from(at).unwrap_or(u16::MAX);
+                undo.pushed = reused.is_none();
+                undo.reused_next = reused.and_then(|a| self.slots.get(a)).map(|s| s.next);
+                [usize::from(self.last).checked_sub(1), None, None]
+            }
+        };
+        for at in relinked.into_iter().flatten() {
+            if let Some(l) = self.links(at) {
+                // Room: three at most.
+                let _ = undo.links.push(l);
+            }
+        }
+        undo
+    }
+
+    /// Takes back the opening or closing `undo` was made before (the last
+    /// change to the steps).
+    fn undo(&mut self, undo: &StepUndo) {
+        let at = usize::from(undo.at);
+        let slots = &self.slots;
+        if let (true, Some(s)) = (undo.opened, slots.get(at)) {
+            self.index
+                .remove(&s.name, at, |p| slots.get(p).map(|s| hash(&s.name)));
+        }
+        for (slot, prev, next) in undo.links.iter().rev() {
+            if let Some(s) = self.slots.get_mut(usize::from(*slot)) {
+                s.prev = *prev;
+                s.next = *next;
+            }
+        }
+        if let (Some(next), Some(s)) = (undo.reused_next, self.slots.get_mut(at)) {
+            s.next = next;
+        }
+        if undo.pushed {
+            self.slots.truncate(at);
+        }
+        self.first = undo.first;
+        self.last = undo.last;
+        self.free = undo.free;
+        self.len = undo.len;
+        self.opened = undo.count;
+        if let (false, Some(s)) = (undo.opened, self.slots.get(at)) {
+            self.index.insert(&s.name, at);
+        }
+    }
+
     /// The open steps' names, in the order they opened.
     fn names(&self) -> impl Iterator<Item = &str> + Clone {
         let at = |link: u16| usize::from(link).checked_sub(1);
@@ -714,6 +812,118 @@ impl<const ID: usize, const N: usize> Steps<ID, N> {
         self.free = 0;
     }
 }
+
+/// How to take back one opening or closing of a step: the list's ends,
+/// count and free list, and the links of the slots it relinked, as they
+/// were.
+#[derive(Debug, Clone)]
+struct StepUndo {
+    /// The slot opened or closed.
+    at: u16,
+    opened: bool,
+    /// (slot, prev, next) of each slot relinked.
+    links: heapless::Vec<(u16, u16, u16), 3, u8>,
+    /// The free-list link of the free slot the opening reused.
+    reused_next: Option<u16>,
+    /// The opening added a slot.
+    pushed: bool,
+    first: u16,
+    last: u16,
+    free: u16,
+    len: u16,
+    count: u32,
+}
+
+/// A field of the 1.0 tables an event changed, as it was.
+#[derive(Debug, Clone)]
+enum Change {
+    /// An owner entry's owner and open flags.
+    Entry {
+        kind: Kind,
+        at: u16,
+        owner: Owner,
+        open: u8,
+    },
+    /// A sub-agent's life.
+    Life { at: u8, life: Life },
+    /// The open steps.
+    Step(StepUndo),
+}
+
+/// What the events of one frame changed in the 1.0 tables ([`Owners`])
+/// and in the verifier, so that [`Owners::undo`] takes the frame back: the
+/// tables' lengths before it (the entries it added go, and leave the
+/// indexes), the fields it changed, as they were, and the verifier's life
+/// cycle and the ids it opened or closed. Its size is fixed and small: an
+/// event changes at most one field of the 1.0 tables (an owner, an open
+/// flag, a sub-agent's life, or the open steps) and opens or closes at
+/// most one id in the verifier, and a frame expands to at most 12 events
+/// (up to 9 lanes closed, then 3). A new run (RUN_STARTED) and a snapshot's owner
+/// seeds (MESSAGES_SNAPSHOT) change more: the journal notes that it cannot
+/// take them back ([`Journal::complete`] is then false). They are the last
+/// event of their frame, so the frame cannot fail after them.
+#[derive(Debug, Clone)]
+pub struct Journal<const ID: usize = 64> {
+    life: Lifecycle,
+    /// The verifier's id tables' changes, oldest first.
+    ids: heapless::Vec<Reversal<ID>, 12, u8>,
+    lens: [u16; 4],
+    loose: [bool; 4],
+    agents: u16,
+    reasoning_open: [u16; 2],
+    changes: heapless::Vec<Change, 12, u8>,
+    /// Every change is noted.
+    complete: bool,
+}
+
+impl<const ID: usize> Journal<ID> {
+    /// Whether the journal takes the whole frame back (it does unless the
+    /// frame started a run or applied a snapshot's owners).
+    pub fn complete(&self) -> bool {
+        self.complete
+    }
+
+    fn note(&mut self, change: Change) {
+        if self.changes.push(change).is_err() {
+            self.complete = false;
+        }
+    }
+
+    /// Notes that `which` gained an id at its end.
+    fn opened(&mut self, which: Tracked) {
+        self.note_ids(super::Change::Opened(which));
+    }
+
+    /// Notes that `id` left `which` at position `at`.
+    fn closed(&mut self, which: Tracked, at: Option<usize>, id: &str) {
+        let mut text = heapless::String::new();
+        // The id came out of a slot of this capacity.
+        let _ = text.push_str(id);
+        let change = match at {
+            Some(at) => super::Change::Closed(which, at, text),
+            None => super::Change::None,
+        };
+        self.note_ids(change);
+    }
+
+    fn note_ids(&mut self, change: super::Change<ID>) {
+        let life = self.life;
+        if self.ids.push(Reversal { life, change }).is_err() {
+            self.complete = false;
+        }
+    }
+}
+
+/// Where an event's changes are noted, if anywhere.
+type Log<'a, const ID: usize> = Option<&'a mut Journal<ID>>;
+
+/// The four owner tables, in the order of a journal's lengths.
+const KINDS: [Kind; 4] = [
+    Kind::Message,
+    Kind::ToolCall,
+    Kind::Reasoning,
+    Kind::Activity,
+];
 
 /// The 1.0 part of the verifier's state. See the [module docs](self).
 #[derive(Debug, Clone)]
@@ -777,7 +987,116 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         ev: &Event<'_>,
         facts: &Facts<'_>,
     ) -> Result<(), Error> {
-        self.apply(verifier, ev, facts).map_err(|e| e.at(ev.frame))
+        self.apply(verifier, ev, facts, &mut None)
+            .map_err(|e| e.at(ev.frame))
+    }
+
+    /// A journal for the next frame: the tables' lengths now, and the
+    /// life cycle of `verifier`.
+    pub fn journal<const MSGS: usize, const TOOLS: usize, const STEPS: usize>(
+        &self,
+        verifier: &Verifier<ID, MSGS, TOOLS, STEPS>,
+    ) -> Journal<ID> {
+        Journal {
+            life: verifier.life,
+            ids: heapless::Vec::new(),
+            lens: KINDS.map(|k| self.table(k).len16()),
+            loose: KINDS.map(|k| self.table(k).last_loose()),
+            agents: u16::try_from(self.agents.len()).unwrap_or(u16::MAX),
+            reasoning_open: self.reasoning_open,
+            changes: heapless::Vec::new(),
+            complete: true,
+        }
+    }
+
+    /// [`check`](Self::check), noting in `journal` what the event changes
+    /// (see [`Journal`]).
+    ///
+    /// # Errors
+    /// As [`check`](Self::check); the tables are then as the journal says
+    /// (the event's own changes are noted too, or not made).
+    pub fn check_noted<const MSGS: usize, const TOOLS: usize, const STEPS: usize>(
+        &mut self,
+        verifier: &mut Verifier<ID, MSGS, TOOLS, STEPS>,
+        ev: &Event<'_>,
+        facts: &Facts<'_>,
+        journal: &mut Journal<ID>,
+    ) -> Result<(), Error> {
+        self.apply(verifier, ev, facts, &mut Some(journal))
+            .map_err(|e| e.at(ev.frame))
+    }
+
+    /// Takes back what `journal` noted since [`journal`](Self::journal)
+    /// made it: these tables and `verifier` are as they were then, if the
+    /// journal is [complete](Journal::complete) (else they are left as
+    /// they are, and false is returned).
+    pub fn undo<const MSGS: usize, const TOOLS: usize, const STEPS: usize>(
+        &mut self,
+        verifier: &mut Verifier<ID, MSGS, TOOLS, STEPS>,
+        journal: Journal<ID>,
+    ) -> bool {
+        if !journal.complete {
+            return false;
+        }
+        for undo in journal.ids.into_iter().rev() {
+            verifier.undo(undo);
+        }
+        verifier.life = journal.life;
+        for change in journal.changes.iter().rev() {
+            match *change {
+                Change::Entry {
+                    kind,
+                    at,
+                    owner,
+                    open,
+                } => {
+                    if let Some(e) = self.table_mut(kind).entries.get_mut(usize::from(at)) {
+                        e.owner = owner;
+                        e.open = (e.open & !(SPAN | MESSAGE)) | (open & (SPAN | MESSAGE));
+                    }
+                }
+                Change::Life { at, life } => {
+                    if let Some((_, l)) = self.agents.get_mut(usize::from(at)) {
+                        *l = life;
+                    }
+                }
+                Change::Step(ref undo) => self.steps.undo(undo),
+            }
+        }
+        for (k, kind) in KINDS.into_iter().enumerate() {
+            let (Some(len), Some(loose)) = (journal.lens.get(k), journal.loose.get(k)) else {
+                continue;
+            };
+            self.table_mut(kind).restore_len(*len, *loose);
+        }
+        self.agents.truncate(usize::from(journal.agents));
+        self.reasoning_open = journal.reasoning_open;
+        true
+    }
+
+    /// Notes entry `id`'s owner and flags in `log` before a change.
+    fn note_entry(&self, log: &mut Log<'_, ID>, kind: Kind, id: &str) {
+        let Some(j) = log.as_deref_mut() else {
+            return;
+        };
+        let table = self.table(kind);
+        if let Some(at) = table.find(id, |_, e| e.open & SEED == 0) {
+            if let (Some(e), Ok(at)) = (table.entries.get(at), u16::try_from(at)) {
+                j.note(Change::Entry {
+                    kind,
+                    at,
+                    owner: e.owner,
+                    open: e.open,
+                });
+            }
+        }
+    }
+
+    /// Notes sub-agent `at`'s life in `log` before a change.
+    fn note_life(&self, log: &mut Log<'_, ID>, at: u8) {
+        if let (Some(j), Some((_, life))) = (log.as_deref_mut(), self.agents.get(usize::from(at))) {
+            j.note(Change::Life { at, life: *life });
+        }
     }
 
     fn apply<const MSGS: usize, const TOOLS: usize, const STEPS: usize>(
@@ -785,6 +1104,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         v: &mut Verifier<ID, MSGS, TOOLS, STEPS>,
         ev: &Event<'_>,
         facts: &Facts<'_>,
+        log: &mut Log<'_, ID>,
     ) -> Result<(), Error> {
         let next = v.life.next(ev.kind.rule()).map_err(|code| rule(code, ev))?;
         let seeds = matches!(ev.kind, EventType::RunStarted | EventType::MessagesSnapshot)
@@ -792,11 +1112,18 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         if seeds {
             self.seed_overflow(ev)?;
         }
+        if let (true, Some(j)) = (seeds, log.as_deref_mut()) {
+            // A new run, or a snapshot's seeds, change more than a
+            // journal notes (see `Journal`).
+            if ev.kind == EventType::RunStarted || self.seeding.any {
+                j.complete = false;
+            }
+        }
         if ev.kind == EventType::RunStarted {
             v.forget_ids();
             self.new_run();
         }
-        self.per_type(v, ev, facts)?;
+        self.per_type(v, ev, facts, log)?;
         if seeds {
             // A snapshot overwrites known owners; a run's input does not.
             let overwrite = ev.kind == EventType::MessagesSnapshot;
@@ -1129,6 +1456,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         v: &mut Verifier<ID, MSGS, TOOLS, STEPS>,
         ev: &Event<'_>,
         facts: &Facts<'_>,
+        log: &mut Log<'_, ID>,
     ) -> Result<(), Error> {
         use EventType as T;
         match ev.kind {
@@ -1139,7 +1467,11 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
                 self.tag_check(ev, Kind::Message, ev.id)?;
                 let owner = self.owner_of(ev)?;
                 self.record(ev, Kind::Message, ev.id, owner, false)?;
-                super::open(&mut v.messages, ev, Code::MessageActive, Table::Messages)
+                super::open(&mut v.messages, ev, Code::MessageActive, Table::Messages)?;
+                if let Some(j) = log.as_deref_mut() {
+                    j.opened(Tracked::Messages);
+                }
+                Ok(())
             }
             T::TextMessageContent | T::TextMessageEnd => {
                 if !v.messages.contains(ev.id) {
@@ -1147,33 +1479,47 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
                 }
                 self.tag_check(ev, Kind::Message, ev.id)?;
                 if ev.kind == T::TextMessageEnd {
+                    if let Some(j) = log.as_deref_mut() {
+                        j.closed(Tracked::Messages, v.messages.position(ev.id), ev.id);
+                    }
                     v.messages.remove(ev.id);
                 }
                 Ok(())
             }
-            T::ToolCallStart => self.tool_call_start(v, ev, facts),
+            T::ToolCallStart => {
+                self.tool_call_start(v, ev, facts)?;
+                if let Some(j) = log.as_deref_mut() {
+                    j.opened(Tracked::ToolCalls);
+                }
+                Ok(())
+            }
             T::ToolCallArgs | T::ToolCallEnd => {
                 if !v.tool_calls.contains(ev.id) {
                     return Err(rule(Code::ToolCallNotActive, ev));
                 }
                 self.tag_check(ev, Kind::ToolCall, ev.id)?;
                 if ev.kind == T::ToolCallEnd {
+                    if let Some(j) = log.as_deref_mut() {
+                        j.closed(Tracked::ToolCalls, v.tool_calls.position(ev.id), ev.id);
+                    }
                     v.tool_calls.remove(ev.id);
                 }
                 Ok(())
             }
-            T::StepStarted => self.step_started(ev),
-            T::StepFinished => self.step_finished(ev),
-            T::ReasoningStart => self.reasoning_open(ev, SPAN, Code::ReasoningSpanActive),
+            T::StepStarted => self.step_started(ev, log),
+            T::StepFinished => self.step_finished(ev, log),
+            T::ReasoningStart => self.reasoning_open(ev, SPAN, Code::ReasoningSpanActive, log),
             T::ReasoningMessageStart => {
-                self.reasoning_open(ev, MESSAGE, Code::ReasoningMessageActive)
+                self.reasoning_open(ev, MESSAGE, Code::ReasoningMessageActive, log)
             }
-            T::ReasoningEnd => self.reasoning_use(ev, SPAN, Code::ReasoningSpanNotActive, true),
+            T::ReasoningEnd => {
+                self.reasoning_use(ev, SPAN, Code::ReasoningSpanNotActive, true, log)
+            }
             T::ReasoningMessageContent => {
-                self.reasoning_use(ev, MESSAGE, Code::ReasoningMessageNotActive, false)
+                self.reasoning_use(ev, MESSAGE, Code::ReasoningMessageNotActive, false, log)
             }
             T::ReasoningMessageEnd => {
-                self.reasoning_use(ev, MESSAGE, Code::ReasoningMessageNotActive, true)
+                self.reasoning_use(ev, MESSAGE, Code::ReasoningMessageNotActive, true, log)
             }
             T::ReasoningEncryptedValue => {
                 if facts.tool_call_subtype {
@@ -1187,15 +1533,19 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
             T::ActivitySnapshot => {
                 let owner = self.owner_of(ev)?;
                 let overwrite = !facts.keep;
+                if overwrite {
+                    self.note_entry(log, Kind::Activity, facts.message_id);
+                }
                 self.record(ev, Kind::Activity, facts.message_id, owner, overwrite)
             }
             T::ActivityDelta => self.tag_check(ev, Kind::Activity, facts.message_id),
             T::ToolCallResult => {
                 let owner = self.owner_of(ev)?;
+                self.note_entry(log, Kind::Message, facts.message_id);
                 self.record(ev, Kind::Message, facts.message_id, owner, true)
             }
-            T::SubagentStarted => self.subagent_started(ev, facts),
-            T::SubagentFinished | T::SubagentError => self.subagent_ended(ev),
+            T::SubagentStarted => self.subagent_started(ev, facts, log),
+            T::SubagentFinished | T::SubagentError => self.subagent_ended(ev, log),
             T::RunFinished => self.run_finished(v, ev),
             T::RunStarted
             | T::RunError
@@ -1365,7 +1715,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         )
     }
 
-    fn step_started(&mut self, ev: &Event<'_>) -> Result<(), Error> {
+    fn step_started(&mut self, ev: &Event<'_>, log: &mut Log<'_, ID>) -> Result<(), Error> {
         let owner = self.owner_of(ev)?;
         if self.steps.find(ev.id, |o| o == owner).is_some() {
             return Err(rule(Code::StepActive, ev));
@@ -1373,14 +1723,30 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         let mut name = heapless::String::new();
         name.push_str(ev.id)
             .map_err(|_| capacity(ev, Table::IdSlot, ID, ev.id))?;
+        let undo = log.is_some().then(|| self.steps.undo_of(None));
         self.steps
             .open(name, owner)
-            .map_err(|()| capacity(ev, Table::Steps, OWNERS, ev.id))
+            .map_err(|()| capacity(ev, Table::Steps, OWNERS, ev.id))?;
+        if let (Some(j), Some(undo)) = (log.as_deref_mut(), undo) {
+            // A slot the journal saw close holds a step it would have to
+            // open again: its name is gone (never in a pipeline, whose
+            // frames open or close one step at most).
+            let refilled =
+                |c: &Change| matches!(c, Change::Step(s) if !s.opened && s.at == undo.at);
+            if !undo.pushed && j.changes.iter().any(refilled) {
+                j.complete = false;
+            }
+            j.note(Change::Step(undo));
+        }
+        Ok(())
     }
 
-    fn step_finished(&mut self, ev: &Event<'_>) -> Result<(), Error> {
+    fn step_finished(&mut self, ev: &Event<'_>, log: &mut Log<'_, ID>) -> Result<(), Error> {
         let mine = self.steps.find(ev.id, |o| self.is(ev.subagent, o));
         if let Some(at) = mine {
+            if let Some(j) = log.as_deref_mut() {
+                j.note(Change::Step(self.steps.undo_of(Some(at))));
+            }
             self.steps.close(at);
             return Ok(());
         }
@@ -1394,13 +1760,20 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         }
     }
 
-    fn reasoning_open(&mut self, ev: &Event<'_>, flag: u8, active: Code) -> Result<(), Error> {
+    fn reasoning_open(
+        &mut self,
+        ev: &Event<'_>,
+        flag: u8,
+        active: Code,
+        log: &mut Log<'_, ID>,
+    ) -> Result<(), Error> {
         if self.reasoning.is_open(ev.id, flag) {
             return Err(rule(active, ev));
         }
         self.tag_check(ev, Kind::Reasoning, ev.id)?;
         let owner = self.owner_of(ev)?;
         self.record(ev, Kind::Reasoning, ev.id, owner, false)?;
+        self.note_entry(log, Kind::Reasoning, ev.id);
         if self.reasoning.set_open(ev.id, flag, true) {
             self.tally_open(flag, true);
         }
@@ -1424,18 +1797,27 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         flag: u8,
         not_active: Code,
         closes: bool,
+        log: &mut Log<'_, ID>,
     ) -> Result<(), Error> {
         if !self.reasoning.is_open(ev.id, flag) {
             return Err(rule(not_active, ev));
         }
         self.tag_check(ev, Kind::Reasoning, ev.id)?;
+        if closes {
+            self.note_entry(log, Kind::Reasoning, ev.id);
+        }
         if closes && self.reasoning.set_open(ev.id, flag, false) {
             self.tally_open(flag, false);
         }
         Ok(())
     }
 
-    fn subagent_started(&mut self, ev: &Event<'_>, facts: &Facts<'_>) -> Result<(), Error> {
+    fn subagent_started(
+        &mut self,
+        ev: &Event<'_>,
+        facts: &Facts<'_>,
+        log: &mut Log<'_, ID>,
+    ) -> Result<(), Error> {
         let life = self
             .find(ev.id)
             .and_then(|i| self.agents.get(usize::from(i)));
@@ -1460,13 +1842,14 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
             }
         }
         let i = self.intern(ev, ev.id)?;
+        self.note_life(log, i);
         if let Some((_, l)) = self.agents.get_mut(usize::from(i)) {
             *l = Life::Active;
         }
         Ok(())
     }
 
-    fn subagent_ended(&mut self, ev: &Event<'_>) -> Result<(), Error> {
+    fn subagent_ended(&mut self, ev: &Event<'_>, log: &mut Log<'_, ID>) -> Result<(), Error> {
         let at = self.find(ev.id).filter(|i| {
             self.agents
                 .get(usize::from(*i))
@@ -1475,6 +1858,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         let Some(i) = at else {
             return Err(rule(Code::SubagentNotActive, ev));
         };
+        self.note_life(log, i);
         if let Some((_, l)) = self.agents.get_mut(usize::from(i)) {
             *l = Life::Finished;
         }
@@ -1605,8 +1989,116 @@ mod tests {
         ]
     }
 
+    type TinyVerifier = Verifier<8, 2, 2, 2>;
+    type TinyOwners = Owners<8, 3, 1>;
+
+    /// Event `k` of a small vocabulary (ids "a" and "b", tags none, "x"
+    /// and "y"), with its facts.
+    fn vocabulary(k: u8) -> (Event<'static>, Facts<'static>) {
+        use EventType as T;
+        const KINDS: [EventType; 17] = [
+            T::TextMessageStart,
+            T::TextMessageEnd,
+            T::ToolCallStart,
+            T::ToolCallEnd,
+            T::StepStarted,
+            T::StepFinished,
+            T::ReasoningStart,
+            T::ReasoningEnd,
+            T::ReasoningMessageStart,
+            T::ReasoningMessageEnd,
+            T::ActivitySnapshot,
+            T::ActivityDelta,
+            T::ToolCallResult,
+            T::SubagentStarted,
+            T::SubagentFinished,
+            T::RunFinished,
+            T::TextMessageContent,
+        ];
+        let kind = KINDS[usize::from(k) % KINDS.len()];
+        let id = ["a", "b"][usize::from(k / 17) % 2];
+        let subagent = [None, Some("x"), Some("y")][usize::from(k / 34) % 3];
+        let (id, subagent) = if matches!(kind, T::SubagentStarted | T::SubagentFinished) {
+            (subagent.unwrap_or("x"), None)
+        } else {
+            (id, subagent)
+        };
+        let ev = Event {
+            kind,
+            origin: crate::event::Origin::Frame,
+            frame: 0,
+            id,
+            name: "f",
+            role: crate::event::Role::default(),
+            subagent,
+        };
+        let facts = Facts {
+            message_id: id,
+            keep: k.is_multiple_of(2),
+            parent_message: k.is_multiple_of(3).then_some("a"),
+            ..Facts::default()
+        };
+        (ev, facts)
+    }
+
+    /// The result of each event of the vocabulary from `v` and `o`, and
+    /// of the whole vocabulary in order.
+    fn probe(mut v: TinyVerifier, mut o: TinyOwners) -> Vec<Result<(), Error>> {
+        let each = (0..102).map(|k| {
+            let (ev, facts) = vocabulary(k);
+            o.clone().check(&mut v.clone(), &ev, &facts)
+        });
+        let each: Vec<_> = each.collect();
+        let all = (0..102).map(|k| {
+            let (ev, facts) = vocabulary(k);
+            o.check(&mut v, &ev, &facts)
+        });
+        each.into_iter().chain(all.collect::<Vec<_>>()).collect()
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        /// After any history, events noted in a journal (up to the first
+        /// that fails) and then undone leave the tables and the verifier
+        /// behaving as a copy made before them: the same results for every
+        /// event of the vocabulary after it.
+        #[test]
+        fn a_journal_takes_events_back(
+            history in prop::collection::vec(0u8..102, 0..40),
+            frame in prop::collection::vec(0u8..102, 1..12),
+        ) {
+            let mut v = TinyVerifier::new();
+            let mut o = TinyOwners::new();
+            let start = Event {
+                kind: EventType::RunStarted,
+                origin: crate::event::Origin::Frame,
+                frame: 0,
+                id: "",
+                name: "",
+                role: crate::event::Role::default(),
+                subagent: None,
+            };
+            o.check(&mut v, &start, &Facts::default()).unwrap();
+            for k in history {
+                let (ev, facts) = vocabulary(k);
+                let _ = o.check(&mut v, &ev, &facts);
+            }
+            let (v0, o0) = (v.clone(), o.clone());
+            let mut journal = o.journal(&v);
+            for k in frame {
+                let (ev, facts) = vocabulary(k);
+                if o.check_noted(&mut v, &ev, &facts, &mut journal).is_err() {
+                    break;
+                }
+            }
+            // Incomplete only when a step's slot is refilled (see
+            // `step_started`).
+            if journal.complete() {
+                prop_assert!(o.undo(&mut v, journal));
+                prop_assert_eq!(probe(v, o), probe(v0, o0));
+            }
+        }
 
         /// With 8 entries in 16 slots and 12 short ids (so that probes
         /// collide and ids repeat), the index finds what a scan of the

@@ -12,7 +12,8 @@
 //! `core` (the no-heap pipeline: framing, decoding, chunks, verification),
 //! `core-v1` (the same in AG-UI 1.0 mode),
 //! `client` (the core plus the reducer), `client-v1` (the same in AG-UI 1.0
-//! mode) or `client-watch` (the client with a subscriber that reads the
+//! mode), `client-v1-keep-going` (the same in keep-going mode, where every
+//! frame is taken as a whole or not at all) or `client-watch` (the client with a subscriber that reads the
 //! partial tool arguments after every delta, as a UI would). `workload` is
 //! a generator of `tests/src/workloads.rs` (`chat`, `tool_args`,
 //! `snapshots`, the hostile ones) or `file:PATH`, a recorded stream (SSE or
@@ -49,6 +50,7 @@ enum Stage {
     CoreV1,
     Client,
     ClientV1,
+    ClientV1KeepGoing,
     ClientWatch,
 }
 
@@ -67,7 +69,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("agui-bench-core: {e}");
-            eprintln!("usage: agui-bench-core run <framer|tokenizer|core|core-v1|client|client-v1|client-watch> <chat|tool_args|snapshots|...|file:PATH> <n> [sse|ndjson] [repeat]");
+            eprintln!("usage: agui-bench-core run <framer|tokenizer|core|core-v1|client|client-v1|client-v1-keep-going|client-watch> <chat|tool_args|snapshots|...|file:PATH> <n> [sse|ndjson] [repeat]");
             eprintln!("       agui-bench-core gen <chat|tool_args|snapshots> <n> [sse|ndjson]");
             ExitCode::FAILURE
         }
@@ -91,6 +93,7 @@ fn run(args: &[String]) -> Result<(), String> {
                 Some("core-v1") => Stage::CoreV1,
                 Some("client") => Stage::Client,
                 Some("client-v1") => Stage::ClientV1,
+                Some("client-v1-keep-going") => Stage::ClientV1KeepGoing,
                 Some("client-watch") => Stage::ClientWatch,
                 other => return Err(format!("unknown stage {other:?}")),
             };
@@ -190,6 +193,12 @@ fn measure(stage: Stage, bytes: &[u8], docs: &[&[u8]], repeat: usize) -> Result<
             Stage::Client => client(Client::new(), bytes, None, &mut seen)?,
             Stage::ClientV1 => {
                 let v1 = Client::new().with_protocol(Select::Fixed(Protocol::V1));
+                client(v1, bytes, None, &mut seen)?;
+            }
+            Stage::ClientV1KeepGoing => {
+                let v1 = Client::new()
+                    .with_protocol(Select::Fixed(Protocol::V1))
+                    .keep_going();
                 client(v1, bytes, None, &mut seen)?;
             }
             Stage::ClientWatch => {
