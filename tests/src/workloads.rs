@@ -341,17 +341,30 @@ pub fn many_snapshots(n: usize, encoding: Encoding) -> Workload {
         r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u0","role":"user","content":"hi"}]}"#,
     );
     for i in 0..n {
-        w.frame(&format!(
-            r#"{{"type":"ACTIVITY_SNAPSHOT","messageId":"act-{i}","activityType":"PLAN","content":{{"step":{i}}}}}"#
-        ));
+        w.frame(&activity_snapshot(i));
     }
-    for k in 0..n * 3 / 5 {
-        w.frame(&format!(
-            r#"{{"type":"MESSAGES_SNAPSHOT","messages":[{{"id":"u0","role":"user","content":"hi"}},{{"id":"x-{k}","role":"assistant","content":"ok"}}]}}"#
-        ));
-    }
+    tiny_snapshots(&mut w, n, "");
     w.frame(FINISH);
     w.finish(format!("many_snapshots-{n}"))
+}
+
+/// An `ACTIVITY_SNAPSHOT` that makes activity message `act-{i}`.
+fn activity_snapshot(i: usize) -> String {
+    format!(
+        r#"{{"type":"ACTIVITY_SNAPSHOT","messageId":"act-{i}","activityType":"PLAN","content":{{"step":{i}}}}}"#
+    )
+}
+
+/// `0.6 n` tiny `MESSAGES_SNAPSHOT`s: each keeps the user message `u0`,
+/// drops the message the previous one added and adds one; every other one
+/// carries `odd_metadata` (a `,"metadata":...` member, or nothing).
+fn tiny_snapshots(w: &mut Writer, n: usize, odd_metadata: &str) {
+    for k in 0..n * 3 / 5 {
+        let metadata = if k % 2 == 1 { odd_metadata } else { "" };
+        w.frame(&format!(
+            r#"{{"type":"MESSAGES_SNAPSHOT","messages":[{{"id":"u0","role":"user","content":"hi"}},{{"id":"x-{k}","role":"assistant","content":"ok"}}]{metadata}}}"#
+        ));
+    }
 }
 
 /// AG-UI 1.0 (read it with the client in 1.0 mode): a user message, `n`
@@ -367,9 +380,7 @@ pub fn kept_snapshots(n: usize, encoding: Encoding) -> Workload {
         r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u0","role":"user","content":"hi"}]}"#,
     );
     for i in 0..n {
-        w.frame(&format!(
-            r#"{{"type":"ACTIVITY_SNAPSHOT","messageId":"act-{i}","activityType":"PLAN","content":{{"step":{i}}}}}"#
-        ));
+        w.frame(&activity_snapshot(i));
         w.frame(&format!(
             r#"{{"type":"REASONING_MESSAGE_START","messageId":"r-{i}","role":"reasoning"}}"#
         ));
@@ -380,16 +391,8 @@ pub fn kept_snapshots(n: usize, encoding: Encoding) -> Workload {
             r#"{{"type":"REASONING_MESSAGE_END","messageId":"r-{i}"}}"#
         ));
     }
-    for k in 0..n * 3 / 5 {
-        let metadata = if k % 2 == 1 {
-            r#","metadata":{"@ag-ui/client":{"authoritativeActivityTypes":["SEARCH"]}}"#
-        } else {
-            ""
-        };
-        w.frame(&format!(
-            r#"{{"type":"MESSAGES_SNAPSHOT","messages":[{{"id":"u0","role":"user","content":"hi"}},{{"id":"x-{k}","role":"assistant","content":"ok"}}]{metadata}}}"#
-        ));
-    }
+    let authority = r#","metadata":{"@ag-ui/client":{"authoritativeActivityTypes":["SEARCH"]}}"#;
+    tiny_snapshots(&mut w, n, authority);
     w.frame(FINISH);
     w.finish(format!("kept_snapshots-{n}"))
 }
