@@ -83,21 +83,10 @@ fn every_vector_through_the_cli() {
             ("state", json_eq(&got["state"], &v.expect["state"])),
             ("trace", json_eq(&got["trace"], &v.expect["trace"])),
         ];
-        for (what, ok) in checks {
-            if !ok {
-                failures.push(format!(
-                    "{} ({format}, read size {read_size}): {what} differs",
-                    v.name
-                ));
-            }
-        }
+        let what = format!("{} ({format}, read size {read_size})", v.name);
+        record(&mut failures, &what, &checks);
     }
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_none(&failures);
 }
 
 /// `agui-replay --protocol 1.0 --json --trace` against every AG-UI 1.0
@@ -165,21 +154,10 @@ fn every_v1_vector_through_the_cli() {
                 ours(&got["warnings"]) == ours(&v.expect["warnings"]),
             ),
         ];
-        for (what, ok) in checks {
-            if !ok {
-                failures.push(format!(
-                    "{} ({format}, read size {read_size}): {what} differs",
-                    v.name
-                ));
-            }
-        }
+        let what = format!("{} ({format}, read size {read_size})", v.name);
+        record(&mut failures, &what, &checks);
     }
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_none(&failures);
 }
 
 #[test]
@@ -381,4 +359,24 @@ fn numbers_beyond_the_double_range() {
             serde_json::json!({"big": null, "small": null, "tiny": 0.0, "ok": 1.5, "p": [null]})
         );
     }
+}
+
+/// Notes each failed check of one run (`what`: the vector, format and read
+/// size).
+fn record(failures: &mut Vec<String>, what: &str, checks: &[(&str, bool)]) {
+    for (check, ok) in checks {
+        if !ok {
+            failures.push(format!("{what}: {check} differs"));
+        }
+    }
+}
+
+/// Fails with every noted failure.
+fn assert_none(failures: &[String]) {
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
