@@ -726,7 +726,7 @@ pub(crate) fn outcome(v: &Value, dialect: Dialect) -> Result<Outcome, DecodeErro
 }
 
 /// One string of a string array.
-fn string_item(v: &Value) -> Result<String, DecodeError> {
+pub(crate) fn string_item(v: &Value) -> Result<String, DecodeError> {
     match v {
         Value::String(s) => Ok(s.clone()),
         other @ (Value::Null

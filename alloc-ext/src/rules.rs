@@ -29,12 +29,13 @@ use agui_core::decode::Field as F;
 use agui_core::event::EventType;
 
 use crate::event::{
-    check_metadata, content, end, kind, metadata, outcome, patch, text_role, ActivityAuthority,
-    ActivityDelta, ActivitySnapshot, Custom, DecodeError, Effect, EncryptedSubtype, MessageContent,
-    MessageEnd, MessagesSnapshot, Raw, ReasoningEncryptedValue, ReasoningMessageStart,
-    ReasoningPhase, RunError, RunFinished, RunStarted, StateDelta, StateSnapshot, Step,
-    SubagentError, SubagentFinished, SubagentOutcome, SubagentStarted, TextMessageStart,
-    ThinkingContent, ThinkingStart, ToolCallArgs, ToolCallEnd, ToolCallResult, ToolCallStart,
+    check_metadata, content, end, kind, metadata, outcome, patch, string_item, text_role,
+    ActivityAuthority, ActivityDelta, ActivitySnapshot, Custom, DecodeError, Effect,
+    EncryptedSubtype, MessageContent, MessageEnd, MessagesSnapshot, Raw, ReasoningEncryptedValue,
+    ReasoningMessageStart, ReasoningPhase, RunError, RunFinished, RunStarted, StateDelta,
+    StateSnapshot, Step, SubagentError, SubagentFinished, SubagentOutcome, SubagentStarted,
+    TextMessageStart, ThinkingContent, ThinkingStart, ToolCallArgs, ToolCallEnd, ToolCallResult,
+    ToolCallStart,
 };
 use crate::hooks::{Flow, HookView, Subscriber};
 use crate::model::{Dialect, Fields, Message, RunAgentInput, ToolContent, SUBAGENT_RUN_ID};
@@ -1444,15 +1445,7 @@ fn subagent_outcome(v: &Value) -> Result<SubagentOutcome, DecodeError> {
     match f.get("type") {
         Some(Value::String(t)) if t == "success" => Ok(SubagentOutcome::Success),
         Some(Value::String(t)) if t == "suspended" => Ok(SubagentOutcome::Suspended(
-            f.opt_list("interruptIds", |id| match id {
-                Value::String(s) => Ok(s.clone()),
-                other @ (Value::Null
-                | Value::Bool(_)
-                | Value::Number(_)
-                | Value::Array(_)
-                | Value::Object(_)) => Err(DecodeError::expected("string", other)),
-            })?
-            .unwrap_or_default(),
+            f.opt_list("interruptIds", string_item)?.unwrap_or_default(),
         )),
         _ => Err(
             DecodeError::new("Invalid discriminator value. Expected 'success' | 'suspended'")
