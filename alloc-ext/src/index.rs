@@ -236,29 +236,44 @@ impl Index {
         let Some(handle) = self.handle_at(pos) else {
             return;
         };
-        self.remove_entries(handle, old);
-        self.add_entries(handle, new);
+        if old.id() == new.id() && Class::of(old) == Class::of(new) {
+            // The message keeps its place in its id's list and its class:
+            // only its tool calls and activity type can change. (Taking it
+            // out of the id's list and putting it back walks that list, and
+            // the same for its tool calls' lists: with many local messages
+            // of one id, each of which a snapshot entry replaces, a snapshot
+            // would cost their number squared.)
+            let same_calls = old
+                .tool_calls()
+                .iter()
+                .map(|c| &c.id)
+                .eq(new.tool_calls().iter().map(|c| &c.id));
+            if !same_calls {
+                self.remove_calls(handle, old);
+                self.add_calls(handle, new);
+            }
+            if let (Message::Activity(a), Message::Activity(b)) = (old, new) {
+                self.untype(handle, &a.activity_type);
+                self.typed(handle, &b.activity_type);
+            }
+        } else {
+            self.remove_entries(handle, old);
+            self.add_entries(handle, new);
+        }
         // A tool message overwritten inside a run of results ends the run.
         self.generation = self.generation.wrapping_add(1);
     }
 
-    /// Records a tool call appended to the calls of the message at `pos`.
     /// The activity message at `pos` changed its `activityType` from `old`
     /// to `new` in place.
     pub(crate) fn retyped(&mut self, pos: usize, old: &str, new: &str) {
-        let Some(handle) = self.handle_at(pos) else {
-            return;
-        };
-        if let Some(set) = self.activity_types.get_mut(old) {
-            set.remove(&handle);
-            if set.is_empty() {
-                self.activity_types.remove(old);
-            }
+        if let Some(handle) = self.handle_at(pos) {
+            self.untype(handle, old);
+            self.typed(handle, new);
         }
-        let set = self.activity_types.entry(new.to_owned()).or_default();
-        set.insert(handle);
     }
 
+    /// Records a tool call appended to the calls of the message at `pos`.
     pub(crate) fn call_pushed(&mut self, id: &str, at: CallPos) {
         let Some(handle) = self.handle_at(at.message) else {
             return;
@@ -329,18 +344,12 @@ impl Index {
             (p as usize) < key
         });
         list.insert(at, handle);
-        for (call, tool_call) in message.tool_calls().iter().enumerate() {
-            self.add_call(&tool_call.id, (handle, call));
-        }
+        self.add_calls(handle, message);
         if let Some(set) = self.classes.get_mut(Class::of(message) as usize) {
             set.insert(handle);
         }
         if let Message::Activity(a) = message {
-            let set = self
-                .activity_types
-                .entry(a.activity_type.clone())
-                .or_default();
-            set.insert(handle);
+            self.typed(handle, &a.activity_type);
         }
     }
 
@@ -352,6 +361,25 @@ impl Index {
                 self.messages.remove(message.id());
             }
         }
+        self.remove_calls(handle, message);
+        if let Some(set) = self.classes.get_mut(Class::of(message) as usize) {
+            set.remove(&handle);
+        }
+        if let Message::Activity(a) = message {
+            self.untype(handle, &a.activity_type);
+        }
+    }
+
+    /// Adds the tool calls of `message` (at `handle`).
+    fn add_calls(&mut self, handle: Handle, message: &Message) {
+        for (call, tool_call) in message.tool_calls().iter().enumerate() {
+            self.add_call(&tool_call.id, (handle, call));
+        }
+    }
+
+    /// Takes the tool calls of `message` (at `handle`) out.
+    fn remove_calls(&mut self, handle: Handle, message: &Message) {
+        self.forget_last();
         for (call, tool_call) in message.tool_calls().iter().enumerate() {
             let id = tool_call.id.as_str();
             if let Some(list) = self.tool_calls.get_mut(id) {
@@ -361,15 +389,23 @@ impl Index {
                 }
             }
         }
-        if let Some(set) = self.classes.get_mut(Class::of(message) as usize) {
+    }
+
+    /// Files the activity message at `handle` under `activity_type`.
+    fn typed(&mut self, handle: Handle, activity_type: &str) {
+        let set = self
+            .activity_types
+            .entry(activity_type.to_owned())
+            .or_default();
+        set.insert(handle);
+    }
+
+    /// Takes the activity message at `handle` out of `activity_type`'s set.
+    fn untype(&mut self, handle: Handle, activity_type: &str) {
+        if let Some(set) = self.activity_types.get_mut(activity_type) {
             set.remove(&handle);
-        }
-        if let Message::Activity(a) = message {
-            if let Some(set) = self.activity_types.get_mut(&a.activity_type) {
-                set.remove(&handle);
-                if set.is_empty() {
-                    self.activity_types.remove(&a.activity_type);
-                }
+            if set.is_empty() {
+                self.activity_types.remove(activity_type);
             }
         }
     }
