@@ -8,3 +8,28 @@ pub mod workloads;
 #[doc = include_str!("../../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// The guide's examples (`docs/guide/`), compiled and run as doctests: one
+/// item per page.
+#[cfg(doctest)]
+pub mod guide {
+    /// `docs/guide/library.md`.
+    #[doc = include_str!("../../docs/guide/library.md")]
+    pub struct Library;
+
+    /// `docs/guide/tools.md`.
+    #[doc = include_str!("../../docs/guide/tools.md")]
+    pub struct Tools;
+
+    /// `docs/guide/behaviour.md`.
+    #[doc = include_str!("../../docs/guide/behaviour.md")]
+    pub struct Behaviour;
+
+    /// `docs/guide/v1.md`.
+    #[doc = include_str!("../../docs/guide/v1.md")]
+    pub struct V1;
+
+    /// `docs/guide/dependencies.md`.
+    #[doc = include_str!("../../docs/guide/dependencies.md")]
+    pub struct Dependencies;
+}
