@@ -78,7 +78,7 @@ use crate::event::{
     StateDelta, TextMessageStart, ToolCallArgs, ToolCallEnd, ToolCallResult, ToolCallStart,
 };
 use crate::hooks::{Flow, HookView, Subscriber, ToolCallProgress};
-use crate::index::{CallPos, Class, Index};
+use crate::index::{remove_sorted, CallPos, Class, Index};
 use crate::model::{
     ActivityMessage, AssistantMessage, Dialect, Interrupt, Message, MessageRole, Object, ToolCall,
     ToolMessage,
@@ -1953,26 +1953,6 @@ impl Reducer {
             }
         }
     }
-}
-
-/// Removes the items at the sorted positions `doomed` and hands them back,
-/// moving only the items after the first of them.
-pub(crate) fn remove_sorted<T>(list: &mut Vec<T>, doomed: &[usize]) -> Vec<T> {
-    let Some(&first) = doomed.first() else {
-        return Vec::new();
-    };
-    let tail = list.split_off(first.min(list.len()));
-    let mut gone = Vec::with_capacity(doomed.len());
-    let mut next = doomed.iter().peekable();
-    for (offset, item) in tail.into_iter().enumerate() {
-        if next.peek() == Some(&&first.saturating_add(offset)) {
-            next.next();
-            gone.push(item);
-        } else {
-            list.push(item);
-        }
-    }
-    gone
 }
 
 /// The edit-merge of one `MESSAGES_SNAPSHOT` (see `Reducer::plan_snapshot`).
