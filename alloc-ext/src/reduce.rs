@@ -169,17 +169,17 @@ impl BitOrAssign for Changed {
 /// An event the reducer folded without effect. Not an error of the
 /// stream: nothing changed and the stream goes on (SPEC sections 5, 9.8).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Warning {
+pub struct FoldWarning {
     /// The event's type.
     pub event: EventType,
     /// Why it had no effect.
-    pub kind: WarningKind,
+    pub kind: FoldWarningKind,
 }
 
-/// Why an event had no effect (see [`Warning`]).
+/// Why an event had no effect (see [`FoldWarning`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum WarningKind {
+pub enum FoldWarningKind {
     /// A `STATE_DELTA` or `ACTIVITY_DELTA` patch failed; the patched value
     /// is left as it was.
     Patch(PatchError),
@@ -191,11 +191,11 @@ pub enum WarningKind {
     },
 }
 
-impl fmt::Display for Warning {
+impl fmt::Display for FoldWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
-            WarningKind::Patch(error) => write!(f, "{}: patch failed: {error}", self.event),
-            WarningKind::ActivityText { message_id } => write!(
+            FoldWarningKind::Patch(error) => write!(f, "{}: patch failed: {error}", self.event),
+            FoldWarningKind::ActivityText { message_id } => write!(
                 f,
                 "{}: message '{message_id}' is an activity message, which text and reasoning events do not change",
                 self.event
@@ -431,7 +431,7 @@ pub struct Reducer {
     interrupts: Vec<Interrupt>,
     index: Index,
     args: ArgsSlots,
-    warning: Option<Warning>,
+    warning: Option<FoldWarning>,
     /// `{}`: what the tool-call hooks get for a call not in the messages.
     no_args: Value,
     limits: ReducerLimits,
@@ -695,7 +695,7 @@ impl Reducer {
 
     /// The patch failure of the last applied event, if it had one
     /// (`STATE_DELTA` or `ACTIVITY_DELTA`). Cleared by every `apply`.
-    pub fn last_warning(&self) -> Option<&Warning> {
+    pub fn last_warning(&self) -> Option<&FoldWarning> {
         self.warning.as_ref()
     }
 
@@ -1322,9 +1322,9 @@ impl Reducer {
     fn warn(&mut self, event: EventType, refused: Refused) {
         match refused {
             Refused::Patch(error) => {
-                self.warning = Some(Warning {
+                self.warning = Some(FoldWarning {
                     event,
-                    kind: WarningKind::Patch(error),
+                    kind: FoldWarningKind::Patch(error),
                 });
             }
             // Checked before: only a hook's replacement can get here, and
@@ -1459,9 +1459,9 @@ impl Reducer {
             .and_then(|pos| self.messages.get(pos))
             .is_some_and(|m| m.role() == MessageRole::Activity);
         if is_activity {
-            self.warning = Some(Warning {
+            self.warning = Some(FoldWarning {
                 event,
-                kind: WarningKind::ActivityText {
+                kind: FoldWarningKind::ActivityText {
                     message_id: id.to_owned(),
                 },
             });
@@ -2334,7 +2334,7 @@ mod tests {
         assert_eq!(r.apply(&v1(content.clone())), Changed::NONE);
         assert!(matches!(
             r.last_warning().map(|w| &w.kind),
-            Some(WarningKind::ActivityText { message_id }) if message_id == "a"
+            Some(FoldWarningKind::ActivityText { message_id }) if message_id == "a"
         ));
         assert_eq!(serde_json::to_value(&r.messages()[0]).unwrap(), activity);
         let mut r = Reducer::with_initial(vec![msg(activity)], json!({}));
