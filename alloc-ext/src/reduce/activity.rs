@@ -1,18 +1,20 @@
 //! Activity messages: `ACTIVITY_SNAPSHOT` and `ACTIVITY_DELTA`, and the
-//! content sizes kept for the limits.
+//! content sizes kept for the limits. Their [`Rules`] blocks come last.
 
 use alloc::borrow::ToOwned;
 use alloc::string::String;
 
+use agui_core::decode::Field as F;
 use agui_core::event::EventType;
 use serde_json::Value;
 
-use super::limits::{fits, Delta, LimitError, UNBOUNDED};
+use super::limits::{fits, meta_bytes, sum, Delta, LimitError, UNBOUNDED};
 use super::{merge_metadata, Changed, Reducer};
-use crate::event::{ActivityDelta, ActivitySnapshot};
-use crate::hooks::Subscriber;
-use crate::model::{ActivityMessage, Message, Object};
+use crate::event::{kind, metadata, patch, ActivityDelta, ActivitySnapshot, DecodeError, Effect};
+use crate::hooks::{Flow, HookView, Subscriber};
+use crate::model::{ActivityMessage, Fields, Message, Object, SUBAGENT_RUN_ID};
 use crate::patch::apply_patch_sized;
+use crate::rules::{no_op, opt_len, Given, Rules};
 use crate::size::{json_size, message_bytes, object_size, Size};
 
 impl Reducer {
@@ -196,4 +198,84 @@ impl Reducer {
             }
         }
     }
+}
+
+// ---------------------------------------------------------------------------
+// The decisions about activity messages (see `crate::rules`).
+
+impl Rules for kind::ActivitySnapshot {
+    type Payload = ActivitySnapshot;
+    fn decode(f: Fields<'_>) -> Result<ActivitySnapshot, DecodeError> {
+        Ok(ActivitySnapshot {
+            message_id: f.string(F::MessageId.as_str())?,
+            activity_type: f.string(F::ActivityType.as_str())?,
+            content: f.object(F::Content.as_str())?.clone(),
+            replace: f.opt_bool(F::Replace.as_str())?.unwrap_or(true),
+            metadata: metadata(f)?,
+            subagent_run_id: f.v1_opt_string(SUBAGENT_RUN_ID)?,
+        })
+    }
+    fn growth(e: &ActivitySnapshot, r: &Reducer) -> (usize, usize) {
+        let parts = [
+            e.message_id.len(),
+            e.activity_type.len(),
+            object_size(&e.content).bytes,
+            meta_bytes(&e.metadata),
+            opt_len(&e.subagent_run_id),
+        ];
+        (r.absent(&e.message_id), sum(&parts))
+    }
+    fn check(e: &ActivitySnapshot, r: &mut Reducer, _: usize) -> Result<(), LimitError> {
+        r.check_activity_snapshot(&e.content)
+    }
+    fn hook(
+        e: &ActivitySnapshot,
+        _: &Reducer,
+        s: &mut dyn Subscriber,
+        v: &mut HookView<'_>,
+    ) -> Flow {
+        s.on_activity_snapshot(e, v)
+    }
+    fn reduce(
+        given: Given<'_, ActivitySnapshot>,
+        r: &mut Reducer,
+        s: &mut dyn Subscriber,
+    ) -> Changed {
+        let e = given.get();
+        r.activity_snapshot(e, s)
+    }
+    fn effect(e: &ActivitySnapshot) -> Effect<'_> {
+        Effect::Activity(&e.message_id)
+    }
+    no_op!(notify, trace_args);
+}
+
+impl Rules for kind::ActivityDelta {
+    type Payload = ActivityDelta;
+    fn decode(f: Fields<'_>) -> Result<ActivityDelta, DecodeError> {
+        Ok(ActivityDelta {
+            message_id: f.string(F::MessageId.as_str())?,
+            activity_type: f.string(F::ActivityType.as_str())?,
+            patch: patch(f, F::Patch.as_str())?,
+            metadata: metadata(f)?,
+        })
+    }
+    fn growth(e: &ActivityDelta, _: &Reducer) -> (usize, usize) {
+        // What the patch adds to the content is checked exactly by `check`.
+        (0, sum(&[e.activity_type.len(), meta_bytes(&e.metadata)]))
+    }
+    fn check(e: &ActivityDelta, r: &mut Reducer, text: usize) -> Result<(), LimitError> {
+        r.check_activity_patch(e, text)
+    }
+    fn hook(e: &ActivityDelta, _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
+        s.on_activity_delta(e, v)
+    }
+    fn reduce(given: Given<'_, ActivityDelta>, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+        let e = given.get();
+        r.activity_delta(e)
+    }
+    fn effect(e: &ActivityDelta) -> Effect<'_> {
+        Effect::Activity(&e.message_id)
+    }
+    no_op!(notify, trace_args);
 }

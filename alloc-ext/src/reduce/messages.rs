@@ -1,6 +1,6 @@
 //! Text messages (`TEXT_MESSAGE_*`, and the text of reasoning messages)
 //! and the message list as a whole (`MESSAGES_SNAPSHOT`, the edit-merge of
-//! SPEC section 5).
+//! SPEC section 5). Their [`Rules`] blocks come last.
 
 use alloc::borrow::ToOwned;
 use alloc::collections::{BTreeMap, BTreeSet};
@@ -8,13 +8,19 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::mem;
 
+use agui_core::decode::Field as F;
 use agui_core::event::EventType;
 
 use super::limits::{meta_bytes, sum, Delta, Limit, LimitError};
 use super::{merge_metadata, owned_by, Changed, FoldWarning, FoldWarningKind, Reducer};
-use crate::event::{ActivityAuthority, MessageContent, MessageEnd, TextMessageStart};
+use crate::event::{
+    check_metadata, content, end, kind, metadata, text_role, ActivityAuthority, DecodeError,
+    Effect, MessageContent, MessageEnd, MessagesSnapshot, TextMessageStart,
+};
+use crate::hooks::{Flow, HookView, Subscriber};
 use crate::index::{remove_sorted, Class};
-use crate::model::{Dialect, Message, MessageRole, Object};
+use crate::model::{Dialect, Fields, Message, MessageRole, Object, SUBAGENT_RUN_ID};
+use crate::rules::{no_op, opt_len, Given, Rules, NO_GROWTH};
 use crate::size::{content_bytes, message_bytes, string_bytes, Size};
 
 impl Reducer {
@@ -379,4 +385,164 @@ struct Merge {
     remove: Vec<usize>,
     /// Snapshot entries appended, in order.
     append: Vec<usize>,
+}
+
+// ---------------------------------------------------------------------------
+// The decisions about text messages and the message list (see `crate::rules`).
+
+/// A CONTENT event's growth: its delta and metadata.
+pub(super) fn content_growth(e: &MessageContent) -> (usize, usize) {
+    (0, sum(&[e.delta.len(), meta_bytes(&e.metadata)]))
+}
+
+/// An END event's growth: its metadata.
+pub(super) fn end_growth(e: &MessageEnd) -> (usize, usize) {
+    (0, meta_bytes(&e.metadata))
+}
+
+/// An END event of a message notifies the message as new.
+pub(super) fn notify_message(id: &str, r: &Reducer, s: &mut dyn Subscriber) {
+    if let Some(message) = r.message(id) {
+        s.on_new_message(message);
+    }
+}
+
+impl Rules for kind::TextMessageStart {
+    type Payload = TextMessageStart;
+    fn decode(f: Fields<'_>) -> Result<TextMessageStart, DecodeError> {
+        Ok(TextMessageStart {
+            message_id: f.string(F::MessageId.as_str())?,
+            role: text_role(f)?,
+            name: f.opt_string(F::Name.as_str())?,
+            metadata: metadata(f)?,
+            subagent_run_id: f.v1_opt_string(SUBAGENT_RUN_ID)?,
+        })
+    }
+    fn growth(e: &TextMessageStart, r: &Reducer) -> (usize, usize) {
+        let (n, bytes) = r.start_growth(&e.message_id, e.name.as_ref(), &e.metadata);
+        (n, bytes.saturating_add(opt_len(&e.subagent_run_id)))
+    }
+    fn hook(
+        e: &TextMessageStart,
+        _: &Reducer,
+        s: &mut dyn Subscriber,
+        v: &mut HookView<'_>,
+    ) -> Flow {
+        s.on_text_message_start(e, v)
+    }
+    fn reduce(
+        given: Given<'_, TextMessageStart>,
+        r: &mut Reducer,
+        _: &mut dyn Subscriber,
+    ) -> Changed {
+        let e = given.get();
+        if r.ignores_activity_text(&e.message_id, EventType::TextMessageStart) {
+            return Changed::NONE;
+        }
+        r.text_message_start(e)
+    }
+    fn effect(_: &TextMessageStart) -> Effect<'_> {
+        Effect::Plain
+    }
+    no_op!(check, notify, trace_args);
+}
+
+impl Rules for kind::TextMessageContent {
+    type Payload = MessageContent;
+    fn decode(f: Fields<'_>) -> Result<MessageContent, DecodeError> {
+        content(f)
+    }
+    fn growth(e: &MessageContent, _: &Reducer) -> (usize, usize) {
+        content_growth(e)
+    }
+    fn hook(e: &MessageContent, r: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
+        s.on_text_message_content(e, r.text_of(&e.message_id), v)
+    }
+    fn reduce(
+        given: Given<'_, MessageContent>,
+        r: &mut Reducer,
+        _: &mut dyn Subscriber,
+    ) -> Changed {
+        let e = given.get();
+        if r.ignores_activity_text(&e.message_id, EventType::TextMessageContent) {
+            return Changed::NONE;
+        }
+        r.message_content(e)
+    }
+    fn effect(_: &MessageContent) -> Effect<'_> {
+        Effect::Plain
+    }
+    no_op!(check, notify, trace_args);
+}
+
+impl Rules for kind::TextMessageEnd {
+    type Payload = MessageEnd;
+    fn decode(f: Fields<'_>) -> Result<MessageEnd, DecodeError> {
+        end(f)
+    }
+    fn growth(e: &MessageEnd, _: &Reducer) -> (usize, usize) {
+        end_growth(e)
+    }
+    fn hook(e: &MessageEnd, r: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
+        s.on_text_message_end(e, r.text_of(&e.message_id), v)
+    }
+    fn reduce(given: Given<'_, MessageEnd>, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+        let e = given.get();
+        if r.ignores_activity_text(&e.message_id, EventType::TextMessageEnd) {
+            return Changed::NONE;
+        }
+        r.message_end(e)
+    }
+    fn notify(e: &MessageEnd, r: &Reducer, s: &mut dyn Subscriber) {
+        notify_message(&e.message_id, r, s);
+    }
+    fn effect(_: &MessageEnd) -> Effect<'_> {
+        Effect::Plain
+    }
+    no_op!(check, trace_args);
+}
+
+impl Rules for kind::MessagesSnapshot {
+    type Payload = MessagesSnapshot;
+    fn decode(f: Fields<'_>) -> Result<MessagesSnapshot, DecodeError> {
+        check_metadata(f)?;
+        let dialect = f.dialect();
+        Ok(MessagesSnapshot {
+            messages: f.list(F::Messages.as_str(), |m| Message::from_json_in(m, dialect))?,
+            activity_authority: match dialect {
+                Dialect::V1 => ActivityAuthority::from_metadata(f.get(F::Metadata.as_str())),
+                Dialect::Current => ActivityAuthority::Unstated,
+            },
+        })
+    }
+    fn growth(_: &MessagesSnapshot, _: &Reducer) -> (usize, usize) {
+        // Checked exactly by `check`.
+        NO_GROWTH
+    }
+    fn check(e: &MessagesSnapshot, r: &mut Reducer, _: usize) -> Result<(), LimitError> {
+        r.check_messages_snapshot(&e.messages, &e.activity_authority)
+    }
+    fn hook(
+        e: &MessagesSnapshot,
+        _: &Reducer,
+        s: &mut dyn Subscriber,
+        v: &mut HookView<'_>,
+    ) -> Flow {
+        s.on_messages_snapshot(e, v)
+    }
+    fn reduce(
+        given: Given<'_, MessagesSnapshot>,
+        r: &mut Reducer,
+        _: &mut dyn Subscriber,
+    ) -> Changed {
+        match given {
+            Given::Shared(e) => r.messages_snapshot(&e.messages, &e.activity_authority),
+            Given::Owned(e) => r.messages_snapshot_owned(&mut e.messages, &e.activity_authority),
+        }
+        Changed::MESSAGES
+    }
+    fn effect(_: &MessagesSnapshot) -> Effect<'_> {
+        Effect::MessagesReplaced
+    }
+    no_op!(notify, trace_args);
 }

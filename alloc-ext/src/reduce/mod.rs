@@ -69,7 +69,8 @@
 //! index, metadata merges); `limits.rs` the limits and the sizes checked
 //! against them; `run.rs`, `messages.rs` (text messages and
 //! `MESSAGES_SNAPSHOT`), `tools.rs`, `reasoning.rs`, `activity.rs` and
-//! `state.rs` the fold of their events.
+//! `state.rs` the fold of their events, each with its event types'
+//! decisions (their `impl Rules` blocks, see `rules.rs`).
 
 mod activity;
 mod limits;
@@ -98,7 +99,6 @@ use crate::patch::{PatchError, Refused};
 use crate::rules;
 use crate::size::{json_size, member_overhead, message_bytes, Size};
 
-pub(crate) use limits::{meta_bytes, sum};
 pub use limits::{Limit, LimitError, ReducerLimits};
 pub use run::RunOutcome;
 

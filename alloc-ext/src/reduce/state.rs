@@ -1,13 +1,17 @@
 //! The state: `STATE_SNAPSHOT` and `STATE_DELTA`, and its size kept for
-//! the limits.
+//! the limits. Their [`Rules`] blocks come last.
 
+use agui_core::decode::Field as F;
 use agui_core::event::EventType;
 use serde_json::Value;
 
 use super::limits::{fits, LimitError, NULL_SIZE, UNBOUNDED};
 use super::{Changed, Reducer};
-use crate::event::StateDelta;
+use crate::event::{check_metadata, kind, patch, DecodeError, Effect, StateDelta, StateSnapshot};
+use crate::hooks::{Flow, HookView, Subscriber};
+use crate::model::Fields;
 use crate::patch::apply_patch_sized;
+use crate::rules::{no_op, Given, Rules};
 use crate::size::{json_size, Size};
 
 impl Reducer {
@@ -63,4 +67,54 @@ impl Reducer {
             }
         }
     }
+}
+
+// ---------------------------------------------------------------------------
+// The decisions about the state (see `crate::rules`).
+
+impl Rules for kind::StateSnapshot {
+    type Payload = StateSnapshot;
+    fn decode(f: Fields<'_>) -> Result<StateSnapshot, DecodeError> {
+        check_metadata(f)?;
+        Ok(StateSnapshot {
+            snapshot: f.opt_any(F::Snapshot.as_str()),
+        })
+    }
+    fn check(e: &StateSnapshot, r: &mut Reducer, _: usize) -> Result<(), LimitError> {
+        r.check_state_snapshot(e.snapshot.as_ref())
+    }
+    fn hook(e: &StateSnapshot, _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
+        s.on_state_snapshot(e, v)
+    }
+    fn reduce(given: Given<'_, StateSnapshot>, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+        r.state_snapshot(given.take(|e| &mut e.snapshot, |e| &e.snapshot))
+    }
+    fn effect(_: &StateSnapshot) -> Effect<'_> {
+        Effect::State
+    }
+    no_op!(growth, notify, trace_args);
+}
+
+impl Rules for kind::StateDelta {
+    type Payload = StateDelta;
+    fn decode(f: Fields<'_>) -> Result<StateDelta, DecodeError> {
+        check_metadata(f)?;
+        Ok(StateDelta {
+            delta: patch(f, F::Delta.as_str())?,
+        })
+    }
+    fn check(e: &StateDelta, r: &mut Reducer, _: usize) -> Result<(), LimitError> {
+        r.check_state_patch(&e.delta)
+    }
+    fn hook(e: &StateDelta, _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
+        s.on_state_delta(e, v)
+    }
+    fn reduce(given: Given<'_, StateDelta>, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+        let e = given.get();
+        r.state_delta(e)
+    }
+    fn effect(_: &StateDelta) -> Effect<'_> {
+        Effect::State
+    }
+    no_op!(growth, notify, trace_args);
 }

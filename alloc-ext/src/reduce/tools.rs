@@ -1,22 +1,29 @@
 //! Tool calls: `TOOL_CALL_START`, `_ARGS`, `_END` and `_RESULT`, and the
-//! arguments kept per tool-call id (partial while they stream, final at END).
+//! arguments kept per tool-call id (partial while they stream, final at
+//! END). Their [`Rules`] blocks come last.
 
 use alloc::borrow::ToOwned;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use agui_core::decode::Field as F;
 use serde_json::Value;
 
-use super::limits::Delta;
+use super::limits::{meta_bytes, sum, Delta};
 use super::{find_call, merge_metadata, Changed, Reducer};
-use crate::event::{Event, ToolCallArgs, ToolCallEnd, ToolCallResult, ToolCallStart};
-use crate::hooks::{Subscriber, ToolCallProgress};
+use crate::event::{
+    kind, metadata, DecodeError, Effect, Event, ToolCallArgs, ToolCallEnd, ToolCallResult,
+    ToolCallStart,
+};
+use crate::hooks::{Flow, HookView, Subscriber, ToolCallProgress};
 use crate::index::CallPos;
 use crate::model::{
-    AssistantMessage, Dialect, Message, MessageRole, Object, ToolCall, ToolMessage,
+    AssistantMessage, Dialect, Fields, Message, MessageRole, Object, ToolCall, ToolContent,
+    ToolMessage, SUBAGENT_RUN_ID,
 };
 use crate::partial::PartialArgs;
+use crate::rules::{no_op, opt_len, Given, Rules};
 use crate::size::tool_call_bytes;
 
 /// The arguments of one tool call as a value.
@@ -432,4 +439,168 @@ fn parse_args(text: &str) -> Value {
 /// `{}`: the arguments of a text that does not parse.
 fn empty_args() -> Value {
     Value::Object(Object::new())
+}
+
+// ---------------------------------------------------------------------------
+// The decisions about tool calls (see `crate::rules`).
+
+/// The trace's arguments value of tool call `id`, when the call is in the
+/// messages and the value exists.
+fn args_shown<'r>(
+    r: &'r Reducer,
+    key: &'static str,
+    id: &str,
+    value: Option<&'r Value>,
+) -> Option<(&'static str, &'r Value)> {
+    r.tool_call(id)?;
+    Some((key, value?))
+}
+
+impl Rules for kind::ToolCallStart {
+    type Payload = ToolCallStart;
+    fn decode(f: Fields<'_>) -> Result<ToolCallStart, DecodeError> {
+        Ok(ToolCallStart {
+            tool_call_id: f.string(F::ToolCallId.as_str())?,
+            tool_call_name: f.string(F::ToolCallName.as_str())?,
+            parent_message_id: f.nullable_string(F::ParentMessageId.as_str())?,
+            metadata: metadata(f)?,
+            subagent_run_id: f.v1_opt_string(SUBAGENT_RUN_ID)?,
+        })
+    }
+    fn growth(e: &ToolCallStart, r: &Reducer) -> (usize, usize) {
+        // The id is held twice: by the call and by its arguments slot.
+        let owner = e.parent_message_id.as_ref().map_or(0, String::len);
+        let adds = r.tool_call_adds_message(e);
+        // A new assistant message holds the call's 1.0 owner tag too.
+        let tag = if adds { opt_len(&e.subagent_run_id) } else { 0 };
+        let bytes = sum(&[
+            e.tool_call_id.len().saturating_mul(2),
+            owner,
+            e.tool_call_name.len(),
+            meta_bytes(&e.metadata),
+            tag,
+            r.run_calls_growth_start(&e.tool_call_id),
+        ]);
+        (usize::from(adds), bytes)
+    }
+    fn hook(e: &ToolCallStart, _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
+        s.on_tool_call_start(e, v)
+    }
+    fn reduce(given: Given<'_, ToolCallStart>, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+        let e = given.get();
+        r.tool_call_start(e)
+    }
+    fn effect(e: &ToolCallStart) -> Effect<'_> {
+        Effect::ToolCallStarted(&e.tool_call_id)
+    }
+    no_op!(check, notify, trace_args);
+}
+
+impl Rules for kind::ToolCallArgs {
+    type Payload = ToolCallArgs;
+    fn decode(f: Fields<'_>) -> Result<ToolCallArgs, DecodeError> {
+        Ok(ToolCallArgs {
+            tool_call_id: f.string(F::ToolCallId.as_str())?,
+            delta: f.string(F::Delta.as_str())?,
+            metadata: metadata(f)?,
+        })
+    }
+    fn growth(e: &ToolCallArgs, _: &Reducer) -> (usize, usize) {
+        (0, sum(&[e.delta.len(), meta_bytes(&e.metadata)]))
+    }
+    fn hook(e: &ToolCallArgs, r: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
+        let id = &e.tool_call_id;
+        s.on_tool_call_args(e, &r.progress(id, r.partial_args(id)), v)
+    }
+    fn reduce(given: Given<'_, ToolCallArgs>, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+        let e = given.get();
+        r.tool_call_args(e)
+    }
+    fn trace_args<'r>(e: &ToolCallArgs, r: &'r Reducer) -> Option<(&'static str, &'r Value)> {
+        let id = &e.tool_call_id;
+        args_shown(r, "partialArgs", id, r.partial_args(id))
+    }
+    fn effect(_: &ToolCallArgs) -> Effect<'_> {
+        Effect::Plain
+    }
+    no_op!(check, notify);
+}
+
+impl Rules for kind::ToolCallEnd {
+    type Payload = ToolCallEnd;
+    fn decode(f: Fields<'_>) -> Result<ToolCallEnd, DecodeError> {
+        Ok(ToolCallEnd {
+            tool_call_id: f.string(F::ToolCallId.as_str())?,
+            metadata: metadata(f)?,
+        })
+    }
+    fn growth(e: &ToolCallEnd, _: &Reducer) -> (usize, usize) {
+        (0, meta_bytes(&e.metadata))
+    }
+    fn hook(e: &ToolCallEnd, r: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
+        let id = &e.tool_call_id;
+        s.on_tool_call_end(e, &r.progress(id, r.final_args(id)), v)
+    }
+    fn reduce(given: Given<'_, ToolCallEnd>, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+        let e = given.get();
+        r.tool_call_end(e)
+    }
+    fn notify(e: &ToolCallEnd, r: &Reducer, s: &mut dyn Subscriber) {
+        if let Some(call) = r.tool_call(&e.tool_call_id) {
+            s.on_new_tool_call(call);
+        }
+    }
+    fn trace_args<'r>(e: &ToolCallEnd, r: &'r Reducer) -> Option<(&'static str, &'r Value)> {
+        let id = &e.tool_call_id;
+        args_shown(r, "args", id, r.final_args(id))
+    }
+    fn effect(_: &ToolCallEnd) -> Effect<'_> {
+        Effect::Plain
+    }
+    no_op!(check);
+}
+
+impl Rules for kind::ToolCallResult {
+    type Payload = ToolCallResult;
+    fn decode(f: Fields<'_>) -> Result<ToolCallResult, DecodeError> {
+        if f.get(F::Role.as_str()).is_some() {
+            f.literal(F::Role.as_str(), "tool")?;
+        }
+        Ok(ToolCallResult {
+            message_id: f.string(F::MessageId.as_str())?,
+            tool_call_id: f.string(F::ToolCallId.as_str())?,
+            content: match f.dialect() {
+                Dialect::Current => ToolContent::Text(f.string(F::Content.as_str())?),
+                Dialect::V1 => crate::model::content(f, Dialect::V1)?,
+            },
+            metadata: metadata(f)?,
+            subagent_run_id: f.v1_opt_string(SUBAGENT_RUN_ID)?,
+        })
+    }
+    fn growth(e: &ToolCallResult, r: &Reducer) -> (usize, usize) {
+        let parts = [
+            e.message_id.len(),
+            e.tool_call_id.len(),
+            crate::size::user_content_bytes(&e.content),
+            meta_bytes(&e.metadata),
+            opt_len(&e.subagent_run_id),
+            r.run_calls_growth_answer(&e.tool_call_id),
+        ];
+        (1, sum(&parts))
+    }
+    fn hook(e: &ToolCallResult, _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
+        s.on_tool_call_result(e, v)
+    }
+    fn reduce(
+        given: Given<'_, ToolCallResult>,
+        r: &mut Reducer,
+        s: &mut dyn Subscriber,
+    ) -> Changed {
+        let e = given.get();
+        r.tool_call_result(e, s)
+    }
+    fn effect(_: &ToolCallResult) -> Effect<'_> {
+        Effect::ToolResult
+    }
+    no_op!(check, notify, trace_args);
 }
