@@ -19,17 +19,13 @@ use crate::size::{json_size, message_bytes, object_size, Size};
 
 impl Reducer {
     /// ACTIVITY_SNAPSHOT: the content's size.
-    pub(crate) fn check_activity_snapshot(&self, content: &Object) -> Result<(), LimitError> {
+    fn check_activity_snapshot(&self, content: &Object) -> Result<(), LimitError> {
         self.limits.within_state(object_size(content))
     }
 
     /// ACTIVITY_DELTA: the content's size after the patch, and the bytes it
     /// adds to the messages besides `text` (the event's own growth).
-    pub(crate) fn check_activity_patch(
-        &mut self,
-        e: &ActivityDelta,
-        text: usize,
-    ) -> Result<(), LimitError> {
+    fn check_activity_patch(&mut self, e: &ActivityDelta, text: usize) -> Result<(), LimitError> {
         let limits = self.limits;
         let (now, after) = match self.activity_content(&e.message_id) {
             // A `null` content is patched as `{}`, left as it is here.
@@ -64,7 +60,7 @@ impl Reducer {
         Some((&mut activity.content, size))
     }
 
-    pub(crate) fn activity_snapshot(
+    fn activity_snapshot(
         &mut self,
         e: &ActivitySnapshot,
         subscriber: &mut dyn Subscriber,
@@ -142,7 +138,7 @@ impl Reducer {
         Changed::MESSAGES
     }
 
-    pub(crate) fn activity_delta(&mut self, e: &ActivityDelta) -> Changed {
+    fn activity_delta(&mut self, e: &ActivityDelta) -> Changed {
         // The patch is atomic, so it can run in place; a `null` content is
         // patched as `{}` and stays `null` if the patch fails.
         let Some((content, size)) = self.activity_content(&e.message_id) else {

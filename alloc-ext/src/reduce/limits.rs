@@ -191,7 +191,7 @@ impl Reducer {
     }
 
     /// 1 if no message has this id: a message it would make is new.
-    pub(crate) fn absent(&self, id: &str) -> usize {
+    pub(super) fn absent(&self, id: &str) -> usize {
         usize::from(self.index.message(id).is_none())
     }
 
@@ -292,11 +292,11 @@ impl core::ops::AddAssign for Delta {
 }
 
 /// The bytes of a `metadata` object (0 when absent).
-pub(crate) fn meta_bytes(metadata: &Option<Object>) -> usize {
+pub(super) fn meta_bytes(metadata: &Option<Object>) -> usize {
     metadata.as_ref().map_or(0, |m| object_size(m).bytes)
 }
 
 /// A sum that saturates instead of overflowing.
-pub(crate) fn sum(parts: &[usize]) -> usize {
+pub(super) fn sum(parts: &[usize]) -> usize {
     parts.iter().fold(0usize, |a, b| a.saturating_add(*b))
 }

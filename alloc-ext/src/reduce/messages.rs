@@ -26,7 +26,7 @@ use crate::size::{content_bytes, message_bytes, string_bytes, Size};
 impl Reducer {
     /// The growth of a TEXT / REASONING_MESSAGE_START: a new message's id
     /// and name; an existing one only merges metadata.
-    pub(crate) fn start_growth(
+    pub(super) fn start_growth(
         &self,
         id: &str,
         name: Option<&String>,
@@ -43,12 +43,12 @@ impl Reducer {
 
     /// The text of message `id` (`""` if it has none), as the typed hooks
     /// of text and reasoning messages get it.
-    pub(crate) fn text_of(&self, id: &str) -> &str {
+    pub(super) fn text_of(&self, id: &str) -> &str {
         self.message(id).and_then(Message::text).unwrap_or("")
     }
 
     /// TEXT_MESSAGE_START: a text message with the event's role and name.
-    pub(crate) fn text_message_start(&mut self, e: &TextMessageStart) -> Changed {
+    fn text_message_start(&mut self, e: &TextMessageStart) -> Changed {
         let role = MessageRole::from(e.role);
         let make = || {
             let message = Message::new_text(e.message_id.as_str(), role, e.name.clone());
@@ -82,7 +82,7 @@ impl Reducer {
 
     /// TEXT_MESSAGE_CONTENT / REASONING_MESSAGE_CONTENT: append in place;
     /// a change even for an empty delta.
-    pub(crate) fn message_content(&mut self, e: &MessageContent) -> Changed {
+    pub(super) fn message_content(&mut self, e: &MessageContent) -> Changed {
         let Some(message) = self.message_mut(&e.message_id) else {
             return Changed::NONE;
         };
@@ -135,7 +135,7 @@ impl Reducer {
     /// is an activity message changes nothing; a warning says so. `false`
     /// in the current protocol, where the text goes into the activity.
     #[inline(always)]
-    pub(crate) fn ignores_activity_text(&mut self, id: &str, event: EventType) -> bool {
+    pub(super) fn ignores_activity_text(&mut self, id: &str, event: EventType) -> bool {
         self.dialect == Dialect::V1 && self.activity_text(id, event)
     }
 
@@ -157,7 +157,7 @@ impl Reducer {
         is_activity
     }
 
-    pub(crate) fn message_end(&mut self, e: &MessageEnd) -> Changed {
+    pub(super) fn message_end(&mut self, e: &MessageEnd) -> Changed {
         match (self.message_mut(&e.message_id), &e.metadata) {
             (Some(message), Some(metadata)) => {
                 let delta = merge_metadata(message.metadata_mut(), metadata);
@@ -169,7 +169,7 @@ impl Reducer {
     }
 
     /// MESSAGES_SNAPSHOT: the messages and bytes after it, exactly.
-    pub(crate) fn check_messages_snapshot(
+    fn check_messages_snapshot(
         &self,
         messages: &[Message],
         authority: &ActivityAuthority,
@@ -296,11 +296,7 @@ impl Reducer {
     /// (see `plan_snapshot`): replaced messages are overwritten where they
     /// are, removed ones taken out in one pass from the first of them, new
     /// ones appended.
-    pub(crate) fn messages_snapshot(
-        &mut self,
-        snapshot: &[Message],
-        authority: &ActivityAuthority,
-    ) {
+    fn messages_snapshot(&mut self, snapshot: &[Message], authority: &ActivityAuthority) {
         let merge = self.plan_snapshot(snapshot, authority);
         self.merge_snapshot(&merge, |entry| snapshot.get(entry).cloned());
     }
@@ -309,7 +305,7 @@ impl Reducer {
     /// into the list at its last use (cloned before that, for the rare
     /// entry that replaces several local messages), so that a large
     /// snapshot is not held twice.
-    pub(crate) fn messages_snapshot_owned(
+    fn messages_snapshot_owned(
         &mut self,
         snapshot: &mut Vec<Message>,
         authority: &ActivityAuthority,

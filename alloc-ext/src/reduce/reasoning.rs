@@ -19,7 +19,7 @@ use crate::rules::{no_op, opt_len, Given, Rules};
 
 impl Reducer {
     /// REASONING_MESSAGE_START: a reasoning message.
-    pub(crate) fn reasoning_message_start(&mut self, e: &ReasoningMessageStart) -> Changed {
+    fn reasoning_message_start(&mut self, e: &ReasoningMessageStart) -> Changed {
         let make = || {
             let message = Message::new_text(e.message_id.as_str(), MessageRole::Reasoning, None);
             owned_by(message, &e.subagent_run_id)
@@ -27,7 +27,7 @@ impl Reducer {
         self.message_start(&e.message_id, make, e.metadata.as_ref())
     }
 
-    pub(crate) fn encrypted_value(&mut self, e: &ReasoningEncryptedValue) -> Changed {
+    fn encrypted_value(&mut self, e: &ReasoningEncryptedValue) -> Changed {
         let slot = match e.subtype {
             EncryptedSubtype::ToolCall => self
                 .tool_call_mut(&e.entity_id)

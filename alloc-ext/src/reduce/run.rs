@@ -104,12 +104,12 @@ impl RunOutcome {
 
 impl Reducer {
     /// [`run_outcome`](Self::run_outcome) as JSON ([`RunOutcome::to_json`]).
-    pub(crate) fn outcome_value(&self) -> Option<&Value> {
+    fn outcome_value(&self) -> Option<&Value> {
         self.outcome.as_ref().map(|(_, v)| v)
     }
 
     /// Bytes a `TOOL_CALL_START` of `id` adds to the run's list (1.0).
-    pub(crate) fn run_calls_growth_start(&self, id: &str) -> usize {
+    pub(super) fn run_calls_growth_start(&self, id: &str) -> usize {
         match self.dialect {
             Dialect::V1 if !self.run_calls.seen.contains(id) => id.len().saturating_mul(2),
             Dialect::V1 | Dialect::Current => 0,
@@ -117,7 +117,7 @@ impl Reducer {
     }
 
     /// Bytes a `TOOL_CALL_RESULT` for `id` adds to the run's list (1.0).
-    pub(crate) fn run_calls_growth_answer(&self, id: &str) -> usize {
+    pub(super) fn run_calls_growth_answer(&self, id: &str) -> usize {
         match self.dialect {
             Dialect::V1 if !self.run_calls.answered.contains(id) => id.len(),
             Dialect::V1 | Dialect::Current => 0,
@@ -125,7 +125,7 @@ impl Reducer {
     }
 
     /// The growth of a RUN_STARTED: the input messages not present yet.
-    pub(crate) fn input_growth(&self, e: &RunStarted) -> (usize, usize) {
+    fn input_growth(&self, e: &RunStarted) -> (usize, usize) {
         e.input.as_ref().map_or((0, 0), |input| {
             let new = input.messages.iter().filter(|m| self.absent(m.id()) == 1);
             new.fold((0, 0), |(n, t), m| {
@@ -136,7 +136,7 @@ impl Reducer {
 
     /// RUN_STARTED: append each input message whose id is not present yet;
     /// a change whenever the input is there.
-    pub(crate) fn run_started(&mut self, e: &RunStarted) -> Changed {
+    fn run_started(&mut self, e: &RunStarted) -> Changed {
         self.run_calls = RunCalls::default();
         let Some(input) = &e.input else {
             return Changed::NONE;
@@ -150,7 +150,7 @@ impl Reducer {
     }
 
     /// RUN_FINISHED: the run's interrupts are its outcome's, or none.
-    pub(crate) fn run_finished(&mut self, e: &RunFinished) -> Changed {
+    fn run_finished(&mut self, e: &RunFinished) -> Changed {
         self.interrupts = match &e.outcome {
             Some(Outcome::Interrupt(interrupts)) => interrupts.clone(),
             Some(Outcome::Success { .. } | Outcome::Cancelled) | None => Vec::new(),

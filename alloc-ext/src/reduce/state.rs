@@ -24,10 +24,7 @@ impl Reducer {
     }
 
     /// STATE_SNAPSHOT: the new state's size.
-    pub(crate) fn check_state_snapshot(
-        &mut self,
-        snapshot: Option<&Value>,
-    ) -> Result<(), LimitError> {
+    fn check_state_snapshot(&mut self, snapshot: Option<&Value>) -> Result<(), LimitError> {
         let size = match (self.known_state.take(), snapshot) {
             (Some(size), Some(_)) => size,
             (_, snapshot) => snapshot.map_or(NULL_SIZE, json_size),
@@ -37,13 +34,13 @@ impl Reducer {
     }
 
     /// STATE_DELTA: the state's size after the patch.
-    pub(crate) fn check_state_patch(&mut self, patch: &Value) -> Result<(), LimitError> {
+    fn check_state_patch(&mut self, patch: &Value) -> Result<(), LimitError> {
         let limits = self.limits;
         fits(&mut self.state, self.state_size, patch, &limits).map(drop)
     }
 
     /// STATE_SNAPSHOT: the state is replaced (`null` when absent).
-    pub(crate) fn state_snapshot(&mut self, snapshot: Option<Value>) -> Changed {
+    fn state_snapshot(&mut self, snapshot: Option<Value>) -> Changed {
         let state = snapshot.unwrap_or(Value::Null);
         // Measured by the check just before (the event is the same).
         self.state_size = match self.checked_state.take() {
@@ -55,7 +52,7 @@ impl Reducer {
     }
 
     /// STATE_DELTA: the patch applies as a whole, or is a warning.
-    pub(crate) fn state_delta(&mut self, e: &StateDelta) -> Changed {
+    fn state_delta(&mut self, e: &StateDelta) -> Changed {
         match apply_patch_sized(&mut self.state, &e.delta, self.state_size, UNBOUNDED) {
             Ok(size) => {
                 self.state_size = size;

@@ -218,11 +218,7 @@ impl Reducer {
     }
 
     /// The tool-call hooks' view of call `id` with arguments `args`.
-    pub(crate) fn progress<'a>(
-        &'a self,
-        id: &str,
-        args: Option<&'a Value>,
-    ) -> ToolCallProgress<'a> {
+    fn progress<'a>(&'a self, id: &str, args: Option<&'a Value>) -> ToolCallProgress<'a> {
         let call = self.tool_call(id);
         ToolCallProgress {
             name: call.map_or("", |c| c.function.name.as_str()),
@@ -231,7 +227,7 @@ impl Reducer {
         }
     }
 
-    pub(crate) fn tool_call_adds_message(&self, e: &ToolCallStart) -> bool {
+    fn tool_call_adds_message(&self, e: &ToolCallStart) -> bool {
         if self.tool_call(&e.tool_call_id).is_some() {
             return false;
         }
@@ -240,7 +236,7 @@ impl Reducer {
         !matches!(owner, Some(Message::Assistant(_)))
     }
 
-    pub(crate) fn tool_call_start(&mut self, e: &ToolCallStart) -> Changed {
+    fn tool_call_start(&mut self, e: &ToolCallStart) -> Changed {
         if self.dialect == Dialect::V1 {
             self.run_calls.start(&e.tool_call_id);
         }
@@ -329,7 +325,7 @@ impl Reducer {
         }
     }
 
-    pub(crate) fn tool_call_args(&mut self, e: &ToolCallArgs) -> Changed {
+    fn tool_call_args(&mut self, e: &ToolCallArgs) -> Changed {
         let Some(at) = self.index.tool_call(&e.tool_call_id) else {
             return Changed::NONE;
         };
@@ -379,7 +375,7 @@ impl Reducer {
     }
 
     /// TOOL_CALL_END: merges its metadata into the call.
-    pub(crate) fn tool_call_end(&mut self, e: &ToolCallEnd) -> Changed {
+    fn tool_call_end(&mut self, e: &ToolCallEnd) -> Changed {
         match (self.tool_call_mut(&e.tool_call_id), &e.metadata) {
             (Some(call), Some(metadata)) => {
                 let delta = merge_metadata(&mut call.metadata, metadata);
@@ -390,11 +386,7 @@ impl Reducer {
         }
     }
 
-    pub(crate) fn tool_call_result(
-        &mut self,
-        e: &ToolCallResult,
-        subscriber: &mut dyn Subscriber,
-    ) -> Changed {
+    fn tool_call_result(&mut self, e: &ToolCallResult, subscriber: &mut dyn Subscriber) -> Changed {
         if self.dialect == Dialect::V1 {
             self.run_calls.answer(&e.tool_call_id);
         }
