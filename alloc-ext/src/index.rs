@@ -298,7 +298,7 @@ impl Index {
                 self.results.remove(&handle);
             }
         }
-        crate::reduce::remove_sorted(&mut self.handles, doomed);
+        remove_sorted(&mut self.handles, doomed);
         self.renumber(first);
         self.generation = self.generation.wrapping_add(1);
     }
@@ -427,4 +427,24 @@ impl Index {
         let i = list.partition_point(|c| key(c) < mine);
         list.insert(i, at);
     }
+}
+
+/// Removes the items at the sorted positions `doomed` and hands them back,
+/// moving only the items after the first of them.
+pub(crate) fn remove_sorted<T>(list: &mut Vec<T>, doomed: &[usize]) -> Vec<T> {
+    let Some(&first) = doomed.first() else {
+        return Vec::new();
+    };
+    let tail = list.split_off(first.min(list.len()));
+    let mut gone = Vec::with_capacity(doomed.len());
+    let mut next = doomed.iter().peekable();
+    for (offset, item) in tail.into_iter().enumerate() {
+        if next.peek() == Some(&&first.saturating_add(offset)) {
+            next.next();
+            gone.push(item);
+        } else {
+            list.push(item);
+        }
+    }
+    gone
 }

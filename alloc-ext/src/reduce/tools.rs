@@ -1,0 +1,598 @@
+//! Tool calls: `TOOL_CALL_START`, `_ARGS`, `_END` and `_RESULT`, and the
+//! arguments kept per tool-call id (partial while they stream, final at
+//! END). Their [`Rules`] blocks come last.
+
+use alloc::borrow::ToOwned;
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use agui_core::decode::Field as F;
+use serde_json::Value;
+
+use super::limits::{meta_bytes, sum, Delta};
+use super::{find_call, merge_metadata, Changed, Reducer};
+use crate::event::{
+    kind, metadata, DecodeError, Effect, Event, ToolCallArgs, ToolCallEnd, ToolCallResult,
+    ToolCallStart,
+};
+use crate::hooks::{Flow, HookView, Subscriber, ToolCallProgress};
+use crate::index::CallPos;
+use crate::model::{
+    AssistantMessage, Dialect, Fields, Message, MessageRole, Object, ToolCall, ToolContent,
+    ToolMessage, SUBAGENT_RUN_ID,
+};
+use crate::partial::PartialArgs;
+use crate::rules::{no_op, opt_len, Given, Rules};
+use crate::size::tool_call_bytes;
+
+/// The arguments of one tool call as a value.
+///
+/// Kept per tool-call id for the reducer's lifetime, because the value shown
+/// while the text is not JSON is the *last good* value of that id, which the
+/// reference carries across `TOOL_CALL_END` and replayed starts (vectors
+/// `gen-1-38-valid`, `gen-1-179-valid`, ...).
+#[derive(Debug)]
+pub(super) struct ArgsSlot {
+    /// The partial value of the first `consumed` bytes of the call's text.
+    partial: PartialArgs,
+    pub(super) consumed: usize,
+    /// The arguments at the last `TOOL_CALL_END`.
+    final_args: FinalArgs,
+}
+
+/// The arguments at a tool call's last `TOOL_CALL_END`.
+#[derive(Debug)]
+enum FinalArgs {
+    /// No `TOOL_CALL_END` yet.
+    None,
+    /// The partial value's complete document ([`PartialArgs::finished`]),
+    /// which has not changed since: held once, not copied. Made an owned
+    /// copy before the partial value changes again.
+    Partial,
+    /// Its own value.
+    Owned(Value),
+}
+
+impl ArgsSlot {
+    pub(super) fn new() -> Self {
+        ArgsSlot {
+            partial: PartialArgs::new(),
+            consumed: 0,
+            final_args: FinalArgs::None,
+        }
+    }
+
+    /// The arguments at the last `TOOL_CALL_END`.
+    fn final_args(&self) -> Option<&Value> {
+        match &self.final_args {
+            FinalArgs::None => None,
+            FinalArgs::Partial => self.partial.finished(),
+            FinalArgs::Owned(value) => Some(value),
+        }
+    }
+
+    /// The partial value, about to change: final arguments that are still
+    /// its document get their own copy first.
+    fn partial_mut(&mut self) -> &mut PartialArgs {
+        if let FinalArgs::Partial = self.final_args {
+            let value = self.partial.finished().cloned().unwrap_or_else(empty_args);
+            self.final_args = FinalArgs::Owned(value);
+        }
+        &mut self.partial
+    }
+
+    /// Forgets the text read so far (keeping the last good value): the
+    /// call's text was replaced, so the next [`ArgsSlot::sync`] reads it
+    /// whole.
+    pub(super) fn rewind(&mut self) {
+        self.partial_mut().restart("");
+        self.consumed = 0;
+    }
+
+    /// Brings the partial value up to `text`, the call's whole arguments
+    /// text. Normally `text` only grew by the last delta since the slot saw
+    /// it, so only that delta is read; a text that does not fit (shorter, or
+    /// cut inside a character) is read whole.
+    fn sync(&mut self, text: &str) {
+        let rest = match text.get(self.consumed..) {
+            Some(rest) => rest,
+            None => {
+                self.rewind();
+                text
+            }
+        };
+        if !rest.is_empty() {
+            self.partial_mut().push(rest);
+            self.consumed = text.len();
+        }
+    }
+}
+
+/// The argument slots by tool-call id. The slot used last is kept out of
+/// the map: deltas name the same tool call one after another, and each
+/// delta looks its slot up several times (hook, fold), so that most look-ups
+/// are one string compare.
+#[derive(Debug, Default)]
+pub(super) struct ArgsSlots {
+    /// The slot used last, with its id.
+    hot: Option<(String, ArgsSlot)>,
+    /// The others.
+    cold: BTreeMap<String, ArgsSlot>,
+}
+
+impl ArgsSlots {
+    fn is_hot(&self, id: &str) -> bool {
+        matches!(&self.hot, Some((key, _)) if key == id)
+    }
+
+    fn get(&self, id: &str) -> Option<&ArgsSlot> {
+        match &self.hot {
+            Some((key, slot)) if key == id => Some(slot),
+            Some(_) | None => self.cold.get(id),
+        }
+    }
+
+    pub(super) fn get_mut(&mut self, id: &str) -> Option<&mut ArgsSlot> {
+        if let Some((key, slot)) = &mut self.hot {
+            if key == id {
+                return Some(slot);
+            }
+        }
+        self.cold.get_mut(id)
+    }
+
+    /// The slot of `id`, made if missing; it becomes the hot one.
+    fn slot(&mut self, id: &str) -> Option<&mut ArgsSlot> {
+        if !self.is_hot(id) {
+            let entry = self
+                .cold
+                .remove_entry(id)
+                .unwrap_or_else(|| (id.to_owned(), ArgsSlot::new()));
+            if let Some((key, slot)) = self.hot.replace(entry) {
+                self.cold.insert(key, slot);
+            }
+        }
+        self.hot.as_mut().map(|(_, slot)| slot)
+    }
+
+    pub(super) fn remove(&mut self, id: &str) {
+        if self.is_hot(id) {
+            self.hot = None;
+        } else {
+            self.cold.remove(id);
+        }
+    }
+
+    pub(super) fn retain(&mut self, mut keep: impl FnMut(&str) -> bool) {
+        if let Some((key, _)) = &self.hot {
+            if !keep(key) {
+                self.hot = None;
+            }
+        }
+        self.cold.retain(|key, _| keep(key));
+    }
+
+    pub(super) fn values_mut(&mut self) -> impl Iterator<Item = &mut ArgsSlot> {
+        self.hot
+            .iter_mut()
+            .map(|(_, slot)| slot)
+            .chain(self.cold.values_mut())
+    }
+
+    #[cfg(test)]
+    pub(super) fn iter(&self) -> impl Iterator<Item = (&String, &ArgsSlot)> {
+        self.hot
+            .iter()
+            .map(|(key, slot)| (key, slot))
+            .chain(self.cold.iter())
+    }
+}
+
+/// The slot of `id`, made if missing.
+fn args_slot<'s>(slots: &'s mut ArgsSlots, id: &str) -> Option<&'s mut ArgsSlot> {
+    slots.slot(id)
+}
+
+impl Reducer {
+    /// The partial arguments after the tool call's last `TOOL_CALL_ARGS`
+    /// (SPEC section 5, "Partial tool arguments"). `None` before any.
+    pub fn partial_args(&self, tool_call_id: &str) -> Option<&Value> {
+        self.args.get(tool_call_id).map(|slot| slot.partial.value())
+    }
+
+    /// The arguments at the tool call's last `TOOL_CALL_END`: its text
+    /// parsed, or `{}` if that does not parse.
+    pub fn final_args(&self, tool_call_id: &str) -> Option<&Value> {
+        self.args.get(tool_call_id)?.final_args()
+    }
+
+    /// At `TOOL_CALL_END`, the call's arguments as they are now: an
+    /// observation of the call, recorded whatever the hooks decide.
+    // Inlined: a type test on every applied event's hot path.
+    #[inline(always)]
+    pub(super) fn record_final_args(&mut self, event: &Event) {
+        if let Event::ToolCallEnd(end) = event {
+            self.finish_args(&end.tool_call_id);
+        }
+    }
+
+    /// The tool-call hooks' view of call `id` with arguments `args`.
+    fn progress<'a>(&'a self, id: &str, args: Option<&'a Value>) -> ToolCallProgress<'a> {
+        let call = self.tool_call(id);
+        ToolCallProgress {
+            name: call.map_or("", |c| c.function.name.as_str()),
+            buffer: call.map_or("", |c| c.function.arguments.as_str()),
+            args: args.filter(|_| call.is_some()).unwrap_or(&self.no_args),
+        }
+    }
+
+    fn tool_call_adds_message(&self, e: &ToolCallStart) -> bool {
+        if self.tool_call(&e.tool_call_id).is_some() {
+            return false;
+        }
+        let parent = e.parent_message_id.as_deref().filter(|p| !p.is_empty());
+        let owner = parent.and_then(|p| self.message(p));
+        !matches!(owner, Some(Message::Assistant(_)))
+    }
+
+    fn tool_call_start(&mut self, e: &ToolCallStart) -> Changed {
+        if self.dialect == Dialect::V1 {
+            self.run_calls.start(&e.tool_call_id);
+        }
+        if let Some(call) = self.tool_call_mut(&e.tool_call_id) {
+            // A replayed start: no new entry.
+            let renamed = call.function.name != e.tool_call_name;
+            let mut delta = Delta::default();
+            if renamed {
+                delta = Delta {
+                    plus: e.tool_call_name.len(),
+                    minus: call.function.name.len(),
+                };
+                call.function.name.clone_from(&e.tool_call_name);
+            }
+            if let Some(metadata) = &e.metadata {
+                delta += merge_metadata(&mut call.metadata, metadata);
+            }
+            self.held(delta);
+            return Changed::messages_if(renamed || e.metadata.is_some());
+        }
+        let owner = self.tool_call_owner(e);
+        let mut call = ToolCall::new(e.tool_call_id.as_str(), e.tool_call_name.as_str());
+        call.metadata.clone_from(&e.metadata);
+        let Some(calls) = self.messages.get_mut(owner).and_then(|m| match m {
+            Message::Assistant(a) => Some(a.tool_calls.get_or_insert_with(Vec::new)),
+            Message::Developer(_)
+            | Message::System(_)
+            | Message::User(_)
+            | Message::Tool(_)
+            | Message::Activity(_)
+            | Message::Reasoning(_) => None,
+        }) else {
+            return Changed::NONE;
+        };
+        let at = CallPos {
+            message: owner,
+            call: calls.len(),
+        };
+        let bytes = tool_call_bytes(&call);
+        calls.push(call);
+        self.held(Delta::plus(bytes));
+        self.index.call_pushed(&e.tool_call_id, at);
+        // A new call under an id seen before: its text starts over.
+        if let Some(slot) = self.args.get_mut(e.tool_call_id.as_str()) {
+            slot.rewind();
+        }
+        Changed::MESSAGES
+    }
+
+    /// The assistant message that gets a new tool call; appends one if needed.
+    fn tool_call_owner(&mut self, e: &ToolCallStart) -> usize {
+        let parent = e.parent_message_id.as_deref().filter(|p| !p.is_empty());
+        let new_id = match parent {
+            Some(parent) => match self.index.message(parent) {
+                Some(pos)
+                    if self.messages.get(pos).map(Message::role)
+                        == Some(MessageRole::Assistant) =>
+                {
+                    return pos;
+                }
+                Some(_) => e.tool_call_id.as_str(),
+                None => parent,
+            },
+            None => e.tool_call_id.as_str(),
+        };
+        // A new assistant message takes the call's owner (AG-UI 1.0); an
+        // existing parent keeps its own.
+        self.push_message(Message::Assistant(AssistantMessage {
+            id: new_id.to_owned(),
+            tool_calls: Some(Vec::new()),
+            subagent_run_id: e.subagent_run_id.clone(),
+            ..Default::default()
+        }))
+    }
+
+    /// Hook stage of TOOL_CALL_ARGS: advance the partial value by the delta
+    /// (the default handling then appends the same delta to the text).
+    pub(super) fn push_partial(&mut self, id: &str, delta: &str) {
+        let Some(call) = find_call(&self.messages, &self.index, id) else {
+            return;
+        };
+        if let Some(slot) = args_slot(&mut self.args, id) {
+            slot.sync(&call.function.arguments);
+            slot.partial_mut().push(delta);
+            slot.consumed = slot.consumed.saturating_add(delta.len());
+        }
+    }
+
+    fn tool_call_args(&mut self, e: &ToolCallArgs) -> Changed {
+        let Some(at) = self.index.tool_call(&e.tool_call_id) else {
+            return Changed::NONE;
+        };
+        let Some(call) = self
+            .messages
+            .get_mut(at.message)
+            .and_then(Message::tool_calls_mut)
+            .and_then(|calls| calls.get_mut(at.call))
+        else {
+            return Changed::NONE;
+        };
+        call.function.arguments.push_str(&e.delta);
+        let mut delta = Delta::plus(e.delta.len());
+        if let Some(metadata) = &e.metadata {
+            delta += merge_metadata(&mut call.metadata, metadata);
+        }
+        self.text_bytes = self
+            .text_bytes
+            .saturating_add(delta.plus)
+            .saturating_sub(delta.minus);
+        if let Some(slot) = args_slot(&mut self.args, &e.tool_call_id) {
+            // Normally nothing to read: the hook stage pushed this delta.
+            slot.sync(&call.function.arguments);
+        }
+        Changed::MESSAGES
+    }
+
+    /// Records the arguments at TOOL_CALL_END: the text parsed, or `{}`.
+    fn finish_args(&mut self, id: &str) {
+        let Some(call) = find_call(&self.messages, &self.index, id) else {
+            return;
+        };
+        let Some(slot) = args_slot(&mut self.args, id) else {
+            return;
+        };
+        let text = &call.function.arguments;
+        // The partial value has read exactly the text unless the text came
+        // from elsewhere (a snapshot, the run input) and no delta followed.
+        slot.final_args = if slot.consumed != text.len() {
+            FinalArgs::Owned(parse_args(text))
+        } else if slot.partial.finished().is_some() {
+            // Shared with the partial value until that changes.
+            FinalArgs::Partial
+        } else {
+            FinalArgs::Owned(empty_args())
+        };
+    }
+
+    /// TOOL_CALL_END: merges its metadata into the call.
+    fn tool_call_end(&mut self, e: &ToolCallEnd) -> Changed {
+        match (self.tool_call_mut(&e.tool_call_id), &e.metadata) {
+            (Some(call), Some(metadata)) => {
+                let delta = merge_metadata(&mut call.metadata, metadata);
+                self.held(delta);
+                Changed::MESSAGES
+            }
+            _ => Changed::NONE,
+        }
+    }
+
+    fn tool_call_result(&mut self, e: &ToolCallResult, subscriber: &mut dyn Subscriber) -> Changed {
+        if self.dialect == Dialect::V1 {
+            self.run_calls.answer(&e.tool_call_id);
+        }
+        let message = Message::Tool(ToolMessage {
+            id: e.message_id.clone(),
+            content: e.content.clone(),
+            tool_call_id: e.tool_call_id.clone(),
+            metadata: e.metadata.clone(),
+            subagent_run_id: e.subagent_run_id.clone(),
+            ..Default::default()
+        });
+        let pos = match self.index.tool_call(&e.tool_call_id) {
+            None => self.push_message(message),
+            Some(owner) => {
+                // Right after the owner, past the results already there, so
+                // parallel results keep their arrival order. The index
+                // remembers where the last result after this owner went, so
+                // each result is looked past once, not at every new one.
+                let last = self.index.last_result(owner.message);
+                let mut pos = last.unwrap_or(owner.message).saturating_add(1);
+                while self.messages.get(pos).map(Message::role) == Some(MessageRole::Tool) {
+                    pos = pos.saturating_add(1);
+                }
+                let pos = self.insert_message(pos, message);
+                self.index.result_inserted(owner.message, pos);
+                pos
+            }
+        };
+        if let Some(message) = self.messages.get(pos) {
+            subscriber.on_new_message(message);
+        }
+        Changed::MESSAGES
+    }
+}
+
+/// A tool call's arguments text parsed, or `{}` if it does not parse.
+/// Read as the reference's `JSON.parse` reads it (see [`crate::value`]).
+fn parse_args(text: &str) -> Value {
+    crate::value::parse(text.as_bytes()).unwrap_or_else(|_| empty_args())
+}
+
+/// `{}`: the arguments of a text that does not parse.
+fn empty_args() -> Value {
+    Value::Object(Object::new())
+}
+
+// ---------------------------------------------------------------------------
+// The decisions about tool calls (see `crate::rules`).
+
+/// The trace's arguments value of tool call `id`, when the call is in the
+/// messages and the value exists.
+fn args_shown<'r>(
+    r: &'r Reducer,
+    key: &'static str,
+    id: &str,
+    value: Option<&'r Value>,
+) -> Option<(&'static str, &'r Value)> {
+    r.tool_call(id)?;
+    Some((key, value?))
+}
+
+impl Rules for kind::ToolCallStart {
+    type Payload = ToolCallStart;
+    fn decode(f: Fields<'_>) -> Result<ToolCallStart, DecodeError> {
+        Ok(ToolCallStart {
+            tool_call_id: f.string(F::ToolCallId.as_str())?,
+            tool_call_name: f.string(F::ToolCallName.as_str())?,
+            parent_message_id: f.nullable_string(F::ParentMessageId.as_str())?,
+            metadata: metadata(f)?,
+            subagent_run_id: f.v1_opt_string(SUBAGENT_RUN_ID)?,
+        })
+    }
+    fn growth(e: &ToolCallStart, r: &Reducer) -> (usize, usize) {
+        // The id is held twice: by the call and by its arguments slot.
+        let owner = e.parent_message_id.as_ref().map_or(0, String::len);
+        let adds = r.tool_call_adds_message(e);
+        // A new assistant message holds the call's 1.0 owner tag too.
+        let tag = if adds { opt_len(&e.subagent_run_id) } else { 0 };
+        let bytes = sum(&[
+            e.tool_call_id.len().saturating_mul(2),
+            owner,
+            e.tool_call_name.len(),
+            meta_bytes(&e.metadata),
+            tag,
+            r.run_calls_growth_start(&e.tool_call_id),
+        ]);
+        (usize::from(adds), bytes)
+    }
+    fn hook(e: &ToolCallStart, _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
+        s.on_tool_call_start(e, v)
+    }
+    fn reduce(given: Given<'_, ToolCallStart>, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+        let e = given.get();
+        r.tool_call_start(e)
+    }
+    fn effect(e: &ToolCallStart) -> Effect<'_> {
+        Effect::ToolCallStarted(&e.tool_call_id)
+    }
+    no_op!(check, notify, trace_args);
+}
+
+impl Rules for kind::ToolCallArgs {
+    type Payload = ToolCallArgs;
+    fn decode(f: Fields<'_>) -> Result<ToolCallArgs, DecodeError> {
+        Ok(ToolCallArgs {
+            tool_call_id: f.string(F::ToolCallId.as_str())?,
+            delta: f.string(F::Delta.as_str())?,
+            metadata: metadata(f)?,
+        })
+    }
+    fn growth(e: &ToolCallArgs, _: &Reducer) -> (usize, usize) {
+        (0, sum(&[e.delta.len(), meta_bytes(&e.metadata)]))
+    }
+    fn hook(e: &ToolCallArgs, r: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
+        let id = &e.tool_call_id;
+        s.on_tool_call_args(e, &r.progress(id, r.partial_args(id)), v)
+    }
+    fn reduce(given: Given<'_, ToolCallArgs>, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+        let e = given.get();
+        r.tool_call_args(e)
+    }
+    fn trace_args<'r>(e: &ToolCallArgs, r: &'r Reducer) -> Option<(&'static str, &'r Value)> {
+        let id = &e.tool_call_id;
+        args_shown(r, "partialArgs", id, r.partial_args(id))
+    }
+    fn effect(_: &ToolCallArgs) -> Effect<'_> {
+        Effect::Plain
+    }
+    no_op!(check, notify);
+}
+
+impl Rules for kind::ToolCallEnd {
+    type Payload = ToolCallEnd;
+    fn decode(f: Fields<'_>) -> Result<ToolCallEnd, DecodeError> {
+        Ok(ToolCallEnd {
+            tool_call_id: f.string(F::ToolCallId.as_str())?,
+            metadata: metadata(f)?,
+        })
+    }
+    fn growth(e: &ToolCallEnd, _: &Reducer) -> (usize, usize) {
+        (0, meta_bytes(&e.metadata))
+    }
+    fn hook(e: &ToolCallEnd, r: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
+        let id = &e.tool_call_id;
+        s.on_tool_call_end(e, &r.progress(id, r.final_args(id)), v)
+    }
+    fn reduce(given: Given<'_, ToolCallEnd>, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
+        let e = given.get();
+        r.tool_call_end(e)
+    }
+    fn notify(e: &ToolCallEnd, r: &Reducer, s: &mut dyn Subscriber) {
+        if let Some(call) = r.tool_call(&e.tool_call_id) {
+            s.on_new_tool_call(call);
+        }
+    }
+    fn trace_args<'r>(e: &ToolCallEnd, r: &'r Reducer) -> Option<(&'static str, &'r Value)> {
+        let id = &e.tool_call_id;
+        args_shown(r, "args", id, r.final_args(id))
+    }
+    fn effect(_: &ToolCallEnd) -> Effect<'_> {
+        Effect::Plain
+    }
+    no_op!(check);
+}
+
+impl Rules for kind::ToolCallResult {
+    type Payload = ToolCallResult;
+    fn decode(f: Fields<'_>) -> Result<ToolCallResult, DecodeError> {
+        if f.get(F::Role.as_str()).is_some() {
+            f.literal(F::Role.as_str(), "tool")?;
+        }
+        Ok(ToolCallResult {
+            message_id: f.string(F::MessageId.as_str())?,
+            tool_call_id: f.string(F::ToolCallId.as_str())?,
+            content: match f.dialect() {
+                Dialect::Current => ToolContent::Text(f.string(F::Content.as_str())?),
+                Dialect::V1 => crate::model::content(f, Dialect::V1)?,
+            },
+            metadata: metadata(f)?,
+            subagent_run_id: f.v1_opt_string(SUBAGENT_RUN_ID)?,
+        })
+    }
+    fn growth(e: &ToolCallResult, r: &Reducer) -> (usize, usize) {
+        let parts = [
+            e.message_id.len(),
+            e.tool_call_id.len(),
+            crate::size::user_content_bytes(&e.content),
+            meta_bytes(&e.metadata),
+            opt_len(&e.subagent_run_id),
+            r.run_calls_growth_answer(&e.tool_call_id),
+        ];
+        (1, sum(&parts))
+    }
+    fn hook(e: &ToolCallResult, _: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
+        s.on_tool_call_result(e, v)
+    }
+    fn reduce(
+        given: Given<'_, ToolCallResult>,
+        r: &mut Reducer,
+        s: &mut dyn Subscriber,
+    ) -> Changed {
+        let e = given.get();
+        r.tool_call_result(e, s)
+    }
+    fn effect(_: &ToolCallResult) -> Effect<'_> {
+        Effect::ToolResult
+    }
+    no_op!(check, notify, trace_args);
+}
