@@ -40,13 +40,12 @@ use agui_kiosk::framebuffer::Framebuffer;
 use agui_kiosk::{Config, Kiosk, Theme};
 use clap::Parser;
 
-#[path = "agui-kiosk/live.rs"]
 mod live;
 use embedded_graphics::pixelcolor::{Gray8, Rgb565, Rgb888};
 use embedded_graphics::prelude::{OriginDimensions, PixelColor, Size};
 
 /// The conversation replayed when no input is given.
-const SAMPLE: &[u8] = include_bytes!("../../samples/chat.ndjson");
+const SAMPLE: &[u8] = include_bytes!("../../../samples/chat.ndjson");
 
 /// Replays an AG-UI stream onto a simulated panel and writes PNG screenshots.
 #[derive(Parser, Debug)]
