@@ -38,7 +38,7 @@ const SAMPLE: &[u8] = include_bytes!("../../samples/chat.ndjson");
 
 /// Replay an AG-UI event stream (SSE or NDJSON) and print the conversation.
 #[derive(Parser, Debug)]
-#[command(name = "agui-replay", version, about)]
+#[command(name = "agui-replay", version)]
 struct Args {
     /// The stream to read; `-` for stdin. Without it, stdin is read, or the
     /// bundled sample conversation is replayed when stdin is a terminal.

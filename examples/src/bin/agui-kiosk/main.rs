@@ -51,7 +51,9 @@ use embedded_graphics::prelude::{OriginDimensions, PixelColor, Size};
 /// The conversation replayed when no input is given.
 const SAMPLE: &[u8] = include_bytes!("../../../samples/chat.ndjson");
 
-/// Replays an AG-UI stream onto a simulated panel and writes PNG screenshots.
+/// Replays an AG-UI stream onto a simulated panel and writes PNG
+/// screenshots, or shows a live conversation with an agent in a window
+/// (--url).
 #[derive(Parser, Debug)]
 #[command(name = "agui-kiosk", version)]
 struct Args {
