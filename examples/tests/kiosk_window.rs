@@ -4,8 +4,8 @@
 //! `--fullscreen` on larger screens (800x480, 1920x1080) fills them.
 //!
 //! Needs `Xvfb`, `import` (`apt-get install xvfb imagemagick`) and the
-//! backends' venv (`examples/agents/setup.sh`, or `$AGUI_PYTHON`); `.ci/run`
-//! installs them. Without them the test fails and says so.
+//! backends' venv (`examples/agents/setup.sh`, or `$AGUI_PYTHON`); `cargo
+//! xtask setup` installs them. Without them the test fails and says so.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -26,7 +26,8 @@ fn need(program: &str, package: &str) {
         .is_ok_and(|o| o.status.success());
     assert!(
         found,
-        "{program} is needed for the window test (apt-get install {package}; .ci/run installs it)"
+        "{program} is needed for the window test (apt-get install {package}; \
+         `cargo xtask setup` installs it)"
     );
 }
 
