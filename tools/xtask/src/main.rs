@@ -42,7 +42,10 @@ fn main() -> ExitCode {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)
         }
-        Some(_) | None => Err(Failure(format!("no such task\n{USAGE}"))),
+        Some(_) | None => Err(Failure(format!(
+            "no such task: {}\n{USAGE}",
+            task.as_deref().unwrap_or_default().to_string_lossy()
+        ))),
     };
     outcome.unwrap_or_else(|failure| {
         eprintln!("xtask: {failure}");
