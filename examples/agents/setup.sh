@@ -28,7 +28,7 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
     echo "setup.sh: $venv is up to date" >&2
     exit 0
 fi
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt"
+"$venv/bin/python" -m pip install --disable-pip-version-check -r "$here/requirements.txt"
 "$venv/bin/python" -c 'import pydantic_ai.ui.ag_ui, uvicorn, ag_ui_langgraph, langgraph'
 echo "$want" > "$stamp"
 echo "setup.sh: backends installed in $venv" >&2

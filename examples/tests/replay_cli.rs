@@ -336,6 +336,20 @@ fn an_input_without_frames_is_judged() {
     }
 }
 
+/// Issue 27: an empty input, read from a pipe because no FILE was given,
+/// says so instead of `ok: 0 frames accepted`, and is not an error.
+#[test]
+fn an_empty_input_says_so() {
+    for input in [&b""[..], b"\n \n"] {
+        let out = replay(&[], input);
+        assert_eq!(out.status.code(), Some(0), "{input:?}");
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            "empty input: no frames\n"
+        );
+    }
+}
+
 /// Issue 11: numbers beyond the double range are accepted where the
 /// reference accepts them and print as `null` where they are kept.
 #[test]

@@ -63,14 +63,24 @@ struct Seen {
     rows: usize,
 }
 
+const ABOUT: &str = "Run one stage of the AG-UI client over a generated workload, \
+for instruction counts under callgrind (BENCHMARKS.md)";
+
+const USAGE: &str = "\
+usage: agui-bench-core run <framer|tokenizer|core|core-v1|client|client-v1|client-v1-keep-going|client-watch> <chat|tool_args|snapshots|...|file:PATH> <n> [sse|ndjson] [repeat]
+       agui-bench-core gen <chat|tool_args|snapshots> <n> [sse|ndjson]";
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if matches!(args.first().map(String::as_str), Some("-h" | "--help")) {
+        println!("{ABOUT}\n\n{USAGE}");
+        return ExitCode::SUCCESS;
+    }
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("agui-bench-core: {e}");
-            eprintln!("usage: agui-bench-core run <framer|tokenizer|core|core-v1|client|client-v1|client-v1-keep-going|client-watch> <chat|tool_args|snapshots|...|file:PATH> <n> [sse|ndjson] [repeat]");
-            eprintln!("       agui-bench-core gen <chat|tool_args|snapshots> <n> [sse|ndjson]");
+            eprintln!("{USAGE}");
             ExitCode::FAILURE
         }
     }

@@ -38,8 +38,17 @@ const WORDS: [&str; 8] = [
     "mostly. ",
 ];
 
+const ABOUT: &str = "Measure the kiosk renderer's cost per text delta and per scroll, \
+for instruction counts under callgrind (BENCHMARKS.md)";
+
+const USAGE: &str = "usage: agui-bench-kiosk [deltas] [width] [height]     (default 2000 320 240)";
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if matches!(args.first().map(String::as_str), Some("-h" | "--help")) {
+        println!("{ABOUT}\n\n{USAGE}");
+        return ExitCode::SUCCESS;
+    }
     let num = |i: usize, default: u32| -> Result<u32, String> {
         args.get(i)
             .map_or(Ok(default), |s| s.parse().map_err(|e| format!("{s}: {e}")))
@@ -49,7 +58,7 @@ fn main() -> ExitCode {
         (Ok(d), Ok(w), Ok(h)) => (d, w, h),
         (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
             eprintln!("agui-bench-kiosk: {e}");
-            eprintln!("usage: agui-bench-kiosk [deltas] [width] [height]");
+            eprintln!("{USAGE}");
             return ExitCode::FAILURE;
         }
     };

@@ -16,8 +16,15 @@
 //! a reader of the strict output keeps working. In strict mode `errors` is
 //! `[]` or holds the one error that stopped the stream.
 //!
-//! Exit status: 0 for an accepted stream, 1 for a rejected one (in
-//! keep-going mode: one with a skipped frame), 2 for usage or I/O errors.
+//! An empty or blank input is a stream without events (SPEC section 12):
+//! the transcript says `empty input: no frames`, `--json` has `ok: true,
+//! accepted: 0`, and the exit status is 0, so that a pipe from an agent
+//! that sent nothing is not an error; an input with content but no frame is
+//! a usage error.
+//!
+//! Exit status: 0 for an accepted stream (an empty one included), 1 for a
+//! rejected one (in keep-going mode: one with a skipped frame), 2 for usage
+//! or I/O errors.
 
 use std::fs::File;
 use std::io::{self, IsTerminal, Read, Write};
@@ -38,7 +45,7 @@ const SAMPLE: &[u8] = include_bytes!("../../samples/chat.ndjson");
 
 /// Replay an AG-UI event stream (SSE or NDJSON) and print the conversation.
 #[derive(Parser, Debug)]
-#[command(name = "agui-replay", version, about)]
+#[command(name = "agui-replay", version)]
 struct Args {
     /// The stream to read; `-` for stdin. Without it, stdin is read, or the
     /// bundled sample conversation is replayed when stdin is a terminal.
@@ -160,7 +167,7 @@ fn run(args: &Args) -> Result<bool, String> {
     if args.json && args.trace {
         client = client.with_trace();
     }
-    let result = replay(&mut input, &mut client, args.read_size)?;
+    let Replayed { result, empty } = replay(&mut input, &mut client, args.read_size)?;
     // Keep-going never stops the stream; its verdict is the first skip.
     let result = result.and_then(|()| client.error().cloned().map_or(Ok(()), Err));
     let stdout = io::stdout();
@@ -176,7 +183,12 @@ fn run(args: &Args) -> Result<bool, String> {
         std::mem::forget(value);
         written
     } else {
-        transcript(&mut Printable(&mut out), &client, result.as_ref().err())
+        transcript(
+            &mut Printable(&mut out),
+            &client,
+            result.as_ref().err(),
+            empty,
+        )
     };
     written
         .and_then(|()| out.flush())
@@ -203,12 +215,16 @@ fn open(args: &Args) -> Result<Box<dyn Read>, String> {
     }
 }
 
+/// What a replay found.
+struct Replayed {
+    /// The stream's verdict.
+    result: Result<(), ClientError>,
+    /// The input was empty or blank.
+    empty: bool,
+}
+
 /// Feeds the input to the client `read_size` bytes at a time.
-fn replay(
-    input: &mut dyn Read,
-    client: &mut Client,
-    read_size: u64,
-) -> Result<Result<(), ClientError>, String> {
+fn replay(input: &mut dyn Read, client: &mut Client, read_size: u64) -> Result<Replayed, String> {
     let mut buf = vec![0u8; usize::try_from(read_size).unwrap_or(8192)];
     // The first bytes that are not white space, to judge an input in
     // which no frame was found.
@@ -218,7 +234,8 @@ fn replay(
             Ok(0) => {
                 let result = client.finish();
                 no_frames(client, &head)?;
-                return Ok(result);
+                let empty = head.is_empty();
+                return Ok(Replayed { result, empty });
             }
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -236,7 +253,11 @@ fn replay(
             }
         }
         if let Err(e) = client.feed(&buf[..n]) {
-            return Ok(Err(e));
+            let empty = false;
+            return Ok(Replayed {
+                result: Err(e),
+                empty,
+            });
         }
     }
 }
@@ -393,7 +414,15 @@ fn warning_json(w: &Warning) -> Value {
 
 /// The readable transcript: every message with its role, tool calls with
 /// their arguments, tool results, then the state and the verdict.
-fn transcript(out: &mut dyn Write, client: &Client, error: Option<&ClientError>) -> io::Result<()> {
+fn transcript(
+    out: &mut dyn Write,
+    client: &Client,
+    error: Option<&ClientError>,
+    empty: bool,
+) -> io::Result<()> {
+    if empty {
+        return writeln!(out, "empty input: no frames");
+    }
     for message in client.messages() {
         write_message(out, message)?;
     }

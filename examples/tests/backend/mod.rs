@@ -22,8 +22,8 @@ pub fn python() -> PathBuf {
     let venv = repo().join(".venv/bin/python");
     assert!(
         venv.exists(),
-        "the AG-UI test backends are not installed: run examples/agents/setup.sh \
-         (it creates {}), or set AGUI_PYTHON",
+        "the AG-UI test backends are not installed: run `cargo xtask setup` (or \
+         examples/agents/setup.sh; it creates {}), or set AGUI_PYTHON",
         venv.display()
     );
     venv

@@ -33,27 +33,48 @@ pub struct Live<'a> {
     pub url: &'a str,
     /// The first user message.
     pub message: &'a str,
-    /// A borderless window on top, scaled to fill the screen.
+    /// A borderless window on top that fills the screen.
     pub fullscreen: bool,
-    /// Panel size.
-    pub size: Size,
+    /// Panel size (`None`: 320x240, 128x64 when mono; with `fullscreen`,
+    /// the screen's size over the scale).
+    pub size: Option<Size>,
     /// A monochrome panel.
     pub mono: bool,
-    /// Window scale (1, 2, 4, 8, 16).
-    pub scale: u32,
+    /// Window scale (`None`: 1; with `fullscreen`, the largest that fits).
+    pub scale: Option<u32>,
     /// `NAME=COMMAND` frontend tools.
     pub tools: &'a [String],
     /// Most runs for the message (tool follow-ups included).
     pub max_runs: u32,
 }
 
+impl Live<'_> {
+    /// The panel of a window mode: the given size or the default one.
+    fn panel(&self) -> Size {
+        self.size.unwrap_or(if self.mono {
+            Size::new(128, 64)
+        } else {
+            Size::new(320, 240)
+        })
+    }
+}
+
 /// Runs the live kiosk; `Ok(false)` if a run failed (the panel shows why).
 pub fn run(live: &Live<'_>) -> Result<bool, String> {
+    let display = Display::open()?;
+    let place = if live.fullscreen {
+        let screen = display.screen_size()?;
+        fill(screen, live.panel(), live.size.is_some(), live.scale)
+    } else {
+        Placement::window(live.panel(), live.scale.unwrap_or(1))
+    };
     if live.mono {
-        let screen = Screen::open(live, Theme::<BinaryColor>::mono(), mono_pixel)?;
+        let screen = Screen::open(live, place, Theme::<BinaryColor>::mono(), mono_pixel)?;
+        drop(display);
         converse(live, screen)
     } else {
-        let screen = Screen::open(live, Theme::<Rgb565>::default(), rgb_pixel)?;
+        let screen = Screen::open(live, place, Theme::<Rgb565>::default(), rgb_pixel)?;
+        drop(display);
         converse(live, screen)
     }
 }
@@ -67,9 +88,110 @@ fn rgb_pixel(c: Rgb565) -> u32 {
     u32::from(c.r()) << 16 | u32::from(c.g()) << 8 | u32::from(c.b())
 }
 
+/// Where the panel goes in the window: each panel pixel is a `scale` x
+/// `scale` square, the panel's top-left corner at `offset`.
+#[derive(Debug, PartialEq, Eq)]
+struct Placement {
+    panel: Size,
+    scale: usize,
+    window: (usize, usize),
+    offset: (usize, usize),
+}
+
+impl Placement {
+    /// A window of the panel's size times `scale`.
+    fn window(panel: Size, scale: u32) -> Self {
+        let scale = scale.max(1) as usize;
+        Placement {
+            panel,
+            scale,
+            window: (panel.width as usize * scale, panel.height as usize * scale),
+            offset: (0, 0),
+        }
+    }
+}
+
+/// Fullscreen on a `screen`: the scale is the given one, or the largest
+/// whole factor at which `panel` fits (at least 1). The conversation is then
+/// laid out at the screen's size over the scale, so that it fills the
+/// screen (up to scale - 1 pixels), unless the panel size was `given`: then
+/// that panel is enlarged and centred. A 320x240 panel's 6x10 font is 20
+/// pixels high on an 800x480 screen, 40 on 1920x1080.
+fn fill(screen: (usize, usize), panel: Size, given: bool, scale: Option<u32>) -> Placement {
+    let fits = (screen.0 / panel.width as usize).min(screen.1 / panel.height as usize);
+    let scale = scale.map_or(fits, |k| k as usize).max(1);
+    let panel = if given {
+        panel
+    } else {
+        let side = |screen: usize| u32::try_from(screen / scale).unwrap_or(u32::MAX).max(1);
+        Size::new(side(screen.0), side(screen.1))
+    };
+    let used = (panel.width as usize * scale, panel.height as usize * scale);
+    Placement {
+        panel,
+        scale,
+        window: (used.0.max(screen.0), used.1.max(screen.1)),
+        offset: (
+            screen.0.saturating_sub(used.0) / 2,
+            screen.1.saturating_sub(used.1) / 2,
+        ),
+    }
+}
+
+/// A connection to the X11 display in `$DISPLAY`, closed when dropped.
+///
+/// Held until the window is open: a bare X server (Xvfb, or `xinit` with
+/// only the kiosk) resets when its last client leaves, and a window asked
+/// for during the reset is refused.
+struct Display {
+    xlib: x11_dl::xlib::Xlib,
+    display: *mut x11_dl::xlib::Display,
+}
+
+impl Display {
+    fn open() -> Result<Self, String> {
+        let xlib = x11_dl::xlib::Xlib::open().map_err(|e| no_window(&e.to_string()))?;
+        // SAFETY: a function of the libX11 just loaded; a null name means
+        // $DISPLAY.
+        let display = unsafe { (xlib.XOpenDisplay)(std::ptr::null()) };
+        if display.is_null() {
+            return Err(no_window("XOpenDisplay failed"));
+        }
+        Ok(Display { xlib, display })
+    }
+
+    /// The default screen's size in pixels.
+    fn screen_size(&self) -> Result<(usize, usize), String> {
+        // SAFETY: the display is open (checked in `open`) until dropped.
+        let (w, h) = unsafe {
+            let screen = (self.xlib.XDefaultScreen)(self.display);
+            (
+                (self.xlib.XDisplayWidth)(self.display, screen),
+                (self.xlib.XDisplayHeight)(self.display, screen),
+            )
+        };
+        match (usize::try_from(w), usize::try_from(h)) {
+            (Ok(w), Ok(h)) if w > 0 && h > 0 => Ok((w, h)),
+            _ => Err(no_window(&format!("the screen is {w}x{h}"))),
+        }
+    }
+}
+
+impl Drop for Display {
+    fn drop(&mut self) {
+        // SAFETY: opened in `open`, closed only here.
+        unsafe { (self.xlib.XCloseDisplay)(self.display) };
+    }
+}
+
+fn no_window(why: &str) -> String {
+    format!("cannot open a window: {why} (an X11 display is needed: is DISPLAY set?)")
+}
+
 /// The window, the panel behind it and the renderer.
 struct Screen<C> {
     window: Window,
+    place: Placement,
     panel: Framebuffer<C>,
     kiosk: Kiosk<C>,
     pixel: fn(C) -> u32,
@@ -77,30 +199,34 @@ struct Screen<C> {
 }
 
 impl<C: PixelColor> Screen<C> {
-    fn open(live: &Live<'_>, theme: Theme<C>, pixel: fn(C) -> u32) -> Result<Self, String> {
-        let (w, h) = (live.size.width as usize, live.size.height as usize);
+    fn open(
+        live: &Live<'_>,
+        place: Placement,
+        theme: Theme<C>,
+        pixel: fn(C) -> u32,
+    ) -> Result<Self, String> {
+        let (w, h) = place.window;
         let options = WindowOptions {
             borderless: live.fullscreen,
             title: !live.fullscreen,
             topmost: live.fullscreen,
-            scale: if live.fullscreen {
-                Scale::FitScreen
-            } else {
-                scale(live.scale)
-            },
-            scale_mode: ScaleMode::AspectRatioStretch,
+            // The panel is enlarged here (any whole factor, pixels square),
+            // not by minifb (powers of two only).
+            scale: Scale::X1,
+            scale_mode: ScaleMode::UpperLeft,
             ..WindowOptions::default()
         };
-        let mut window = Window::new("agui-kiosk", w, h, options).map_err(|e| {
-            format!("cannot open a window: {e} (an X11 display is needed: is DISPLAY set?)")
-        })?;
+        // minifb's Display of the error leaves out why: its Debug says it.
+        let mut window =
+            Window::new("agui-kiosk", w, h, options).map_err(|e| no_window(&format!("{e:?}")))?;
         if live.fullscreen {
             window.set_position(0, 0);
         }
         Ok(Screen {
             window,
-            panel: Framebuffer::new(live.size, theme.background),
-            kiosk: Kiosk::new(Config::new(live.size), theme),
+            panel: Framebuffer::new(place.panel, theme.background),
+            kiosk: Kiosk::new(Config::new(place.panel), theme),
+            place,
             pixel,
             buffer: vec![0; w * h],
         })
@@ -112,40 +238,37 @@ impl<C: PixelColor> Screen<C> {
             Ok(_) => {}
             Err(never) => match never {},
         }
-        for (out, &c) in self.buffer.iter_mut().zip(self.panel.pixels()) {
-            *out = (self.pixel)(c);
-        }
-        let size = self.panel.size_of();
+        self.enlarge();
+        let (w, h) = self.place.window;
         // A closed window only stops the pictures; the run goes on.
-        let _ = self.window.update_with_buffer(&self.buffer, size.0, size.1);
+        let _ = self.window.update_with_buffer(&self.buffer, w, h);
+    }
+
+    /// Copies the panel into the window's buffer, each pixel a square.
+    fn enlarge(&mut self) {
+        let Placement {
+            panel,
+            scale: k,
+            window: (stride, _),
+            offset: (left, top),
+        } = self.place;
+        let width = panel.width as usize;
+        for (y, row) in self.panel.pixels().chunks(width).enumerate() {
+            let start = (top + y * k) * stride + left;
+            let line = &mut self.buffer[start..start + width * k];
+            for (square, &c) in line.chunks_mut(k).zip(row) {
+                square.fill((self.pixel)(c));
+            }
+            for copy in 1..k {
+                self.buffer
+                    .copy_within(start..start + width * k, start + copy * stride);
+            }
+        }
     }
 
     /// Keeps the window responsive while nothing arrives.
     fn pump(&mut self) {
         self.window.update();
-    }
-}
-
-/// The panel's size as the window wants it.
-trait SizeOf {
-    fn size_of(&self) -> (usize, usize);
-}
-
-impl<C: PixelColor> SizeOf for Framebuffer<C> {
-    fn size_of(&self) -> (usize, usize) {
-        use embedded_graphics::prelude::OriginDimensions;
-        let s = self.size();
-        (s.width as usize, s.height as usize)
-    }
-}
-
-fn scale(k: u32) -> Scale {
-    match k {
-        0..=1 => Scale::X1,
-        2..=3 => Scale::X2,
-        4..=7 => Scale::X4,
-        8..=15 => Scale::X8,
-        _ => Scale::X16,
     }
 }
 
@@ -290,5 +413,43 @@ fn run_command(command: &str, arguments: &str) -> Result<String, String> {
             out.status,
             String::from_utf8_lossy(&out.stderr).trim()
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PANEL: Size = Size::new(320, 240);
+
+    #[test]
+    fn fullscreen_lays_the_conversation_out_at_the_screen_over_the_largest_scale() {
+        let at = |screen, scale| fill(screen, PANEL, false, scale);
+        assert_eq!(
+            at((800, 480), None),
+            Placement {
+                panel: Size::new(400, 240),
+                scale: 2,
+                window: (800, 480),
+                offset: (0, 0)
+            }
+        );
+        assert_eq!(at((1920, 1080), None).panel, Size::new(480, 270));
+        assert_eq!(at((1920, 1080), None).scale, 4);
+        // The panel's own size: as before.
+        assert_eq!(at((320, 240), None), Placement::window(PANEL, 1));
+        // --scale is kept; the odd pixel is left black, centred.
+        let three = at((1281, 721), Some(3));
+        assert_eq!((three.panel, three.offset), (Size::new(427, 240), (0, 0)));
+        assert_eq!(three.window, (1281, 721));
+    }
+
+    #[test]
+    fn fullscreen_with_a_size_enlarges_that_panel_and_centres_it() {
+        let place = fill((800, 480), PANEL, true, None);
+        assert_eq!((place.panel, place.scale), (PANEL, 2));
+        assert_eq!((place.window, place.offset), ((800, 480), (80, 0)));
+        let small = fill((100, 50), PANEL, true, None);
+        assert_eq!((small.scale, small.window), (1, (320, 240)));
     }
 }

@@ -11,9 +11,13 @@
 //!
 //! With `--url`, the message starts a run against the agent over HTTP and
 //! the conversation is drawn in an X11 window at the panel size (times
-//! `--scale`), updated after every event as it arrives; `--fullscreen`
-//! makes it a borderless window on top at the screen's corner, scaled by
-//! the largest factor that fits the screen. Frontend tools are declared and
+//! `--scale`), updated after every event as it arrives. `--fullscreen`
+//! makes it a borderless window on top that fills the screen: the scale is
+//! `--scale` or the largest whole factor at which the default panel
+//! (320x240, 128x64 with `--mono`) fits, and the conversation is laid out
+//! at the screen's size over that scale (an 800x480 screen: 400x240 at 2x;
+//! 1920x1080: 480x270 at 4x). With `--size`, that panel is enlarged by the
+//! scale and centred instead. Frontend tools are declared and
 //! answered as in agui-chat. The window stays until closed (or Escape).
 //!
 //! The stream (SSE or NDJSON, detected) is fed line by line, as it would
@@ -40,15 +44,16 @@ use agui_kiosk::framebuffer::Framebuffer;
 use agui_kiosk::{Config, Kiosk, Theme};
 use clap::Parser;
 
-#[path = "agui-kiosk/live.rs"]
 mod live;
 use embedded_graphics::pixelcolor::{Gray8, Rgb565, Rgb888};
 use embedded_graphics::prelude::{OriginDimensions, PixelColor, Size};
 
 /// The conversation replayed when no input is given.
-const SAMPLE: &[u8] = include_bytes!("../../samples/chat.ndjson");
+const SAMPLE: &[u8] = include_bytes!("../../../samples/chat.ndjson");
 
-/// Replays an AG-UI stream onto a simulated panel and writes PNG screenshots.
+/// Replays an AG-UI stream onto a simulated panel and writes PNG
+/// screenshots, or shows a live conversation with an agent in a window
+/// (--url).
 #[derive(Parser, Debug)]
 #[command(name = "agui-kiosk", version)]
 struct Args {
@@ -70,16 +75,20 @@ struct Args {
     /// Also write a frame after every N-th event.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     every: Option<u32>,
-    /// Enlarge the PNGs (or the window) K times (pixels stay square and sharp).
-    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
-    scale: u32,
+    /// Enlarge the PNGs (or the window) K times (pixels stay square and
+    /// sharp) [default: 1; with --fullscreen, the largest that fits 320x240,
+    /// or 128x64 with --mono, on the screen].
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=16))]
+    scale: Option<u32>,
     /// Talk to the agent at URL and show the conversation live in a window.
     #[arg(long, value_name = "URL", conflicts_with_all = ["file", "every", "out", "name"], requires = "message")]
     url: Option<String>,
     /// The first user message (with --url).
     #[arg(long, value_name = "TEXT", requires = "url")]
     message: Option<String>,
-    /// A borderless window on top, filling the screen (with --url).
+    /// A borderless window on top, filling the screen (with --url): the
+    /// conversation is laid out at the screen's size over the scale (with
+    /// --size, that panel is enlarged and centred).
     #[arg(long, requires = "url")]
     fullscreen: bool,
     /// A frontend tool (with --url): when the agent calls NAME, run COMMAND
@@ -121,16 +130,11 @@ fn main() -> ExitCode {
 
 /// `--url`: the live window. Exit status as for a replay.
 fn live_main(args: &Args, url: &str, message: &str) -> ExitCode {
-    let size = args.size.unwrap_or(if args.mono {
-        Size::new(128, 64)
-    } else {
-        Size::new(320, 240)
-    });
     let live = live::Live {
         url,
         message,
         fullscreen: args.fullscreen,
-        size,
+        size: args.size,
         mono: args.mono,
         scale: args.scale,
         tools: &args.tools,
@@ -204,7 +208,7 @@ fn replay<C: PixelColor>(
         if let Some(n) = args.every {
             if ok && shown % n == 0 {
                 let path = args.out.join(format!("{}-{shown:04}.png", args.name));
-                save(&panel, &path, args.scale, write)?;
+                save(&panel, &path, args.scale.unwrap_or(1), write)?;
             }
         }
         if !ok {
@@ -220,7 +224,7 @@ fn replay<C: PixelColor>(
     }
     draw(&mut kiosk, &client, &mut panel);
     let path = args.out.join(format!("{}.png", args.name));
-    save(&panel, &path, args.scale, write)?;
+    save(&panel, &path, args.scale.unwrap_or(1), write)?;
     let full = u64::from(size.width) * u64::from(size.height);
     println!(
         "{} events, {} pixels drawn in all ({:.1} full panels)",
