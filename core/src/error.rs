@@ -14,7 +14,7 @@
 
 use core::fmt;
 
-use crate::decode::{Expect, Field, Kind};
+use crate::columns::{Expect, Field, Kind};
 use crate::event::EventType;
 use crate::json::{JsonError, JsonErrorKind};
 

@@ -1,9 +1,8 @@
 //! The AG-UI event types and the decoded event the rest of the pipeline sees.
 
-use crate::chunk::{Chunking, Item};
-use crate::decode::{Expect, Field, Need, Schema};
-use crate::protocol::Protocol;
-use crate::verify::{Rule, TableOp, Tracked};
+use crate::columns::{
+    Chunking, Expect, Field, Item, Need, Protocol, Rule, Schema, TableOp, Tracked,
+};
 
 /// `None`, or `Some(Field::$f)`: an optional field column of the table.
 macro_rules! field_opt {

@@ -59,6 +59,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod chunk;
+pub mod columns;
 pub mod compat;
 pub mod decode;
 pub mod error;

@@ -45,6 +45,8 @@
 use crate::error::{error_text, Code, Detail, Error, Stage, Table};
 use crate::event::Event;
 
+pub use crate::columns::{Rule, TableOp, Tracked};
+
 pub mod seed;
 pub mod v1;
 
@@ -108,18 +110,6 @@ impl<const N: usize, const ID: usize> IdTable<N, ID> {
     }
 }
 
-/// One of the verifier's three id tables: what it tracks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Tracked {
-    /// Open text messages (`messageId`).
-    Messages,
-    /// Open tool calls (`toolCallId`).
-    ToolCalls,
-    /// Open steps (`stepName`).
-    Steps,
-}
-
 impl Tracked {
     /// The code for an id opened twice.
     const fn active(self) -> Code {
@@ -156,46 +146,6 @@ impl Tracked {
             Tracked::Steps => Table::Steps,
         }
     }
-}
-
-/// What an event does to its id in one of the verifier's tables.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum TableOp {
-    /// Adds the id; it must not be open (a START).
-    Opens,
-    /// The id must be open (a CONTENT / ARGS).
-    NeedsOpen,
-    /// Removes the id; it must be open (an END).
-    Closes,
-}
-
-/// The ordering rule of an event type: its column of the event table
-/// ([`EventType::rule`](crate::event::EventType::rule)). Every event also obeys the run's life cycle
-/// (rules 1 to 3 of the [module docs](self)).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Rule {
-    /// Nothing beyond the run's life cycle.
-    Free,
-    /// An id table edit.
-    Table(TableOp, Tracked),
-    /// `RUN_STARTED`: a run begins.
-    RunStart,
-    /// `RUN_FINISHED`: nothing may be open.
-    RunFinish,
-    /// `RUN_ERROR`: the run ends in error.
-    RunError,
-    /// A thinking step begins.
-    ThinkingStart,
-    /// A thinking step ends.
-    ThinkingEnd,
-    /// A thinking message begins, inside a thinking step.
-    ThinkingMessageStart,
-    /// A thinking message's content: the message must be open.
-    ThinkingMessageContent,
-    /// A thinking message ends.
-    ThinkingMessageEnd,
 }
 
 /// Where the stream is in a run's life cycle.

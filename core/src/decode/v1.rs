@@ -10,6 +10,7 @@
 //! ([`EventType::schema_v1`]) or the frame is a `decode` error.
 
 use super::{schema, Decoder, Field, Kind, Slot};
+use crate::columns::{Expect, Need, Schema};
 use crate::compat::{successor, Compat};
 use crate::error::{error_text, Code, Detail, Error};
 use crate::event::EventType;
@@ -23,14 +24,14 @@ use super::Header;
 
 /// Fields every 1.0 event may carry (`subagentRunId` only if the type is
 /// [`tagged`](EventType::tagged)).
-const COMMON_V1: schema::Schema = &[
-    (Field::Timestamp, schema::Need::Opt, schema::Expect::Int),
-    (Field::RawEvent, schema::Need::Opt, schema::Expect::Any),
-    (Field::Metadata, schema::Need::Opt, schema::Expect::Obj),
+const COMMON_V1: Schema = &[
+    (Field::Timestamp, Need::Opt, Expect::Int),
+    (Field::RawEvent, Need::Opt, Expect::Any),
+    (Field::Metadata, Need::Opt, Expect::Obj),
 ];
 
 /// `subagentRunId`, for tagged types.
-const TAG: schema::Schema = &[(Field::SubagentRunId, schema::Need::Opt, schema::Expect::Str)];
+const TAG: Schema = &[(Field::SubagentRunId, Need::Opt, Expect::Str)];
 
 /// Legacy nulls the boundary turns into absent fields (SPEC 9.3): the
 /// field, and the types on which it does so (`None`: every type).
@@ -719,7 +720,7 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
         if cacheable && self.ext.get().is_some_and(|v| v.checked == Some(key)) {
             return Ok(());
         }
-        let tag: schema::Schema = if kind.tagged() { TAG } else { &[] };
+        let tag: Schema = if kind.tagged() { TAG } else { &[] };
         for &(field, need, expect) in kind.schema_v1().iter().chain(COMMON_V1).chain(tag) {
             schema::check_field_v1(self, field, need, expect)?;
         }

@@ -11,7 +11,7 @@
 //! dropped when the next frame begins.
 
 use super::v1::{Owners, SeedText};
-use crate::decode::Field;
+use crate::columns::Field;
 use crate::json::{Token, Tokenizer};
 
 /// Where the seeder is in the value.
