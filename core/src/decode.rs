@@ -561,7 +561,7 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
     }
 
     /// The id of the decoded event that the rules look at: `messageId`,
-    /// `toolCallId` or `stepName` by type (see [`crate::event::Event::id`]);
+    /// `toolCallId` or `stepName` by type (see [`crate::event::EventRef::id`]);
     /// empty if the event has none.
     #[inline]
     pub fn id(&self) -> &str {

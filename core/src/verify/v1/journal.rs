@@ -98,7 +98,7 @@ mod tests {
     extern crate std;
 
     use crate::error::Error;
-    use crate::event::{Event, EventType};
+    use crate::event::{EventRef, EventType};
     use crate::verify::v1::{Facts, Owners};
     use crate::verify::Verifier;
     use proptest::prelude::*;
@@ -109,7 +109,7 @@ mod tests {
 
     /// Event `k` of a small vocabulary (ids "a" and "b", tags none, "x"
     /// and "y"), with its facts.
-    fn vocabulary(k: u8) -> (Event<'static>, Facts<'static>) {
+    fn vocabulary(k: u8) -> (EventRef<'static>, Facts<'static>) {
         use EventType as T;
         const KINDS: [EventType; 17] = [
             T::TextMessageStart,
@@ -138,7 +138,7 @@ mod tests {
         } else {
             (id, subagent)
         };
-        let ev = Event {
+        let ev = EventRef {
             kind,
             origin: crate::event::Origin::Frame,
             frame: 0,
@@ -185,7 +185,7 @@ mod tests {
         ) {
             let mut v = TinyVerifier::new();
             let mut o = TinyOwners::new();
-            let start = Event {
+            let start = EventRef {
                 kind: EventType::RunStarted,
                 origin: crate::event::Origin::Frame,
                 frame: 0,

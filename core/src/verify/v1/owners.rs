@@ -8,7 +8,7 @@ use super::{
     Facts, Full, Id, Kind, Life, Owner, SeedText, FRESH, LOOSE, MESSAGE, PENDING, SEED, SPAN,
 };
 use crate::error::{cut_text, error_text, Code, Detail, Error, ErrorText, Stage, Table};
-use crate::event::{Event, EventType};
+use crate::event::{EventRef, EventType};
 use crate::verify::{self, rule, unclosed, Run, Tracked, Verifier};
 
 /// The seeding of the frame being read.
@@ -97,7 +97,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     pub fn check<const MSGS: usize, const TOOLS: usize, const STEPS: usize>(
         &mut self,
         verifier: &mut Verifier<ID, MSGS, TOOLS, STEPS>,
-        ev: &Event<'_>,
+        ev: &EventRef<'_>,
         facts: &Facts<'_>,
     ) -> Result<(), Error> {
         self.apply(verifier, ev, facts, &mut None)
@@ -131,7 +131,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     pub fn check_noted<const MSGS: usize, const TOOLS: usize, const STEPS: usize>(
         &mut self,
         verifier: &mut Verifier<ID, MSGS, TOOLS, STEPS>,
-        ev: &Event<'_>,
+        ev: &EventRef<'_>,
         facts: &Facts<'_>,
         journal: &mut Journal<ID>,
     ) -> Result<(), Error> {
@@ -215,7 +215,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     fn apply<const MSGS: usize, const TOOLS: usize, const STEPS: usize>(
         &mut self,
         v: &mut Verifier<ID, MSGS, TOOLS, STEPS>,
-        ev: &Event<'_>,
+        ev: &EventRef<'_>,
         facts: &Facts<'_>,
         log: &mut Log<'_, ID>,
     ) -> Result<(), Error> {
@@ -295,7 +295,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
 
     /// The frame's provisional entries did not fit: the `capacity` error,
     /// raised now that the frame is known to seed.
-    fn seed_overflow(&self, ev: &Event<'_>) -> Result<(), Error> {
+    fn seed_overflow(&self, ev: &EventRef<'_>) -> Result<(), Error> {
         match self.seeding.overflow {
             Some((_, true)) => Err(capacity(ev, Table::IdSlot, ID, "")),
             Some((kind, false)) => Err(capacity(ev, kind.table(), OWNERS, "")),
@@ -567,7 +567,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     fn per_type<const MSGS: usize, const TOOLS: usize, const STEPS: usize>(
         &mut self,
         v: &mut Verifier<ID, MSGS, TOOLS, STEPS>,
-        ev: &Event<'_>,
+        ev: &EventRef<'_>,
         facts: &Facts<'_>,
         log: &mut Log<'_, ID>,
     ) -> Result<(), Error> {
@@ -707,7 +707,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     }
 
     /// The owner a tag names, entered in the sub-agent table if new.
-    fn intern(&mut self, ev: &Event<'_>, tag: &str) -> Result<u8, Error> {
+    fn intern(&mut self, ev: &EventRef<'_>, tag: &str) -> Result<u8, Error> {
         if let Some(i) = self.find(tag) {
             return Ok(i);
         }
@@ -722,7 +722,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
 
     /// The event's owner: its tag (entered in the sub-agent table), or the
     /// parent agent.
-    fn owner_of(&mut self, ev: &Event<'_>) -> Result<Owner, Error> {
+    fn owner_of(&mut self, ev: &EventRef<'_>) -> Result<Owner, Error> {
         match ev.subagent {
             Some(tag) => self.intern(ev, tag).map(Some),
             None => Ok(None),
@@ -751,14 +751,20 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     /// The tag check of SPEC 9.7: a tag that differs from the id's
     /// recorded owner is `owner_mismatch`. No tag never fails.
     #[inline]
-    fn tag_check(&self, ev: &Event<'_>, kind: Kind, id: &str) -> Result<(), Error> {
+    fn tag_check(&self, ev: &EventRef<'_>, kind: Kind, id: &str) -> Result<(), Error> {
         match ev.subagent {
             Some(tag) => self.tag_check_of(ev, kind, id, tag),
             None => Ok(()),
         }
     }
 
-    fn tag_check_of(&self, ev: &Event<'_>, kind: Kind, id: &str, tag: &str) -> Result<(), Error> {
+    fn tag_check_of(
+        &self,
+        ev: &EventRef<'_>,
+        kind: Kind,
+        id: &str,
+        tag: &str,
+    ) -> Result<(), Error> {
         match self.table(kind).owner(id) {
             Some(owner) if !self.is(Some(tag), owner) => {
                 Err(mismatch(Code::OwnerMismatch, ev, id, tag, self.name(owner)))
@@ -769,7 +775,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
 
     fn record(
         &mut self,
-        ev: &Event<'_>,
+        ev: &EventRef<'_>,
         kind: Kind,
         id: &str,
         owner: Owner,
@@ -786,7 +792,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     fn tool_call_start<const MSGS: usize, const TOOLS: usize, const STEPS: usize>(
         &mut self,
         v: &mut Verifier<ID, MSGS, TOOLS, STEPS>,
-        ev: &Event<'_>,
+        ev: &EventRef<'_>,
         facts: &Facts<'_>,
     ) -> Result<(), Error> {
         if v.tool_calls.contains(ev.id) {
@@ -828,7 +834,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         )
     }
 
-    fn step_started(&mut self, ev: &Event<'_>, log: &mut Log<'_, ID>) -> Result<(), Error> {
+    fn step_started(&mut self, ev: &EventRef<'_>, log: &mut Log<'_, ID>) -> Result<(), Error> {
         let owner = self.owner_of(ev)?;
         if self.steps.find(ev.id, |o| o == owner).is_some() {
             return Err(rule(Code::StepActive, ev));
@@ -854,7 +860,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         Ok(())
     }
 
-    fn step_finished(&mut self, ev: &Event<'_>, log: &mut Log<'_, ID>) -> Result<(), Error> {
+    fn step_finished(&mut self, ev: &EventRef<'_>, log: &mut Log<'_, ID>) -> Result<(), Error> {
         let mine = self.steps.find(ev.id, |o| self.is(ev.subagent, o));
         if let Some(at) = mine {
             if let Some(j) = log.as_deref_mut() {
@@ -875,7 +881,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
 
     fn reasoning_open(
         &mut self,
-        ev: &Event<'_>,
+        ev: &EventRef<'_>,
         flag: u8,
         active: Code,
         log: &mut Log<'_, ID>,
@@ -906,7 +912,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
 
     fn reasoning_use(
         &mut self,
-        ev: &Event<'_>,
+        ev: &EventRef<'_>,
         flag: u8,
         not_active: Code,
         closes: bool,
@@ -927,7 +933,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
 
     fn subagent_started(
         &mut self,
-        ev: &Event<'_>,
+        ev: &EventRef<'_>,
         facts: &Facts<'_>,
         log: &mut Log<'_, ID>,
     ) -> Result<(), Error> {
@@ -962,7 +968,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         Ok(())
     }
 
-    fn subagent_ended(&mut self, ev: &Event<'_>, log: &mut Log<'_, ID>) -> Result<(), Error> {
+    fn subagent_ended(&mut self, ev: &EventRef<'_>, log: &mut Log<'_, ID>) -> Result<(), Error> {
         let at = self.find(ev.id).filter(|i| {
             self.agents
                 .get(usize::from(*i))
@@ -983,7 +989,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     fn run_finished<const MSGS: usize, const TOOLS: usize, const STEPS: usize>(
         &self,
         v: &Verifier<ID, MSGS, TOOLS, STEPS>,
-        ev: &Event<'_>,
+        ev: &EventRef<'_>,
     ) -> Result<(), Error> {
         if v.life.run != Run::Active {
             return Ok(());
@@ -1014,7 +1020,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     }
 }
 
-fn capacity(ev: &Event<'_>, table: Table, limit: usize, id: &str) -> Error {
+fn capacity(ev: &EventRef<'_>, table: Table, limit: usize, id: &str) -> Error {
     let detail = Detail::Capacity {
         table,
         limit,
@@ -1024,7 +1030,7 @@ fn capacity(ev: &Event<'_>, table: Table, limit: usize, id: &str) -> Error {
     Error::new(Stage::Verify, Code::Capacity, Some(ev.kind), detail)
 }
 
-fn mismatch(code: Code, ev: &Event<'_>, id: &str, found: &str, recorded: &str) -> Error {
+fn mismatch(code: Code, ev: &EventRef<'_>, id: &str, found: &str, recorded: &str) -> Error {
     let detail = Detail::Mismatch {
         id: cut_text(id),
         found: cut_text(found),
@@ -1036,7 +1042,7 @@ fn mismatch(code: Code, ev: &Event<'_>, id: &str, found: &str, recorded: &str) -
 /// An `unclosed_*` error listing `names` (cut with `…` if long).
 fn open_list<'n>(
     code: Code,
-    ev: &Event<'_>,
+    ev: &EventRef<'_>,
     names: impl Iterator<Item = &'n str>,
     count: usize,
 ) -> Error {

@@ -87,7 +87,7 @@ fn main() -> ! {
 }
 
 /// `#<frame> <TYPE> <id>`, e.g. `#2 TEXT_MESSAGE_CONTENT m1`.
-fn print_event(uart: &mut Uart0, ev: &agui_core::Event<'_>) {
+fn print_event(uart: &mut Uart0, ev: &agui_core::EventRef<'_>) {
     #[cfg(feature = "defmt")]
     defmt::println!("{}", ev);
     uart.write_str("#");
