@@ -21,7 +21,7 @@ use crate::event::{EventType, Origin};
 
 mod lanes;
 pub use crate::columns::{Chunking, Item};
-pub use lanes::{LaneKey, PlanV1, Step, StepKind};
+pub use lanes::{LaneKey, LaneStep, PlanV1, StepKind};
 
 /// Which event of a chunked item a chunk makes (besides the END of a close).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
