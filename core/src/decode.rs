@@ -47,6 +47,7 @@ use crate::json::{Token, Tokenizer};
 
 pub mod nested;
 mod schema;
+pub mod seed;
 mod shapes;
 mod v1;
 

@@ -47,7 +47,6 @@ use crate::event::EventRef;
 
 pub use crate::columns::{Rule, TableOp, Tracked};
 
-pub mod seed;
 pub mod v1;
 
 /// An insertion-ordered set of ids with room for `N` ids of `ID` bytes.

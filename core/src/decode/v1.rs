@@ -16,9 +16,9 @@ use crate::error::{error_text, Code, Detail, Error};
 use crate::event::EventType;
 use crate::json::Token;
 use crate::protocol::{announces_v1, Protocol, Version};
-use crate::verify::seed::Seeder;
 use crate::warn::{WarnCode, Warning};
 
+use super::seed::{Seeder, Seeds};
 use super::shapes::{Shapes, Verdict};
 use super::Header;
 
@@ -431,12 +431,9 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
     }
 
     /// Reads a part this decoder handed out for the owner seeds of a
-    /// snapshot's or run input's messages (see [`crate::verify::seed`]).
-    pub fn seed<const OWNERS: usize, const AGENTS: usize>(
-        &mut self,
-        part: &super::Part<'_>,
-        owners: &mut crate::verify::v1::Owners<ID, OWNERS, AGENTS>,
-    ) {
+    /// snapshot's or run input's messages (see [`seed`](super::seed)) into
+    /// `owners` (the verifier's 1.0 tables).
+    pub fn seed(&mut self, part: &super::Part<'_>, owners: &mut impl Seeds) {
         let relevant = matches!(part.field, Field::Messages | Field::Input)
             && part.kind == super::PartKind::Raw;
         let Some(v) = self.ext.get_mut().filter(|_| relevant) else {

@@ -117,17 +117,6 @@ const TOUCHED: u8 = 32;
 /// Not in the table's index: the seeder is still writing its id.
 const LOOSE: u8 = 64;
 
-/// Which seeded string the seeder is reading.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SeedText {
-    /// A message's `id`.
-    Message,
-    /// A message's `subagentRunId`.
-    Owner,
-    /// A tool call's `id`.
-    ToolCall,
-}
-
 /// An id as the 1.0 tables hold it: a `u16` length (ids are short), so
 /// that entries need no 8-byte alignment and a table of capacity 0 stays
 /// a few bytes.

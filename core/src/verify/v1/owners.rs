@@ -4,9 +4,8 @@
 use super::journal::{Change, Journal, Log};
 use super::steps::Steps;
 use super::table::{Entry, HashIndex};
-use super::{
-    Facts, Full, Id, Kind, Life, Owner, SeedText, FRESH, LOOSE, MESSAGE, PENDING, SEED, SPAN,
-};
+use super::{Facts, Full, Id, Kind, Life, Owner, FRESH, LOOSE, MESSAGE, PENDING, SEED, SPAN};
+use crate::decode::seed::{SeedText, Seeds};
 use crate::error::{cut_text, error_text, Code, Detail, Error, ErrorText, Stage, Table};
 use crate::event::{EventRef, EventType};
 use crate::verify::{self, rule, unclosed, Run, Tracked, Verifier};
@@ -340,99 +339,6 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         }
     }
 
-    /// A seeded message begins.
-    pub(crate) fn seed_message(&mut self) {
-        self.seeds();
-        self.seeding.owner = None;
-        self.seeding.has_id = false;
-        self.seeding.tools_from = self.tool_calls.len16();
-    }
-
-    /// A seeded tool call begins (its id may follow).
-    pub(crate) fn seed_tool_call(&mut self) {}
-
-    /// A seeded string begins: a provisional entry (or sub-agent name)
-    /// is made for its text.
-    pub(crate) fn seed_begin(&mut self, which: SeedText) {
-        self.seeds();
-        match which {
-            SeedText::Message => {
-                if self
-                    .messages
-                    .push(Entry::seed(SEED | FRESH | LOOSE))
-                    .is_err()
-                {
-                    self.overflow(Kind::Message, false);
-                } else {
-                    self.seeding.has_id = true;
-                }
-            }
-            SeedText::ToolCall => {
-                let entry = Entry::seed(SEED | PENDING | FRESH | LOOSE);
-                if self.tool_calls.push(entry).is_err() {
-                    self.overflow(Kind::ToolCall, false);
-                }
-            }
-            SeedText::Owner => {
-                self.seeding.owner_new = self
-                    .agents
-                    .push((heapless::String::new(), Life::Named))
-                    .is_ok();
-                if !self.seeding.owner_new {
-                    self.overflow(Kind::Message, false);
-                }
-            }
-        }
-    }
-
-    /// A fragment of a seeded string.
-    pub(crate) fn seed_text(&mut self, which: SeedText, text: &str) {
-        let target = match which {
-            SeedText::Message if self.seeding.has_id => self.messages.unseal(),
-            SeedText::ToolCall => {
-                let fresh = self.tool_calls.entries.last();
-                if fresh.is_some_and(|e| e.open & FRESH != 0) {
-                    self.tool_calls.unseal()
-                } else {
-                    None
-                }
-            }
-            SeedText::Owner if self.seeding.owner_new => {
-                self.agents.last_mut().map(|(name, _)| name)
-            }
-            SeedText::Message | SeedText::Owner => None,
-        };
-        if let Some(buf) = target {
-            if buf.push_str(text).is_err() {
-                self.seeding.overflow = Some((Kind::Message, true));
-            }
-        }
-    }
-
-    /// A seeded string ends: a sub-agent name already in the table is
-    /// not kept twice.
-    pub(crate) fn seed_end(&mut self, which: SeedText) {
-        if which == SeedText::ToolCall {
-            self.dedupe_tool_call();
-            return;
-        }
-        if which != SeedText::Owner || !self.seeding.owner_new {
-            return;
-        }
-        self.seeding.owner_new = false;
-        let Some((name, _)) = self.agents.last() else {
-            return;
-        };
-        let last = self.agents.len().saturating_sub(1);
-        match self.agents.iter().take(last).position(|(n, _)| n == name) {
-            Some(i) => {
-                self.agents.pop();
-                self.seeding.owner = Some(i as u8);
-            }
-            None => self.seeding.owner = Some(last as u8),
-        }
-    }
-
     /// A seeded tool call's id is complete: an id the table already
     /// holds (known, or seeded earlier in the frame) is marked there
     /// instead of taking a second entry.
@@ -460,43 +366,6 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
             }
             e.open |= PENDING;
         }
-    }
-
-    /// A seeded message ends with `role`: its id goes to the table of its
-    /// role (reasoning, activity, or message), and it and its tool calls
-    /// take its owner; an id the table holds already is marked there
-    /// instead. A message of an unknown role is stripped by enforcement
-    /// and seeds nothing.
-    pub(crate) fn seed_message_end(&mut self, role: &str) {
-        const KNOWN: [&str; 7] = [
-            "developer",
-            "system",
-            "assistant",
-            "user",
-            "tool",
-            "activity",
-            "reasoning",
-        ];
-        let owner = self.seeding.owner;
-        let known = KNOWN.contains(&role);
-        let id = if self.seeding.has_id {
-            self.messages.pop()
-        } else {
-            None
-        };
-        self.settle_tool_calls(known.then_some(owner));
-        if let (Some(entry), true) = (id, known) {
-            // Reasoning and activity ids have tables of their own; the
-            // other roles' ids are message ids.
-            let kind = match role {
-                "reasoning" => Kind::Reasoning,
-                "activity" => Kind::Activity,
-                _text_role => Kind::Message,
-            };
-            self.seed_id(kind, entry, owner);
-        }
-        self.seeding.owner = None;
-        self.seeding.has_id = false;
     }
 
     /// The message's tool calls take its owner (`None`: the message was
@@ -1017,6 +886,142 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
             return Err(open_list(Code::UnclosedSubagents, ev, names, count));
         }
         Ok(())
+    }
+}
+
+/// The seeder writes a snapshot's or run input's owners straight into
+/// provisional entries of these tables.
+impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Seeds
+    for Owners<ID, OWNERS, AGENTS>
+{
+    /// A seeded message begins.
+    fn seed_message(&mut self) {
+        self.seeds();
+        self.seeding.owner = None;
+        self.seeding.has_id = false;
+        self.seeding.tools_from = self.tool_calls.len16();
+    }
+
+    /// A seeded tool call begins (its id may follow).
+    fn seed_tool_call(&mut self) {}
+
+    /// A seeded string begins: a provisional entry (or sub-agent name)
+    /// is made for its text.
+    fn seed_begin(&mut self, which: SeedText) {
+        self.seeds();
+        match which {
+            SeedText::Message => {
+                if self
+                    .messages
+                    .push(Entry::seed(SEED | FRESH | LOOSE))
+                    .is_err()
+                {
+                    self.overflow(Kind::Message, false);
+                } else {
+                    self.seeding.has_id = true;
+                }
+            }
+            SeedText::ToolCall => {
+                let entry = Entry::seed(SEED | PENDING | FRESH | LOOSE);
+                if self.tool_calls.push(entry).is_err() {
+                    self.overflow(Kind::ToolCall, false);
+                }
+            }
+            SeedText::Owner => {
+                self.seeding.owner_new = self
+                    .agents
+                    .push((heapless::String::new(), Life::Named))
+                    .is_ok();
+                if !self.seeding.owner_new {
+                    self.overflow(Kind::Message, false);
+                }
+            }
+        }
+    }
+
+    /// A fragment of a seeded string.
+    fn seed_text(&mut self, which: SeedText, text: &str) {
+        let target = match which {
+            SeedText::Message if self.seeding.has_id => self.messages.unseal(),
+            SeedText::ToolCall => {
+                let fresh = self.tool_calls.entries.last();
+                if fresh.is_some_and(|e| e.open & FRESH != 0) {
+                    self.tool_calls.unseal()
+                } else {
+                    None
+                }
+            }
+            SeedText::Owner if self.seeding.owner_new => {
+                self.agents.last_mut().map(|(name, _)| name)
+            }
+            SeedText::Message | SeedText::Owner => None,
+        };
+        if let Some(buf) = target {
+            if buf.push_str(text).is_err() {
+                self.seeding.overflow = Some((Kind::Message, true));
+            }
+        }
+    }
+
+    /// A seeded string ends: a sub-agent name already in the table is
+    /// not kept twice.
+    fn seed_end(&mut self, which: SeedText) {
+        if which == SeedText::ToolCall {
+            self.dedupe_tool_call();
+            return;
+        }
+        if which != SeedText::Owner || !self.seeding.owner_new {
+            return;
+        }
+        self.seeding.owner_new = false;
+        let Some((name, _)) = self.agents.last() else {
+            return;
+        };
+        let last = self.agents.len().saturating_sub(1);
+        match self.agents.iter().take(last).position(|(n, _)| n == name) {
+            Some(i) => {
+                self.agents.pop();
+                self.seeding.owner = Some(i as u8);
+            }
+            None => self.seeding.owner = Some(last as u8),
+        }
+    }
+
+    /// A seeded message ends with `role`: its id goes to the table of its
+    /// role (reasoning, activity, or message), and it and its tool calls
+    /// take its owner; an id the table holds already is marked there
+    /// instead. A message of an unknown role is stripped by enforcement
+    /// and seeds nothing.
+    fn seed_message_end(&mut self, role: &str) {
+        const KNOWN: [&str; 7] = [
+            "developer",
+            "system",
+            "assistant",
+            "user",
+            "tool",
+            "activity",
+            "reasoning",
+        ];
+        let owner = self.seeding.owner;
+        let known = KNOWN.contains(&role);
+        let id = if self.seeding.has_id {
+            self.messages.pop()
+        } else {
+            None
+        };
+        self.settle_tool_calls(known.then_some(owner));
+        if let (Some(entry), true) = (id, known) {
+            // Reasoning and activity ids have tables of their own; the
+            // other roles' ids are message ids.
+            let kind = match role {
+                "reasoning" => Kind::Reasoning,
+                "activity" => Kind::Activity,
+                _text_role => Kind::Message,
+            };
+            self.seed_id(kind, entry, owner);
+        }
+        self.seeding.owner = None;
+        self.seeding.has_id = false;
     }
 }
 
