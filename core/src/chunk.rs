@@ -20,7 +20,7 @@ use crate::error::{Code, Detail, Error, Stage};
 use crate::event::{EventType, Origin};
 
 mod lanes;
-pub use crate::columns::{Chunking, Item};
+pub use crate::spec::{Chunking, Item};
 pub use lanes::{LaneKey, LaneStep, PlanV1, StepKind};
 
 /// Which event of a chunked item a chunk makes (besides the END of a close).

@@ -51,7 +51,7 @@ pub mod seed;
 mod shapes;
 mod v1;
 
-pub use crate::columns::{Expect, Field, Kind, Need, Schema};
+pub use crate::spec::{Expect, Field, Kind, Need, Schema};
 pub use v1::{Ext, V1};
 
 const FIELD_COUNT: usize = Field::ALL.len();

@@ -14,9 +14,9 @@
 
 use core::fmt;
 
-use crate::columns::{Expect, Field, Kind};
 use crate::event::EventType;
 use crate::json::{JsonError, JsonErrorKind};
+use crate::spec::{Expect, Field, Kind};
 
 /// Longest id or name text an error keeps for its message. Longer ids are
 /// shown cut, with `…`; the code and frame index are always exact.

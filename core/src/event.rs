@@ -1,8 +1,6 @@
 //! The AG-UI event types and the decoded event the rest of the pipeline sees.
 
-use crate::columns::{
-    Chunking, Expect, Field, Item, Need, Protocol, Rule, Schema, TableOp, Tracked,
-};
+use crate::spec::{Chunking, Expect, Field, Item, Need, Protocol, Rule, Schema, TableOp, Tracked};
 
 /// `None`, or `Some(Field::$f)`: an optional field column of the table.
 macro_rules! field_opt {

@@ -59,7 +59,6 @@
 #![allow(clippy::result_large_err)]
 
 pub mod chunk;
-pub mod columns;
 pub mod compat;
 pub mod decode;
 pub mod error;
@@ -71,6 +70,7 @@ mod names;
 pub mod pipeline;
 pub mod protocol;
 pub mod reply;
+pub mod spec;
 pub mod verify;
 pub mod warn;
 

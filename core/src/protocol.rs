@@ -13,7 +13,7 @@
 //! assert!(!announces_v1("0.9"));
 //! ```
 
-pub use crate::columns::Protocol;
+pub use crate::spec::Protocol;
 
 /// How the pipeline picks its protocol.
 ///

@@ -45,7 +45,7 @@
 use crate::error::{error_text, Code, Detail, Error, Stage, Table};
 use crate::event::EventRef;
 
-pub use crate::columns::{Rule, TableOp, Tracked};
+pub use crate::spec::{Rule, TableOp, Tracked};
 
 pub mod v1;
 

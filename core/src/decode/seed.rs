@@ -11,8 +11,8 @@
 //! known owners) or a `RUN_STARTED` (keeping them); any other frame's are
 //! dropped when the next frame begins.
 
-use crate::columns::Field;
 use crate::json::{Token, Tokenizer};
+use crate::spec::Field;
 
 /// Which seeded string the seeder is reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,12 +10,12 @@
 //! ([`EventType::schema_v1`]) or the frame is a `decode` error.
 
 use super::{schema, Decoder, Field, Kind, Slot};
-use crate::columns::{Expect, Need, Schema};
 use crate::compat::{successor, Compat};
 use crate::error::{error_text, Code, Detail, Error};
 use crate::event::EventType;
 use crate::json::Token;
 use crate::protocol::{announces_v1, Protocol, Version};
+use crate::spec::{Expect, Need, Schema};
 use crate::warn::{WarnCode, Warning};
 
 use super::seed::{Seeder, Seeds};

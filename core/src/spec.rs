@@ -4,7 +4,7 @@
 //!
 //! A leaf: it imports nothing from the pipeline's stages, so that the
 //! table, the errors and every stage import from it and not from each
-//! other (the module graph runs columns, event, error, decode, chunk,
+//! other (the module graph runs spec, event, error, decode, chunk,
 //! verify, pipeline, with no loop). The stages re-export
 //! the types where they are used ([`crate::decode::Field`],
 //! [`crate::chunk::Chunking`], [`crate::verify::Rule`], ...) and keep the
