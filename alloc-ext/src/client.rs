@@ -903,7 +903,7 @@ impl Client {
         let value = value.filter(|_| own.is_none());
         let steps = &mut self.scratch.steps;
         steps.clear();
-        let mut collect = |ev: &agui_core::Event<'_>| steps.push(ev.kind, ev.origin, ev.id);
+        let mut collect = |ev: &agui_core::EventRef<'_>| steps.push(ev.kind, ev.origin, ev.id);
         match self.mode {
             Mode::Strict => {
                 // The events before a failing one are applied (SPEC section 0).

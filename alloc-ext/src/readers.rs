@@ -13,7 +13,7 @@ use agui_core::error::Error;
 use agui_core::pipeline::{Checkpoint, EventReader};
 use agui_core::protocol::{Protocol, Select};
 use agui_core::warn::Warning;
-use agui_core::Event;
+use agui_core::EventRef;
 
 use crate::client::{DEPTH, ID_CAPACITY, OPEN_MESSAGES, OPEN_STEPS, OPEN_TOOL_CALLS};
 #[cfg(feature = "v1")]
@@ -126,7 +126,7 @@ impl Readers {
     }
 
     #[inline(always)]
-    pub(crate) fn expand(&mut self, f: &mut impl FnMut(&Event<'_>)) -> Result<(), Error> {
+    pub(crate) fn expand(&mut self, f: &mut impl FnMut(&EventRef<'_>)) -> Result<(), Error> {
         match self {
             Readers::Current(r) => r.expand(f),
             #[cfg(feature = "v1")]
@@ -135,7 +135,10 @@ impl Readers {
     }
 
     #[inline(always)]
-    pub(crate) fn expand_atomic(&mut self, f: &mut impl FnMut(&Event<'_>)) -> Result<Undo, Error> {
+    pub(crate) fn expand_atomic(
+        &mut self,
+        f: &mut impl FnMut(&EventRef<'_>),
+    ) -> Result<Undo, Error> {
         match self {
             Readers::Current(r) => r.expand_atomic(f).map(Undo::Current),
             #[cfg(feature = "v1")]

@@ -20,19 +20,8 @@ use crate::error::{Code, Detail, Error, Stage};
 use crate::event::{EventType, Origin};
 
 mod lanes;
-pub use lanes::{LaneKey, PlanV1, Step, StepKind};
-
-/// The kind of the open chunked item.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Item {
-    /// A text message (`TEXT_MESSAGE_CHUNK`).
-    Text,
-    /// A tool call (`TOOL_CALL_CHUNK`).
-    ToolCall,
-    /// A reasoning message (`REASONING_MESSAGE_CHUNK`).
-    Reasoning,
-}
+pub use crate::spec::{Chunking, Item};
+pub use lanes::{LaneKey, LaneStep, PlanV1, StepKind};
 
 /// Which event of a chunked item a chunk makes (besides the END of a close).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,24 +30,6 @@ pub enum ChunkPart {
     Start,
     /// The CONTENT or ARGS, with the chunk's `delta`.
     Content,
-}
-
-/// What an event does to the open chunked item: its column of the event
-/// table ([`EventType::chunking`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Chunking {
-    /// Closes the open item first (most events; in 1.0 the open item of
-    /// the event's own lane).
-    Ends,
-    /// Closes the open item first, in 1.0 every lane's (the run-level
-    /// events and `MESSAGES_SNAPSHOT`, which carry no `subagentRunId`).
-    EndsAll,
-    /// Passes through and keeps the item open (`RAW`, `ACTIVITY_*`,
-    /// `REASONING_ENCRYPTED_VALUE`).
-    Keeps,
-    /// A `*_CHUNK` shorthand for an item of this kind.
-    Expands(Item),
 }
 
 impl Item {

@@ -160,7 +160,7 @@ fn id_text<const ID: usize>(n: u64, kind: EventType) -> Result<heapless::String<
             Detail::Capacity {
                 table: Table::IdSlot,
                 limit: ID,
-                field: Some(crate::decode::Field::MessageId),
+                field: Some(crate::spec::Field::MessageId),
                 id: ErrorText::new(),
             },
         )

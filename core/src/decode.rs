@@ -47,154 +47,12 @@ use crate::json::{Token, Tokenizer};
 
 pub mod nested;
 mod schema;
+pub mod seed;
 mod shapes;
 mod v1;
 
-pub use schema::{Expect, Need, Schema};
+pub use crate::spec::{Expect, Field, Kind, Need, Schema};
 pub use v1::{Ext, V1};
-
-macro_rules! fields {
-    ($($(#[$doc:meta])* $variant:ident = $wire:literal,)*) => {
-        /// A top-level field of an event that the schema knows.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-        pub enum Field {
-            $($(#[$doc])* $variant,)*
-        }
-
-        impl Field {
-            /// All known fields.
-            pub const ALL: &'static [Field] = &[$(Field::$variant,)*];
-
-            /// The wire name (camelCase).
-            pub const fn as_str(self) -> &'static str {
-                match self {
-                    $(Field::$variant => $wire,)*
-                }
-            }
-
-            /// Looks up a wire name.
-            pub fn from_wire(name: &str) -> Option<Field> {
-                Self::from_wire_bytes(name.as_bytes())
-            }
-
-            /// Looks up a wire name given as bytes (a key as the
-            /// tokenizer's fast path hands it out, not yet a `str`).
-            // Always inlined: every key of every frame comes here.
-            #[inline(always)]
-            pub(crate) fn from_wire_bytes(name: &[u8]) -> Option<Field> {
-                // The keys of nearly every streamed event first: four
-                // compares of a word or two, cheaper than the hash (a fast
-                // path: 470 bytes of a Cortex-M image).
-                if !crate::FAST {
-                    return Self::from_wire_any(name);
-                }
-                match name {
-                    b"type" => Some(Field::Type),
-                    b"messageId" => Some(Field::MessageId),
-                    b"delta" => Some(Field::Delta),
-                    b"toolCallId" => Some(Field::ToolCallId),
-                    _ => Self::from_wire_any(name),
-                }
-            }
-
-            /// [`from_wire_bytes`](Self::from_wire_bytes) for any name.
-            fn from_wire_any(name: &[u8]) -> Option<Field> {
-                let i = FIELD_INDEX.find(FIELD_NAMES, name)?;
-                Field::ALL.get(i).copied()
-            }
-        }
-
-        /// The wire names, in the order of [`Field::ALL`].
-        const FIELD_NAMES: &[&str] = &[$($wire,)*];
-
-        /// Their perfect hash, found at compile time.
-        static FIELD_INDEX: crate::names::NameIndex<128> =
-            crate::names::NameIndex::new(FIELD_NAMES);
-    };
-}
-
-fields! {
-    /// `type`: the event type's wire name (every event).
-    Type = "type",
-    /// `timestamp`: when the event was made (any event, optional).
-    Timestamp = "timestamp",
-    /// `rawEvent`: the event as another system sent it (any event, optional).
-    RawEvent = "rawEvent",
-    /// `metadata`: free-form object (any event, optional).
-    Metadata = "metadata",
-    /// `threadId`: the conversation thread (RUN_STARTED, RUN_FINISHED).
-    ThreadId = "threadId",
-    /// `runId`: the run (RUN_STARTED, RUN_FINISHED).
-    RunId = "runId",
-    /// `parentRunId`: the run this one branches from (RUN_STARTED).
-    ParentRunId = "parentRunId",
-    /// `input`: the run's input (RUN_STARTED).
-    Input = "input",
-    /// `result`: the run's result value (RUN_FINISHED).
-    Result = "result",
-    /// `outcome`: success, or the interrupts the run paused on (RUN_FINISHED).
-    Outcome = "outcome",
-    /// `usage`: token-usage records (RUN_FINISHED, RUN_ERROR).
-    Usage = "usage",
-    /// `message`: the error text (RUN_ERROR).
-    Message = "message",
-    /// `code`: the error code (RUN_ERROR).
-    Code = "code",
-    /// `stepName`: a step's name, its id for the rules (STEP_*).
-    StepName = "stepName",
-    /// `messageId`: a message's id (text, reasoning, activity and tool-result events).
-    MessageId = "messageId",
-    /// `role`: who speaks (TEXT_MESSAGE_START / _CHUNK, TOOL_CALL_RESULT, REASONING_MESSAGE_START).
-    Role = "role",
-    /// `name`: a speaker's name, or a CUSTOM event's name.
-    Name = "name",
-    /// `delta`: a piece of text or arguments, or STATE_DELTA's JSON Patch.
-    Delta = "delta",
-    /// `toolCallId`: a tool call's id (TOOL_CALL_*).
-    ToolCallId = "toolCallId",
-    /// `toolCallName`: the tool called (TOOL_CALL_START / _CHUNK).
-    ToolCallName = "toolCallName",
-    /// `parentMessageId`: the message a tool call belongs to.
-    ParentMessageId = "parentMessageId",
-    /// `content`: a tool result's text, or an activity's content object.
-    Content = "content",
-    /// `title`: a thinking step's title (THINKING_START).
-    Title = "title",
-    /// `subtype`: what an encrypted value is for: `tool-call` or `message`.
-    Subtype = "subtype",
-    /// `entityId`: the tool call or message an encrypted value is for.
-    EntityId = "entityId",
-    /// `encryptedValue`: the encrypted reasoning (REASONING_ENCRYPTED_VALUE).
-    EncryptedValue = "encryptedValue",
-    /// `snapshot`: the whole shared state (STATE_SNAPSHOT).
-    Snapshot = "snapshot",
-    /// `messages`: the whole message list (MESSAGES_SNAPSHOT).
-    Messages = "messages",
-    /// `activityType`: the kind of activity (ACTIVITY_*).
-    ActivityType = "activityType",
-    /// `replace`: whether an activity snapshot replaces an existing one.
-    Replace = "replace",
-    /// `patch`: a JSON Patch to an activity's content (ACTIVITY_DELTA).
-    Patch = "patch",
-    /// `event`: the passed-through event (RAW).
-    Event = "event",
-    /// `source`: where a RAW event came from.
-    Source = "source",
-    /// `value`: a CUSTOM event's value.
-    Value = "value",
-    /// 1.0 `protocolVersion`: the version the producer speaks (RUN_STARTED).
-    ProtocolVersion = "protocolVersion",
-    /// 1.0 `subagentRunId`: the sub-agent invocation that produced the
-    /// event (absent: the parent agent), or the one a SUBAGENT_* event is about.
-    SubagentRunId = "subagentRunId",
-    /// 1.0 `description`: what a sub-agent does (SUBAGENT_STARTED).
-    Description = "description",
-    /// 1.0 `parentSubagentRunId`: the sub-agent that started this one.
-    ParentSubagentRunId = "parentSubagentRunId",
-    /// 1.0 `parentToolCallId`: the tool call that started a sub-agent.
-    ParentToolCallId = "parentToolCallId",
-}
 
 const FIELD_COUNT: usize = Field::ALL.len();
 const _: () = assert!(FIELD_COUNT <= 64, "the seen-field set is a u64");
@@ -205,37 +63,7 @@ impl Field {
     }
 }
 
-/// The JSON kind of a value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Kind {
-    /// `null`
-    Null,
-    /// `true` / `false`
-    Bool,
-    /// a number
-    Number,
-    /// a string
-    String,
-    /// an array
-    Array,
-    /// an object
-    Object,
-}
-
 impl Kind {
-    /// A name for messages.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Kind::Null => "null",
-            Kind::Bool => "a boolean",
-            Kind::Number => "a number",
-            Kind::String => "a string",
-            Kind::Array => "an array",
-            Kind::Object => "an object",
-        }
-    }
-
     fn of(token: &Token<'_>) -> Option<Kind> {
         Some(match token {
             Token::ObjectStart => Kind::Object,
@@ -734,7 +562,7 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
     }
 
     /// The id of the decoded event that the rules look at: `messageId`,
-    /// `toolCallId` or `stepName` by type (see [`crate::event::Event::id`]);
+    /// `toolCallId` or `stepName` by type (see [`crate::event::EventRef::id`]);
     /// empty if the event has none.
     #[inline]
     pub fn id(&self) -> &str {

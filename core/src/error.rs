@@ -14,9 +14,9 @@
 
 use core::fmt;
 
-use crate::decode::{Expect, Field, Kind};
 use crate::event::EventType;
 use crate::json::{JsonError, JsonErrorKind};
+use crate::spec::{Expect, Field, Kind};
 
 /// Longest id or name text an error keeps for its message. Longer ids are
 /// shown cut, with `…`; the code and frame index are always exact.
@@ -587,9 +587,9 @@ impl fmt::Display for Error {
 /// The part of an [`Error`]'s text that says what was wrong, without the
 /// `frame N: stage error [code]: ` prefix: see [`Error::message`].
 #[derive(Debug, Clone, Copy)]
-pub struct Message<'a>(&'a Error);
+pub struct Explanation<'a>(&'a Error);
 
-impl fmt::Display for Message<'_> {
+impl fmt::Display for Explanation<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let e = self.0;
         let ty = e.event.map_or("event", EventType::as_str);
@@ -614,8 +614,8 @@ impl Error {
     /// let text = err.to_string();
     /// assert_eq!(text, format!("frame 0: verify error [first_event]: {}", err.message()));
     /// ```
-    pub fn message(&self) -> Message<'_> {
-        Message(self)
+    pub fn message(&self) -> Explanation<'_> {
+        Explanation(self)
     }
 }
 

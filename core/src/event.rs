@@ -1,9 +1,6 @@
 //! The AG-UI event types and the decoded event the rest of the pipeline sees.
 
-use crate::chunk::{Chunking, Item};
-use crate::decode::{Expect, Field, Need, Schema};
-use crate::protocol::Protocol;
-use crate::verify::{Rule, TableOp, Tracked};
+use crate::spec::{Chunking, Expect, Field, Item, Need, Protocol, Rule, Schema, TableOp, Tracked};
 
 /// `None`, or `Some(Field::$f)`: an optional field column of the table.
 macro_rules! field_opt {
@@ -499,10 +496,12 @@ impl Role {
 ///
 /// Only the fields the ordering rules need are here; everything else of the
 /// frame (deltas, snapshots, metadata, ...) was handed out as fragments while
-/// the frame was decoded.
+/// the frame was decoded. Its strings borrow from the pipeline's id slots
+/// (hence `Ref`); the alloc layer's owned, typed event is
+/// `agui_alloc::event::Event`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct Event<'a> {
+pub struct EventRef<'a> {
     /// The event's type (never a `*_CHUNK` type after expansion).
     pub kind: EventType,
     /// Whether it is the frame's own event or made by chunk expansion.

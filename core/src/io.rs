@@ -31,27 +31,27 @@ use crate::pipeline::{Output, Pipeline};
 
 /// Why a transport run stopped.
 #[derive(Debug)]
-pub enum RunError<E> {
+pub enum TransportError<E> {
     /// The byte source failed.
     Io(E),
     /// The stream broke the protocol (strict mode).
     Protocol(Error),
 }
 
-impl<E: fmt::Debug> fmt::Display for RunError<E> {
+impl<E: fmt::Debug> fmt::Display for TransportError<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RunError::Io(e) => write!(f, "read error: {e:?}"),
-            RunError::Protocol(e) => e.fmt(f),
+            TransportError::Io(e) => write!(f, "read error: {e:?}"),
+            TransportError::Protocol(e) => e.fmt(f),
         }
     }
 }
 
-impl<E: fmt::Debug> core::error::Error for RunError<E> {
+impl<E: fmt::Debug> core::error::Error for TransportError<E> {
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         match self {
-            RunError::Io(_) => None,
-            RunError::Protocol(e) => Some(e),
+            TransportError::Io(_) => None,
+            TransportError::Protocol(e) => Some(e),
         }
     }
 }
@@ -65,7 +65,7 @@ extern crate std;
 /// the end, so [`Pipeline::reset`] it before the next stream.
 ///
 /// # Errors
-/// [`RunError::Io`] if a read fails, [`RunError::Protocol`] for the first
+/// [`TransportError::Io`] if a read fails, [`TransportError::Protocol`] for the first
 /// protocol error in strict mode (the pipeline keeps it until reset).
 pub fn run<
     R,
@@ -82,12 +82,12 @@ pub fn run<
     pipeline: &mut Pipeline<ID, M, T, S, D, O, A, X>,
     buf: &mut [u8],
     mut f: impl FnMut(Output<'_>),
-) -> Result<u32, RunError<R::Error>>
+) -> Result<u32, TransportError<R::Error>>
 where
     R: embedded_io::Read,
 {
     loop {
-        let n = source.read(buf).map_err(RunError::Io)?;
+        let n = source.read(buf).map_err(TransportError::Io)?;
         if !on_read(pipeline, buf, n, &mut f)? {
             return Ok(pipeline.accepted());
         }
@@ -114,12 +114,12 @@ pub async fn run_async<
     pipeline: &mut Pipeline<ID, M, T, S, D, O, A, X>,
     buf: &mut [u8],
     mut f: impl FnMut(Output<'_>),
-) -> Result<u32, RunError<R::Error>>
+) -> Result<u32, TransportError<R::Error>>
 where
     R: embedded_io_async::Read,
 {
     loop {
-        let n = source.read(buf).await.map_err(RunError::Io)?;
+        let n = source.read(buf).await.map_err(TransportError::Io)?;
         if !on_read(pipeline, buf, n, &mut f)? {
             return Ok(pipeline.accepted());
         }
@@ -146,7 +146,7 @@ pub fn run_std<
     pipeline: &mut Pipeline<ID, M, T, S, D, O, A, X>,
     buf: &mut [u8],
     mut f: impl FnMut(Output<'_>),
-) -> Result<u32, RunError<std::io::Error>>
+) -> Result<u32, TransportError<std::io::Error>>
 where
     R: std::io::Read,
 {
@@ -154,7 +154,7 @@ where
         let n = match source.read(buf) {
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(RunError::Io(e)),
+            Err(e) => return Err(TransportError::Io(e)),
         };
         if !on_read(pipeline, buf, n, &mut f)? {
             return Ok(pipeline.accepted());
@@ -179,10 +179,10 @@ fn on_read<
     buf: &[u8],
     n: usize,
     f: &mut impl FnMut(Output<'_>),
-) -> Result<bool, RunError<E>> {
+) -> Result<bool, TransportError<E>> {
     match buf.get(..n).filter(|bytes| !bytes.is_empty()) {
         Some(bytes) => pipeline.feed(bytes, f).map(|()| true),
         None => pipeline.finish(f).map(|()| false),
     }
-    .map_err(RunError::Protocol)
+    .map_err(TransportError::Protocol)
 }

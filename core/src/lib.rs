@@ -19,7 +19,7 @@
 //! | decoding | [`decode`] | one frame to a schema-checked event header plus field fragments |
 //! | chunks | [`chunk`] | `*_CHUNK` shorthand to START / CONTENT / END |
 //! | verification | [`verify`] | the ordering rules, with fixed-capacity id tables |
-//! | all of it | [`pipeline`] | bytes in, verified [`event::Event`]s out |
+//! | all of it | [`pipeline`] | bytes in, verified [`event::EventRef`]s out |
 //! | transports | [`io`] | drive a pipeline from `embedded-io` (or async, or std) |
 //! | replies | [`reply`] | decode a tool call's arguments; write a tool result |
 //!
@@ -70,11 +70,12 @@ mod names;
 pub mod pipeline;
 pub mod protocol;
 pub mod reply;
+pub mod spec;
 pub mod verify;
 pub mod warn;
 
 pub use error::{Code, Error, Stage};
-pub use event::{Event, EventType};
+pub use event::{EventRef, EventType};
 pub use pipeline::{DefaultPipeline, Mode, Output, Pipeline};
 pub use protocol::{Protocol, Select};
 pub use warn::{WarnCode, Warning};

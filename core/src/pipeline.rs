@@ -36,7 +36,7 @@
 use crate::chunk::{Chunker, Plan, Planned};
 use crate::decode::{Decoder, Ext, Header, Part, V1};
 use crate::error::Error;
-use crate::event::{Event, EventType, Origin, Role};
+use crate::event::{EventRef, EventType, Origin, Role};
 use crate::frame::{Format, FrameEvent, Framer};
 use crate::protocol::{Protocol, Select};
 use crate::verify::v1::{Facts, Journal, Owners};
@@ -50,7 +50,7 @@ pub enum Output<'a> {
     /// the frame's events arrive: the frame may still fail).
     Part(Part<'a>),
     /// A verified event.
-    Event(Event<'a>),
+    Event(EventRef<'a>),
     /// A rejected frame, in keep-going mode (in strict mode the error is
     /// returned by [`Pipeline::feed`] instead).
     Error(&'a Error),
@@ -297,7 +297,7 @@ impl<
     ///
     /// # Errors
     /// A transform (chunk) or verify error.
-    pub fn expand(&mut self, f: &mut impl FnMut(&Event<'_>)) -> Result<(), Error> {
+    pub fn expand(&mut self, f: &mut impl FnMut(&EventRef<'_>)) -> Result<(), Error> {
         if self.is_v1() {
             return self.expand_v1(&mut |ev| f(ev));
         }
@@ -316,7 +316,7 @@ impl<
     /// [`expand`](Self::expand) under the 1.0 rules: lanes in chunk
     /// expansion (SPEC 9.6), the 1.0 verifier (SPEC 9.7).
     #[inline(never)]
-    fn expand_v1(&mut self, f: &mut dyn FnMut(&Event<'_>)) -> Result<(), Error> {
+    fn expand_v1(&mut self, f: &mut dyn FnMut(&EventRef<'_>)) -> Result<(), Error> {
         self.expand_v1_with(Check::Plain, f)
     }
 
@@ -326,7 +326,7 @@ impl<
     fn expand_v1_with(
         &mut self,
         mut check: Check<'_, ID>,
-        f: &mut dyn FnMut(&Event<'_>),
+        f: &mut dyn FnMut(&EventRef<'_>),
     ) -> Result<(), Error> {
         let Some(head) = self.header.take() else {
             return Ok(());
@@ -374,7 +374,7 @@ impl<
     #[inline(never)]
     fn expand_atomic_v1(
         &mut self,
-        f: &mut dyn FnMut(&Event<'_>),
+        f: &mut dyn FnMut(&EventRef<'_>),
     ) -> Result<Checkpoint<ID, AGENTS>, Error> {
         let checkpoint = Checkpoint {
             chunker: self.chunker.clone(),
@@ -434,7 +434,7 @@ impl<
     /// A transform (chunk) or verify error; nothing of the frame is kept.
     pub fn expand_atomic(
         &mut self,
-        f: &mut impl FnMut(&Event<'_>),
+        f: &mut impl FnMut(&EventRef<'_>),
     ) -> Result<Checkpoint<ID, AGENTS>, Error> {
         if self.is_v1() {
             return self.expand_atomic_v1(&mut |ev| f(ev));
@@ -548,7 +548,7 @@ fn planned<'s, const ID: usize, const AGENTS: usize, const DEPTH: usize, X: Ext<
     head: &Header,
     chunker: &'s Chunker<ID, AGENTS>,
     decoder: &'s Decoder<ID, DEPTH, X>,
-) -> Event<'s> {
+) -> EventRef<'s> {
     // Expanded events are never chunks: only a TOOL_CALL_START has a name.
     let name = step
         .kind
@@ -559,7 +559,7 @@ fn planned<'s, const ID: usize, const AGENTS: usize, const DEPTH: usize, X: Ext<
     } else {
         Role::default()
     };
-    Event {
+    EventRef {
         kind: step.kind,
         origin: step.origin,
         frame,
@@ -830,7 +830,7 @@ impl<
         w: &mut impl FnMut(&Warning),
     ) -> Result<(), Error> {
         self.reader.finish_frame(w)?;
-        let mut out = |ev: &Event<'_>| f(Output::Event(*ev));
+        let mut out = |ev: &EventRef<'_>| f(Output::Event(*ev));
         match self.mode() {
             Mode::Strict => self.reader.expand(&mut out)?,
             Mode::KeepGoing => drop(self.reader.expand_atomic(&mut out)?),

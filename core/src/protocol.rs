@@ -13,28 +13,7 @@
 //! assert!(!announces_v1("0.9"));
 //! ```
 
-/// A protocol the pipeline can run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Protocol {
-    /// The protocol as of August 2026 (SPEC sections 0-8): the default.
-    #[default]
-    Current,
-    /// AG-UI 1.0 (SPEC section 9): the compatibility boundary, forward
-    /// compatibility (unknown types dropped, unknown keys stripped),
-    /// sub-agents, chunk lanes and owner tables.
-    V1,
-}
-
-impl Protocol {
-    /// A name for output (`"current"`, `"1.0"`).
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Protocol::Current => "current",
-            Protocol::V1 => "1.0",
-        }
-    }
-}
+pub use crate::spec::Protocol;
 
 /// How the pipeline picks its protocol.
 ///

@@ -41,7 +41,7 @@ use core::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::decode::{Field, PartKind};
-use crate::event::{Event, EventType, Origin};
+use crate::event::{EventRef, EventType, Origin};
 use crate::pipeline::Output;
 
 /// Longest tool name and id [`ToolArgs`] keeps.
@@ -163,7 +163,7 @@ impl<const N: usize> ToolArgs<N> {
     /// kept for this call's ARGS and dropped by the frame's other events.
     /// A close made by chunk expansion comes first in its frame and so
     /// never touches them.
-    fn on_event(&mut self, ev: &Event<'_>) -> Result<bool, ArgsError> {
+    fn on_event(&mut self, ev: &EventRef<'_>) -> Result<bool, ArgsError> {
         let ours = self.phase == Phase::Open && ev.id == self.id.as_str();
         match (ev.kind, ev.origin) {
             (EventType::ToolCallEnd, _) if ours => self.end(),

@@ -29,11 +29,11 @@
 //! make a frame that expands into several events all-or-nothing.
 //!
 //! ```
-//! use agui_core::event::{Event, EventType, Origin, Role};
+//! use agui_core::event::{EventRef, EventType, Origin, Role};
 //! use agui_core::verify::Verifier;
 //! use agui_core::error::Code;
 //!
-//! let ev = |kind, id| Event { kind, origin: Origin::Frame, frame: 0, id, name: "", role: Role::Assistant, subagent: None };
+//! let ev = |kind, id| EventRef { kind, origin: Origin::Frame, frame: 0, id, name: "", role: Role::Assistant, subagent: None };
 //! let mut v: Verifier = Verifier::new();
 //! v.check(&ev(EventType::RunStarted, "")).unwrap();
 //! v.check(&ev(EventType::TextMessageStart, "m1")).unwrap();
@@ -43,9 +43,10 @@
 //! ```
 
 use crate::error::{error_text, Code, Detail, Error, Stage, Table};
-use crate::event::Event;
+use crate::event::EventRef;
 
-pub mod seed;
+pub use crate::spec::{Rule, TableOp, Tracked};
+
 pub mod v1;
 
 /// An insertion-ordered set of ids with room for `N` ids of `ID` bytes.
@@ -108,18 +109,6 @@ impl<const N: usize, const ID: usize> IdTable<N, ID> {
     }
 }
 
-/// One of the verifier's three id tables: what it tracks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Tracked {
-    /// Open text messages (`messageId`).
-    Messages,
-    /// Open tool calls (`toolCallId`).
-    ToolCalls,
-    /// Open steps (`stepName`).
-    Steps,
-}
-
 impl Tracked {
     /// The code for an id opened twice.
     const fn active(self) -> Code {
@@ -156,46 +145,6 @@ impl Tracked {
             Tracked::Steps => Table::Steps,
         }
     }
-}
-
-/// What an event does to its id in one of the verifier's tables.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum TableOp {
-    /// Adds the id; it must not be open (a START).
-    Opens,
-    /// The id must be open (a CONTENT / ARGS).
-    NeedsOpen,
-    /// Removes the id; it must be open (an END).
-    Closes,
-}
-
-/// The ordering rule of an event type: its column of the event table
-/// ([`EventType::rule`](crate::event::EventType::rule)). Every event also obeys the run's life cycle
-/// (rules 1 to 3 of the [module docs](self)).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Rule {
-    /// Nothing beyond the run's life cycle.
-    Free,
-    /// An id table edit.
-    Table(TableOp, Tracked),
-    /// `RUN_STARTED`: a run begins.
-    RunStart,
-    /// `RUN_FINISHED`: nothing may be open.
-    RunFinish,
-    /// `RUN_ERROR`: the run ends in error.
-    RunError,
-    /// A thinking step begins.
-    ThinkingStart,
-    /// A thinking step ends.
-    ThinkingEnd,
-    /// A thinking message begins, inside a thinking step.
-    ThinkingMessageStart,
-    /// A thinking message's content: the message must be open.
-    ThinkingMessageContent,
-    /// A thinking message ends.
-    ThinkingMessageEnd,
 }
 
 /// Where the stream is in a run's life cycle.
@@ -404,7 +353,7 @@ impl<const ID: usize, const MSGS: usize, const TOOLS: usize, const STEPS: usize>
     /// # Errors
     /// The first rule the event breaks; the state is then unchanged. The
     /// error's frame index is the event's.
-    pub fn check(&mut self, ev: &Event<'_>) -> Result<(), Error> {
+    pub fn check(&mut self, ev: &EventRef<'_>) -> Result<(), Error> {
         self.apply(ev).map_err(|e| e.at(ev.frame))
     }
 
@@ -418,10 +367,10 @@ impl<const ID: usize, const MSGS: usize, const TOOLS: usize, const STEPS: usize>
     /// them anyway) is refused.
     ///
     /// ```
-    /// use agui_core::event::{Event, EventType, Origin, Role};
+    /// use agui_core::event::{EventRef, EventType, Origin, Role};
     /// use agui_core::verify::Verifier;
     ///
-    /// let ev = |kind, id| Event { kind, origin: Origin::Frame, frame: 0, id, name: "", role: Role::Assistant, subagent: None };
+    /// let ev = |kind, id| EventRef { kind, origin: Origin::Frame, frame: 0, id, name: "", role: Role::Assistant, subagent: None };
     /// let mut v: Verifier = Verifier::new();
     /// v.check(&ev(EventType::RunStarted, "")).unwrap();
     /// v.check(&ev(EventType::TextMessageStart, "a")).unwrap();
@@ -434,7 +383,7 @@ impl<const ID: usize, const MSGS: usize, const TOOLS: usize, const STEPS: usize>
     ///
     /// # Errors
     /// As [`check`](Self::check); the state is then unchanged.
-    pub fn check_undoable(&mut self, ev: &Event<'_>) -> Result<Reversal<ID>, Error> {
+    pub fn check_undoable(&mut self, ev: &EventRef<'_>) -> Result<Reversal<ID>, Error> {
         let life = self.life;
         // Where an END's id sits now, to put it back in its place.
         let op = ev.kind.table_op();
@@ -489,7 +438,7 @@ impl<const ID: usize, const MSGS: usize, const TOOLS: usize, const STEPS: usize>
 
     /// Rule 4 for an id table edit.
     #[inline]
-    fn table_rule(&mut self, op: TableOp, which: Tracked, ev: &Event<'_>) -> Result<(), Error> {
+    fn table_rule(&mut self, op: TableOp, which: Tracked, ev: &EventRef<'_>) -> Result<(), Error> {
         match which {
             Tracked::Messages => table_rule(&mut self.messages, op, which, ev),
             Tracked::ToolCalls => table_rule(&mut self.tool_calls, op, which, ev),
@@ -500,7 +449,7 @@ impl<const ID: usize, const MSGS: usize, const TOOLS: usize, const STEPS: usize>
     /// One event: the life-cycle transition, then the id tables. Nothing
     /// changes unless every check passes.
     #[inline]
-    fn apply(&mut self, ev: &Event<'_>) -> Result<(), Error> {
+    fn apply(&mut self, ev: &EventRef<'_>) -> Result<(), Error> {
         let rule_of = ev.kind.rule();
         let next = self.life.next(rule_of).map_err(|code| rule(code, ev))?;
         match rule_of {
@@ -553,7 +502,7 @@ impl<const N: usize, const ID: usize> TableOps<ID> for IdTable<N, ID> {
     }
 }
 
-fn rule(code: Code, ev: &Event<'_>) -> Error {
+fn rule(code: Code, ev: &EventRef<'_>) -> Error {
     let detail = if ev.id.is_empty() {
         Detail::None
     } else {
@@ -567,7 +516,7 @@ fn table_rule<const N: usize, const ID: usize>(
     table: &mut IdTable<N, ID>,
     op: TableOp,
     which: Tracked,
-    ev: &Event<'_>,
+    ev: &EventRef<'_>,
 ) -> Result<(), Error> {
     match op {
         TableOp::Opens => open(table, ev, which.active(), which.capacity()),
@@ -578,7 +527,7 @@ fn table_rule<const N: usize, const ID: usize>(
 
 fn open<const N: usize, const ID: usize>(
     table: &mut IdTable<N, ID>,
-    ev: &Event<'_>,
+    ev: &EventRef<'_>,
     active: Code,
     name: Table,
 ) -> Result<(), Error> {
@@ -603,7 +552,7 @@ fn open<const N: usize, const ID: usize>(
 
 fn must_be_open<const N: usize, const ID: usize>(
     table: &IdTable<N, ID>,
-    ev: &Event<'_>,
+    ev: &EventRef<'_>,
     not_active: Code,
 ) -> Result<(), Error> {
     if table.contains(ev.id) {
@@ -615,7 +564,7 @@ fn must_be_open<const N: usize, const ID: usize>(
 
 fn close<const N: usize, const ID: usize>(
     table: &mut IdTable<N, ID>,
-    ev: &Event<'_>,
+    ev: &EventRef<'_>,
     not_active: Code,
 ) -> Result<(), Error> {
     must_be_open(table, ev, not_active)?;
@@ -626,7 +575,7 @@ fn close<const N: usize, const ID: usize>(
 fn unclosed<const N: usize, const ID: usize>(
     table: &IdTable<N, ID>,
     which: Tracked,
-    ev: &Event<'_>,
+    ev: &EventRef<'_>,
 ) -> Result<(), Error> {
     if table.is_empty() {
         return Ok(());
@@ -679,8 +628,8 @@ mod tests {
     /// Two open items per table and 8-byte ids, so that capacity is reached.
     type Small = Verifier<8, 2, 2, 2>;
 
-    fn ev(kind: T, id: &str, frame: u32) -> Event<'_> {
-        Event {
+    fn ev(kind: T, id: &str, frame: u32) -> EventRef<'_> {
+        EventRef {
             kind,
             origin: Origin::Frame,
             frame,

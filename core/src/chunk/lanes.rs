@@ -68,10 +68,11 @@ pub enum StepKind {
     Frame,
 }
 
-/// One step of a 1.0 plan; `planned` is its event as the current
-/// protocol's plan would describe it.
+/// One step of a 1.0 plan over the chunk lanes (not a `STEP_*` event);
+/// `planned` is its event as the current protocol's plan would describe
+/// it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Step {
+pub struct LaneStep {
     /// What the step does.
     pub kind: StepKind,
     /// Its event type, origin and id source.
@@ -84,17 +85,17 @@ pub struct PlanV1 {
     closes: u8,
     /// The item kinds of the lanes closed oldest-first, in order.
     closing: heapless::Vec<Item, 9>,
-    steps: heapless::Vec<Step, 3>,
+    steps: heapless::Vec<LaneStep, 3>,
 }
 
 impl PlanV1 {
     /// The steps in order.
-    pub fn iter(&self) -> impl Iterator<Item = Step> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = LaneStep> + '_ {
         let closes = self
             .closing
             .iter()
             .take(usize::from(self.closes))
-            .map(|item| Step {
+            .map(|item| LaneStep {
                 kind: StepKind::CloseOldest,
                 planned: Planned {
                     kind: item.end(),
@@ -262,7 +263,7 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
             closing: heapless::Vec::new(),
             steps: heapless::Vec::new(),
         };
-        let frame = Step {
+        let frame = LaneStep {
             kind: StepKind::Frame,
             planned: Planned {
                 kind: head.kind,
@@ -306,7 +307,7 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
                 return Err(chunk_error(Code::ChunkMissingName, head.kind));
             }
             self.close_lane(&mut plan, lane);
-            let _ = plan.steps.push(Step {
+            let _ = plan.steps.push(LaneStep {
                 kind: StepKind::Start(lane),
                 planned: Planned {
                     kind: item.start(),
@@ -317,7 +318,7 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
         }
         let extra = head.has(Field::Metadata) || head.has(Field::RawEvent);
         if head.has(Field::Delta) || (continues && extra) {
-            let _ = plan.steps.push(Step {
+            let _ = plan.steps.push(LaneStep {
                 kind: StepKind::Content(lane),
                 planned: Planned {
                     kind: item.content(),
@@ -331,7 +332,7 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
 
     fn close_lane(&self, plan: &mut PlanV1, lane: LaneKey) {
         if let Some((item, _)) = self.item(lane) {
-            let _ = plan.steps.push(Step {
+            let _ = plan.steps.push(LaneStep {
                 kind: StepKind::Close(lane),
                 planned: Planned {
                     kind: item.end(),
@@ -395,7 +396,7 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
     /// Applies one step's state change before its event is built.
     pub fn advance_v1<const DEPTH: usize, X: Ext<ID>>(
         &mut self,
-        step: &Step,
+        step: &LaneStep,
         dec: &Decoder<ID, DEPTH, X>,
     ) {
         match step.kind {
@@ -477,7 +478,7 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
     /// The id of a step's event (call after [`advance_v1`](Self::advance_v1)).
     pub fn id_v1<'s, const DEPTH: usize, X: Ext<ID>>(
         &'s self,
-        step: &Step,
+        step: &LaneStep,
         dec: &'s Decoder<ID, DEPTH, X>,
     ) -> &'s str {
         match step.kind {
@@ -494,7 +495,7 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
     /// carries its lane's owner, a CONTENT the chunk's tag or its opener's.
     pub fn owner_v1<'s, const DEPTH: usize, X: Ext<ID>>(
         &'s self,
-        step: &Step,
+        step: &LaneStep,
         dec: &'s Decoder<ID, DEPTH, X>,
     ) -> Option<&'s str> {
         match step.kind {

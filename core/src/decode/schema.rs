@@ -1,98 +1,8 @@
 //! The top-level schema of every event type (SPEC section 2), as data.
 
-use core::fmt;
-
-use super::{Decoder, Ext, Field, Kind};
+use super::{Decoder, Expect, Ext, Field, Kind, Need, Schema};
 use crate::error::Detail;
 use crate::event::EventType;
-
-/// What a field's value must be.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Expect {
-    /// A string.
-    Str,
-    /// A string, or `null` meaning absent.
-    StrOrNull,
-    /// A number.
-    Num,
-    /// `true` or `false`.
-    Bool,
-    /// An object.
-    Obj,
-    /// An array.
-    Arr,
-    /// Anything, `null` included.
-    Any,
-    /// One of the strings of `values`.
-    OneOf {
-        /// The allowed strings.
-        values: &'static [&'static str],
-    },
-    /// The strict RUN_FINISHED outcome object, or `null` meaning absent.
-    Outcome,
-    /// An array of token-usage records.
-    Usage,
-    /// 1.0: any JSON value, `null` included, that must be there when
-    /// required (unlike [`Any`](Expect::Any), which a required field may lack).
-    Json,
-    /// 1.0 `timestamp`: an integer in [-(2^53-1), 2^53-1] as JavaScript
-    /// reads the literal.
-    Int,
-    /// 1.0 TOOL_CALL_RESULT `content`: a string or an array of content parts.
-    Parts,
-    /// 1.0: a JSON Patch, each operation checked when decoded.
-    Patch,
-    /// 1.0 `RUN_STARTED.input`: a RunAgentInput object.
-    Input,
-    /// 1.0 RUN_FINISHED outcome: success (with `pendingToolCallIds`),
-    /// interrupt or cancelled; an unknown one is stripped.
-    OutcomeV1,
-    /// 1.0 token-usage records (counts bounded by 2^53-1).
-    UsageV1,
-    /// 1.0 SUBAGENT_FINISHED outcome: success or suspended.
-    SubagentOutcome,
-}
-
-/// How a message names what the schema wants ("a string", "one of ...").
-///
-/// Written when shown, not stored: an image that never shows an error's
-/// text (the serial firmware) carries none of it.
-impl fmt::Display for Expect {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = match self {
-            Expect::Str | Expect::StrOrNull => "a string",
-            Expect::Num => "a number",
-            Expect::Bool => "a boolean",
-            Expect::Obj | Expect::Outcome | Expect::OutcomeV1 | Expect::SubagentOutcome => {
-                "an object"
-            }
-            Expect::Input => "an object",
-            Expect::Arr | Expect::Usage | Expect::UsageV1 | Expect::Patch => "an array",
-            Expect::Any | Expect::Json => "any value",
-            Expect::Int => "an integer",
-            Expect::Parts => "a string or an array of content parts",
-            Expect::OneOf { values } => return one_of(f, values),
-        };
-        f.write_str(name)
-    }
-}
-
-/// `"a"`, `"a" or "b"`, or `one of "a", "b", "c"`.
-fn one_of(f: &mut fmt::Formatter<'_>, values: &[&str]) -> fmt::Result {
-    match values {
-        [one] => write!(f, "\"{one}\""),
-        [a, b] => write!(f, "\"{a}\" or \"{b}\""),
-        _ => {
-            f.write_str("one of ")?;
-            for (i, v) in values.iter().enumerate() {
-                let sep = if i == 0 { "" } else { ", " };
-                write!(f, "{sep}\"{v}\"")?;
-            }
-            Ok(())
-        }
-    }
-}
 
 impl Expect {
     fn admits(self, kind: Kind) -> bool {
@@ -112,21 +22,8 @@ impl Expect {
     }
 }
 
-/// Whether an event must carry a field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Need {
-    /// The field must be present (`null` counts as present only for
-    /// [`Expect::Any`] and the `*OrNull` kinds).
-    Req,
-    /// The field may be absent.
-    Opt,
-}
-
 use Expect::*;
 use Need::*;
-
-/// An event type's fields: name, need, and what the value must be.
-pub type Schema = &'static [(Field, Need, Expect)];
 
 /// Fields every event may carry.
 const COMMON: Schema = &[

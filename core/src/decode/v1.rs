@@ -15,22 +15,23 @@ use crate::error::{error_text, Code, Detail, Error};
 use crate::event::EventType;
 use crate::json::Token;
 use crate::protocol::{announces_v1, Protocol, Version};
-use crate::verify::seed::Seeder;
+use crate::spec::{Expect, Need, Schema};
 use crate::warn::{WarnCode, Warning};
 
+use super::seed::{Seeder, Seeds};
 use super::shapes::{Shapes, Verdict};
 use super::Header;
 
 /// Fields every 1.0 event may carry (`subagentRunId` only if the type is
 /// [`tagged`](EventType::tagged)).
-const COMMON_V1: schema::Schema = &[
-    (Field::Timestamp, schema::Need::Opt, schema::Expect::Int),
-    (Field::RawEvent, schema::Need::Opt, schema::Expect::Any),
-    (Field::Metadata, schema::Need::Opt, schema::Expect::Obj),
+const COMMON_V1: Schema = &[
+    (Field::Timestamp, Need::Opt, Expect::Int),
+    (Field::RawEvent, Need::Opt, Expect::Any),
+    (Field::Metadata, Need::Opt, Expect::Obj),
 ];
 
 /// `subagentRunId`, for tagged types.
-const TAG: schema::Schema = &[(Field::SubagentRunId, schema::Need::Opt, schema::Expect::Str)];
+const TAG: Schema = &[(Field::SubagentRunId, Need::Opt, Expect::Str)];
 
 /// Legacy nulls the boundary turns into absent fields (SPEC 9.3): the
 /// field, and the types on which it does so (`None`: every type).
@@ -430,12 +431,9 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
     }
 
     /// Reads a part this decoder handed out for the owner seeds of a
-    /// snapshot's or run input's messages (see [`crate::verify::seed`]).
-    pub fn seed<const OWNERS: usize, const AGENTS: usize>(
-        &mut self,
-        part: &super::Part<'_>,
-        owners: &mut crate::verify::v1::Owners<ID, OWNERS, AGENTS>,
-    ) {
+    /// snapshot's or run input's messages (see [`seed`](super::seed)) into
+    /// `owners` (the verifier's 1.0 tables).
+    pub fn seed(&mut self, part: &super::Part<'_>, owners: &mut impl Seeds) {
         let relevant = matches!(part.field, Field::Messages | Field::Input)
             && part.kind == super::PartKind::Raw;
         let Some(v) = self.ext.get_mut().filter(|_| relevant) else {
@@ -719,7 +717,7 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
         if cacheable && self.ext.get().is_some_and(|v| v.checked == Some(key)) {
             return Ok(());
         }
-        let tag: schema::Schema = if kind.tagged() { TAG } else { &[] };
+        let tag: Schema = if kind.tagged() { TAG } else { &[] };
         for &(field, need, expect) in kind.schema_v1().iter().chain(COMMON_V1).chain(tag) {
             schema::check_field_v1(self, field, need, expect)?;
         }

@@ -9,7 +9,7 @@
 
 use agui_core::decode::{Field, PartKind};
 use agui_core::event::{EventType, Origin, Role};
-use agui_core::{Event, Output};
+use agui_core::{EventRef, Output};
 
 /// Longest message id kept.
 const ID: usize = 64;
@@ -99,7 +99,7 @@ impl<const N: usize> AssistantText<N> {
         }
     }
 
-    fn on_event(&mut self, ev: &Event<'_>) -> Result<bool, TextError> {
+    fn on_event(&mut self, ev: &EventRef<'_>) -> Result<bool, TextError> {
         let ours = self.open && ev.id.as_bytes() == self.id();
         let is = |kind: EventType| ev.kind == kind;
         if ours && is(EventType::TextMessageEnd) {

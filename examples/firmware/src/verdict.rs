@@ -12,7 +12,7 @@
 //! verdict) is reported with stage `"uart"` and the error's name as code,
 //! at the index of the frame that was being received.
 
-use agui_core::io::RunError;
+use agui_core::io::TransportError;
 
 use crate::uart::{Uart0, UartError};
 
@@ -40,18 +40,18 @@ pub enum Verdict {
 impl Verdict {
     /// The verdict of [`agui_core::io::run`]'s result; `accepted` is the
     /// pipeline's count (the result carries it only on success).
-    pub fn new(result: &Result<u32, RunError<UartError>>, accepted: u32) -> Self {
+    pub fn new(result: &Result<u32, TransportError<UartError>>, accepted: u32) -> Self {
         match result {
             Ok(accepted) => Verdict::Ok {
                 accepted: *accepted,
             },
-            Err(RunError::Protocol(e)) => Verdict::Failed {
+            Err(TransportError::Protocol(e)) => Verdict::Failed {
                 accepted,
                 index: e.frame,
                 stage: e.stage.as_str(),
                 code: e.code.as_str(),
             },
-            Err(RunError::Io(e)) => Verdict::Failed {
+            Err(TransportError::Io(e)) => Verdict::Failed {
                 accepted,
                 index: accepted,
                 stage: "uart",

@@ -6,7 +6,7 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use agui_core::io::RunError;
+use agui_core::io::TransportError;
 use agui_core::reply::{tool_result, ToolArgs};
 use agui_core::{DefaultPipeline, Output};
 use agui_firmware::uart::{Uart0, UartError};
@@ -60,9 +60,9 @@ fn main() -> ! {
         result = pipeline.finish(&mut on_output);
     }
 
-    let run: Result<u32, RunError<UartError>> = result
+    let run: Result<u32, TransportError<UartError>> = result
         .map(|()| pipeline.accepted())
-        .map_err(RunError::Protocol);
+        .map_err(TransportError::Protocol);
     let verdict = agui_firmware::verdict::Verdict::new(&run, pipeline.accepted());
     uart.write_str("summary: ");
     uart.write_str(if verdict.is_ok() { "ok" } else { "error" });
@@ -87,7 +87,7 @@ fn main() -> ! {
 }
 
 /// `#<frame> <TYPE> <id>`, e.g. `#2 TEXT_MESSAGE_CONTENT m1`.
-fn print_event(uart: &mut Uart0, ev: &agui_core::Event<'_>) {
+fn print_event(uart: &mut Uart0, ev: &agui_core::EventRef<'_>) {
     #[cfg(feature = "defmt")]
     defmt::println!("{}", ev);
     uart.write_str("#");

@@ -52,7 +52,7 @@ fn main() -> ! {
     // that the verdict answers all of it.
     input.drain();
     #[cfg(feature = "defmt")]
-    if let Err(agui_core::io::RunError::Protocol(e)) = &result {
+    if let Err(agui_core::io::TransportError::Protocol(e)) = &result {
         defmt::println!("{}", e);
     }
 

@@ -5,14 +5,45 @@
 //! The seeder reads the raw JSON parts of the `messages` and `input`
 //! fields as the decoder hands them out, with a tokenizer of its own, and
 //! writes what it finds straight into provisional entries of the owner
-//! tables ([`Owners`]): no id is buffered here. The entries count only once
+//! tables (the verifier's [`Owners`](crate::verify::v1::Owners), through
+//! [`Seeds`]): no id is buffered here. The entries count only once
 //! the frame's event is verified as a `MESSAGES_SNAPSHOT` (overwriting
 //! known owners) or a `RUN_STARTED` (keeping them); any other frame's are
 //! dropped when the next frame begins.
 
-use super::v1::{Owners, SeedText};
-use crate::decode::Field;
 use crate::json::{Token, Tokenizer};
+use crate::spec::Field;
+
+/// Which seeded string the seeder is reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeedText {
+    /// A message's `id`.
+    Message,
+    /// A message's `subagentRunId`.
+    Owner,
+    /// A tool call's `id`.
+    ToolCall,
+}
+
+/// Where the seeder writes what it reads: the verifier's 1.0 owner tables
+/// ([`Owners`](crate::verify::v1::Owners)) implement it. A trait, so that
+/// the decoder names no type of the verifier (the module graph runs from
+/// decode to verify, never back).
+pub trait Seeds {
+    /// A seeded message begins.
+    fn seed_message(&mut self);
+    /// A seeded tool call begins (its id may follow).
+    fn seed_tool_call(&mut self);
+    /// A seeded string begins: a provisional entry (or sub-agent name) is
+    /// made for its text.
+    fn seed_begin(&mut self, which: SeedText);
+    /// A fragment of a seeded string.
+    fn seed_text(&mut self, which: SeedText, text: &str);
+    /// A seeded string ends.
+    fn seed_end(&mut self, which: SeedText);
+    /// A seeded message ends with `role` (empty if too long to hold).
+    fn seed_message_end(&mut self, role: &str);
+}
 
 /// Where the seeder is in the value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,11 +131,7 @@ impl<const DEPTH: usize> Seeder<DEPTH> {
 
     /// A raw fragment of the value; ids go into `owners`' provisional
     /// entries.
-    pub fn feed<const ID: usize, const OWNERS: usize, const AGENTS: usize>(
-        &mut self,
-        mut text: &[u8],
-        owners: &mut Owners<ID, OWNERS, AGENTS>,
-    ) {
+    pub fn feed(&mut self, mut text: &[u8], owners: &mut impl Seeds) {
         while self.at != At::Off && !text.is_empty() {
             let Ok((used, token)) = self.json.next(text) else {
                 // Malformed JSON: the decoder fails the frame, and its
@@ -119,11 +146,7 @@ impl<const DEPTH: usize> Seeder<DEPTH> {
         }
     }
 
-    fn token<const ID: usize, const OWNERS: usize, const AGENTS: usize>(
-        &mut self,
-        token: &Token<'_>,
-        owners: &mut Owners<ID, OWNERS, AGENTS>,
-    ) {
+    fn token(&mut self, token: &Token<'_>, owners: &mut impl Seeds) {
         let depth = self.depth;
         match token {
             Token::KeyStart => {
@@ -190,11 +213,7 @@ impl<const DEPTH: usize> Seeder<DEPTH> {
         }
     }
 
-    fn text<const ID: usize, const OWNERS: usize, const AGENTS: usize>(
-        &mut self,
-        t: &str,
-        owners: &mut Owners<ID, OWNERS, AGENTS>,
-    ) {
+    fn text(&mut self, t: &str, owners: &mut impl Seeds) {
         match self.reading {
             Reading::Key => {
                 if self.key.push_str(t).is_err() {
@@ -236,11 +255,7 @@ impl<const DEPTH: usize> Seeder<DEPTH> {
         }
     }
 
-    fn open_object<const ID: usize, const OWNERS: usize, const AGENTS: usize>(
-        &mut self,
-        depth: usize,
-        owners: &mut Owners<ID, OWNERS, AGENTS>,
-    ) {
+    fn open_object(&mut self, depth: usize, owners: &mut impl Seeds) {
         let message = self.list.saturating_add(1);
         let in_list = self.list == 1 || self.messages_next;
         match self.at {
@@ -257,11 +272,7 @@ impl<const DEPTH: usize> Seeder<DEPTH> {
         self.next = Reading::Nothing;
     }
 
-    fn close_object<const ID: usize, const OWNERS: usize, const AGENTS: usize>(
-        &mut self,
-        depth: usize,
-        owners: &mut Owners<ID, OWNERS, AGENTS>,
-    ) {
+    fn close_object(&mut self, depth: usize, owners: &mut impl Seeds) {
         let message = self.list.saturating_add(1);
         match self.at {
             At::ToolCall if depth == message.saturating_add(2) => self.at = At::Message,
