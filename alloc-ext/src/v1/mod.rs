@@ -32,7 +32,7 @@
 //!
 //! | module | what it holds |
 //! |---|---|
-//! | [`schema`] | the 1.0 schema as tables: objects, fields, unions, events |
+//! | [`schema`] | the 1.0 schema as walked here: the core's event table, and the nested objects as tables |
 //! | [`report`] | [`Warning`]s and [`DecodeFailure`]s |
 //!
 //! ```
@@ -81,6 +81,8 @@ pub struct Inbound {
     /// Scratch for the paths of the walks (kept to spare an allocation per
     /// frame).
     path: String,
+    /// Scratch for the keys of the frame's event type (likewise).
+    fields: Vec<schema::FieldShape>,
 }
 
 impl Default for Inbound {
@@ -108,6 +110,7 @@ impl Inbound {
         Inbound {
             boundary: compat::Boundary::new(mint),
             path: String::new(),
+            fields: Vec::new(),
         }
     }
 
@@ -143,11 +146,11 @@ impl Inbound {
         self.boundary
             .translate(frame, &mut event, warnings)
             .map_err(|compat::Broken(reason)| DecodeFailure::one(frame, reason))?;
-        let schema = match event.get("type") {
-            Some(Value::String(t)) => schema::event_schema(t),
+        let kind = match event.get("type") {
+            Some(Value::String(t)) => schema::event_type(t),
             _ => None,
         };
-        let Some(schema) = schema else {
+        let Some(kind) = kind else {
             let event_type = match event.remove("type") {
                 Some(Value::String(t)) => t,
                 _ => String::new(),
@@ -158,18 +161,25 @@ impl Inbound {
             });
             return Ok(None);
         };
-        let stripped = enforce::strip(&mut event, &schema.object, &mut self.path);
+        schema::event_fields(kind, &mut self.fields);
+        let groups = [self.fields.as_slice()];
+        let schema = schema::ObjectShape {
+            name: kind.as_str(),
+            groups: &groups,
+            open: false,
+        };
+        let stripped = enforce::strip(&mut event, &schema, &mut self.path);
         for path in stripped.removed {
             warnings.push(Warning {
                 frame,
                 kind: WarningKind::Stripped {
-                    event_type: String::from(schema.name),
+                    event_type: String::from(kind.as_str()),
                     path,
                 },
             });
         }
         if !stripped.valid {
-            let issues = enforce::validate(&mut event, &schema.object, &mut self.path);
+            let issues = enforce::validate(&mut event, &schema, &mut self.path);
             if !issues.is_empty() {
                 return Err(DecodeFailure { frame, issues });
             }
