@@ -332,7 +332,7 @@ pub struct Client {
     inbound: Option<v1::Inbound>,
     /// AG-UI 1.0: the warnings so far (the first `max_errors`).
     #[cfg(feature = "v1")]
-    warnings: Vec<v1::Warning>,
+    warnings: Vec<v1::InboundWarning>,
     #[cfg(feature = "v1")]
     warning_count: u64,
     frame: Vec<u8>,
@@ -591,7 +591,7 @@ impl Client {
     /// [`Limits::max_errors`]; [`warning_count`](Self::warning_count) counts
     /// them all): dropped events, stripped material, translations.
     #[cfg(feature = "v1")]
-    pub fn warnings(&self) -> &[v1::Warning] {
+    pub fn warnings(&self) -> &[v1::InboundWarning] {
         &self.warnings
     }
 
@@ -1214,7 +1214,7 @@ mod tests {
     #[cfg(feature = "v1")]
     #[test]
     fn v1_delta_frames_keep_their_warnings() {
-        use crate::v1::WarningKind;
+        use crate::v1::InboundWarningKind;
         let mut client = Client::new().with_protocol(Select::Fixed(Protocol::V1));
         let stream = b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\
             {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\",\"role\":\"assistant\"}\n\
@@ -1226,17 +1226,17 @@ mod tests {
             {\"type\":\"THINKING_TEXT_MESSAGE_END\"}\n";
         client.feed(stream).unwrap();
         client.finish().unwrap();
-        let kinds: Vec<(usize, &WarningKind)> = client
+        let kinds: Vec<(usize, &InboundWarningKind)> = client
             .warnings()
             .iter()
             .map(|w| (w.frame, &w.kind))
             .collect();
         assert!(
             matches!(kinds.as_slice(), [
-                (3, WarningKind::Stripped { event_type, path }),
-                (5, WarningKind::Converted { .. }),
-                (6, WarningKind::Converted { .. }),
-                (7, WarningKind::Converted { .. }),
+                (3, InboundWarningKind::Stripped { event_type, path }),
+                (5, InboundWarningKind::Converted { .. }),
+                (6, InboundWarningKind::Converted { .. }),
+                (7, InboundWarningKind::Converted { .. }),
             ] if event_type == "TEXT_MESSAGE_CONTENT" && path == "/x"),
             "{kinds:?}"
         );

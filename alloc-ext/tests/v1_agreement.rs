@@ -18,7 +18,7 @@
 )]
 
 use agui_alloc::v1::schema::{event_fields, event_type, FieldShape, ObjectShape, Shape};
-use agui_alloc::v1::{Inbound, WarningKind};
+use agui_alloc::v1::{Inbound, InboundWarningKind};
 use agui_core::decode::{Decoder, V1};
 use agui_core::event::EventType;
 use agui_core::warn::WarnCode;
@@ -62,12 +62,12 @@ fn alloc_outcome(value: Value) -> Outcome {
     let stripped = warnings
         .into_iter()
         .filter_map(|w| match w.kind {
-            WarningKind::Stripped { path, .. } => Some(path),
-            WarningKind::Converted { .. }
-            | WarningKind::DroppedTitle
-            | WarningKind::MintedId { .. }
-            | WarningKind::BinaryUnconvertible
-            | WarningKind::UnknownEvent { .. } => None,
+            InboundWarningKind::Stripped { path, .. } => Some(path),
+            InboundWarningKind::Converted { .. }
+            | InboundWarningKind::DroppedTitle
+            | InboundWarningKind::MintedId { .. }
+            | InboundWarningKind::BinaryUnconvertible
+            | InboundWarningKind::UnknownEvent { .. } => None,
         })
         .collect();
     match result {

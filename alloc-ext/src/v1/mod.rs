@@ -33,10 +33,10 @@
 //! | module | what it holds |
 //! |---|---|
 //! | [`schema`] | the 1.0 schema as walked here: the core's event table, and the nested objects as tables |
-//! | [`report`] | [`Warning`]s and [`DecodeFailure`]s |
+//! | [`report`] | [`InboundWarning`]s and [`DecodeFailure`]s |
 //!
 //! ```
-//! use agui_alloc::v1::{Inbound, WarningKind};
+//! use agui_alloc::v1::{Inbound, InboundWarningKind};
 //! use serde_json::json;
 //!
 //! let mut inbound = Inbound::new();
@@ -45,7 +45,7 @@
 //! let event = inbound.process(0, frame, &mut warnings).unwrap().unwrap();
 //! assert_eq!(event["type"], "REASONING_START");
 //! assert_eq!(event["messageId"], "00000000-0000-4000-8000-000000000001");
-//! assert_eq!(warnings[1].kind, WarningKind::DroppedTitle);
+//! assert_eq!(warnings[1].kind, InboundWarningKind::DroppedTitle);
 //!
 //! // An unknown key is stripped, an unknown event dropped.
 //! let frame = json!({"type": "STEP_STARTED", "stepName": "s", "extra": 1});
@@ -59,7 +59,7 @@
 //! assert_eq!(err.to_string(), "stepName: Invalid input: expected string, received number");
 //! ```
 
-mod compat;
+mod boundary;
 mod enforce;
 pub mod report;
 pub mod schema;
@@ -70,14 +70,14 @@ use alloc::vec::Vec;
 
 use serde_json::Value;
 
-pub use report::{DecodeFailure, Issue, Stage, Warning, WarningKind};
+pub use report::{DecodeFailure, InboundStage, InboundWarning, InboundWarningKind, Issue};
 
 /// The per-stream state of inbound 1.0 processing: the compatibility
 /// boundary's open `THINKING_*` ids and its mint. One per stream; frames go
 /// through [`Inbound::process`] in arrival order.
 #[derive(Debug, Clone)]
 pub struct Inbound {
-    boundary: compat::Boundary,
+    boundary: boundary::Boundary,
     /// Scratch for the paths of the walks (kept to spare an allocation per
     /// frame).
     path: String,
@@ -108,7 +108,7 @@ impl Inbound {
     /// random UUID, as the reference mints).
     pub fn with_mint(mint: fn(u64) -> String) -> Self {
         Inbound {
-            boundary: compat::Boundary::new(mint),
+            boundary: boundary::Boundary::new(mint),
             path: String::new(),
             fields: Vec::new(),
         }
@@ -126,7 +126,7 @@ impl Inbound {
         &mut self,
         frame: usize,
         value: Value,
-        warnings: &mut Vec<Warning>,
+        warnings: &mut Vec<InboundWarning>,
     ) -> Result<Option<Value>, DecodeFailure> {
         let Value::Object(mut event) = value else {
             return Err(DecodeFailure::one(
@@ -145,7 +145,7 @@ impl Inbound {
         }
         self.boundary
             .translate(frame, &mut event, warnings)
-            .map_err(|compat::Broken(reason)| DecodeFailure::one(frame, reason))?;
+            .map_err(|boundary::Broken(reason)| DecodeFailure::one(frame, reason))?;
         let kind = match event.get("type") {
             Some(Value::String(t)) => schema::event_type(t),
             _ => None,
@@ -155,9 +155,9 @@ impl Inbound {
                 Some(Value::String(t)) => t,
                 _ => String::new(),
             };
-            warnings.push(Warning {
+            warnings.push(InboundWarning {
                 frame,
-                kind: WarningKind::UnknownEvent { event_type },
+                kind: InboundWarningKind::UnknownEvent { event_type },
             });
             return Ok(None);
         };
@@ -170,9 +170,9 @@ impl Inbound {
         };
         let stripped = enforce::strip(&mut event, &schema, &mut self.path);
         for path in stripped.removed {
-            warnings.push(Warning {
+            warnings.push(InboundWarning {
                 frame,
-                kind: WarningKind::Stripped {
+                kind: InboundWarningKind::Stripped {
                     event_type: String::from(kind.as_str()),
                     path,
                 },

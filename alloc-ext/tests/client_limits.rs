@@ -1,4 +1,4 @@
-//! Regression tests for issue 11: limits that bound everything the client
+//! The client's limits: limits that bound everything the client
 //! keeps, state sizes as real compact JSON bytes, numbers beyond the double
 //! range, capacity errors that name the id. (The cost findings are covered
 //! by `examples/tests/cost_bound.rs`, in instructions, and by the reducer's

@@ -5,7 +5,7 @@
 //! - legacy `null`s in optional positions become absent;
 //! - legacy `binary` content parts of inbound messages become media parts.
 //!
-//! Each translation is announced by a [`Warning`].
+//! Each translation is announced by a [`InboundWarning`].
 
 use alloc::borrow::Cow;
 use alloc::collections::BTreeMap;
@@ -15,7 +15,7 @@ use alloc::vec::Vec;
 
 use serde_json::{Map, Value};
 
-use super::report::{Warning, WarningKind};
+use super::report::{InboundWarning, InboundWarningKind};
 
 /// The translator's per-stream state: the ids the `THINKING_*` openers
 /// minted, and the mint itself.
@@ -63,7 +63,7 @@ impl Boundary {
             Some(id) => id,
             None => {
                 let id = self.mint();
-                out.push(WarningKind::MintedId { id: id.clone() });
+                out.push(InboundWarningKind::MintedId { id: id.clone() });
                 id
             }
         }
@@ -74,7 +74,7 @@ impl Boundary {
         &mut self,
         frame: usize,
         event: &mut Map<String, Value>,
-        warnings: &mut Vec<Warning>,
+        warnings: &mut Vec<InboundWarning>,
     ) -> Result<(), Broken> {
         let mut out = Sink { frame, warnings };
         // Shared fields first, so combined old shapes go in one pass. The
@@ -100,7 +100,7 @@ impl Boundary {
                 let title = event.remove("title");
                 out.converted("THINKING_START", "REASONING_START");
                 if title.is_some() {
-                    out.push(WarningKind::DroppedTitle);
+                    out.push(InboundWarningKind::DroppedTitle);
                 }
                 set_type(event, "REASONING_START");
                 event.insert(String::from("messageId"), Value::String(id));
@@ -179,19 +179,19 @@ fn translated(ty: &str) -> &'static str {
 /// Where the warnings of one frame go.
 struct Sink<'a> {
     frame: usize,
-    warnings: &'a mut Vec<Warning>,
+    warnings: &'a mut Vec<InboundWarning>,
 }
 
 impl Sink<'_> {
-    fn push(&mut self, kind: WarningKind) {
-        self.warnings.push(Warning {
+    fn push(&mut self, kind: InboundWarningKind) {
+        self.warnings.push(InboundWarning {
             frame: self.frame,
             kind,
         });
     }
 
     fn converted(&mut self, from: impl Into<Cow<'static, str>>, to: &'static str) {
-        self.push(WarningKind::Converted {
+        self.push(InboundWarningKind::Converted {
             from: from.into(),
             to: Cow::Borrowed(to),
         });
@@ -458,7 +458,7 @@ fn convert_binary<'a>(part: &'a Value, out: &mut Sink<'_>) -> Option<Converted<'
     } else if truthy(part.get("url")) {
         ("url", part.get("url"))
     } else {
-        out.push(WarningKind::BinaryUnconvertible);
+        out.push(InboundWarningKind::BinaryUnconvertible);
         return Some(Converted::Kept);
     };
     let filename = part.get("filename").filter(|f| truthy(Some(f)));
