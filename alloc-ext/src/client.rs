@@ -75,24 +75,8 @@ use crate::size::{json_size, Size};
 use crate::v1;
 use crate::value::frame_value_sized;
 
-/// Id capacity of the client's verifier, in bytes.
-pub const ID_CAPACITY: usize = 128;
-/// How many text messages may be open at once.
-pub const OPEN_MESSAGES: usize = 64;
-/// How many tool calls may be open at once.
-pub const OPEN_TOOL_CALLS: usize = 64;
-/// How many steps may be open at once.
-pub const OPEN_STEPS: usize = 32;
-/// JSON nesting limit.
-pub const DEPTH: usize = 64;
-/// AG-UI 1.0: entries per owner table of a run (the ids it mentions:
-/// messages, tool calls, reasoning and activity ids, the messages of
-/// snapshots and of the run input; SPEC 9.7); one more is a `capacity`
-/// error naming the table.
-pub const V1_OWNERS: usize = 512;
-/// AG-UI 1.0: sub-agent invocations per run (and chunk lanes; the core
-/// allows at most 8 lanes).
-pub const V1_AGENTS: usize = 8;
+pub use crate::readers::{DEPTH, ID_CAPACITY, OPEN_MESSAGES, OPEN_STEPS, OPEN_TOOL_CALLS};
+pub use crate::readers::{V1_AGENTS, V1_OWNERS};
 
 /// Resource limits of the client. Each has a default that a desktop or a
 /// kiosk can live with; a small device lowers them.
