@@ -300,25 +300,32 @@ fn own_event(
     Ok(event)
 }
 
+/// The client's AG-UI 1.0 part (feature `v1`), in one value.
+#[cfg(feature = "v1")]
+#[derive(Default)]
+struct V1State {
+    /// How the protocol is chosen (SPEC 9.1).
+    select: Select,
+    /// The inbound processing of each frame's value (the compatibility
+    /// boundary and enforcement, SPEC 9.3, 9.4), once the stream speaks 1.0.
+    inbound: Option<v1::Inbound>,
+    /// The warnings so far (the first `max_errors`).
+    warnings: Vec<v1::InboundWarning>,
+    /// How many warnings there were in all.
+    warning_count: u64,
+}
+
 /// The AG-UI client: see the [module docs](self).
 pub struct Client {
     framer: Framer,
     reader: Readers,
-    /// How the protocol is chosen (SPEC 9.1).
-    #[cfg(feature = "v1")]
-    select: Select,
     /// The protocol whose shapes and fold rules apply, once the first
     /// frame decided it.
     dialect: Dialect,
-    /// AG-UI 1.0: the inbound processing of each frame's value (the
-    /// compatibility boundary and enforcement, SPEC 9.3, 9.4).
+    /// AG-UI 1.0: how the protocol is chosen, the inbound processing and
+    /// its warnings.
     #[cfg(feature = "v1")]
-    inbound: Option<v1::Inbound>,
-    /// AG-UI 1.0: the warnings so far (the first `max_errors`).
-    #[cfg(feature = "v1")]
-    warnings: Vec<v1::InboundWarning>,
-    #[cfg(feature = "v1")]
-    warning_count: u64,
+    v1: V1State,
     frame: Vec<u8>,
     /// Keep-going: the rest of the current frame is skipped.
     skipping: bool,
@@ -490,15 +497,9 @@ impl Client {
         Client {
             framer: Framer::new(format),
             reader: Readers::new(Select::default()),
-            #[cfg(feature = "v1")]
-            select: Select::default(),
             dialect: Dialect::Current,
             #[cfg(feature = "v1")]
-            inbound: None,
-            #[cfg(feature = "v1")]
-            warnings: Vec::new(),
-            #[cfg(feature = "v1")]
-            warning_count: 0,
+            v1: V1State::default(),
             frame: Vec::new(),
             delta: String::new(),
             scratch: Scratch::default(),
@@ -560,7 +561,7 @@ impl Client {
     /// ```
     #[cfg(feature = "v1")]
     pub fn with_protocol(mut self, select: Select) -> Self {
-        self.select = select;
+        self.v1.select = select;
         self.reader = Readers::new(select);
         self
     }
@@ -576,13 +577,13 @@ impl Client {
     /// them all): dropped events, stripped material, translations.
     #[cfg(feature = "v1")]
     pub fn warnings(&self) -> &[v1::InboundWarning] {
-        &self.warnings
+        &self.v1.warnings
     }
 
     /// How many warnings there were in all.
     #[cfg(feature = "v1")]
     pub fn warning_count(&self) -> u64 {
-        self.warning_count
+        self.v1.warning_count
     }
 
     /// Strict (the default) or keep-going.
@@ -920,7 +921,7 @@ impl Client {
         self.reducer.set_dialect(Dialect::V1);
         #[cfg(feature = "v1")]
         {
-            self.inbound = Some(v1::Inbound::new());
+            self.v1.inbound = Some(v1::Inbound::new());
         }
     }
 
@@ -934,7 +935,7 @@ impl Client {
         &mut self,
         value: Option<(Value, EventType)>,
     ) -> Result<Option<Value>, ClientError> {
-        let Some(inbound) = self.inbound.as_mut() else {
+        let Some(inbound) = self.v1.inbound.as_mut() else {
             return Ok(value.map(|(v, _)| v));
         };
         let (value, kind) = match value {
@@ -949,9 +950,9 @@ impl Client {
         let frame = usize::try_from(self.index).unwrap_or(usize::MAX);
         let processed = inbound.process(frame, value, &mut warnings);
         for w in warnings {
-            self.warning_count = self.warning_count.saturating_add(1);
-            if self.warnings.len() < self.limits.max_errors {
-                self.warnings.push(w);
+            self.v1.warning_count = self.v1.warning_count.saturating_add(1);
+            if self.v1.warnings.len() < self.limits.max_errors {
+                self.v1.warnings.push(w);
             }
         }
         processed.map_err(|e| ClientError::decode(self.index, kind, e.into()))
