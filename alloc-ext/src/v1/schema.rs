@@ -721,5 +721,4 @@ fn shape_of(field: Field, expect: Expect) -> Shape {
 }
 
 #[cfg(test)]
-#[path = "schema_tests.rs"]
 mod tests;
