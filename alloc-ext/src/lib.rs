@@ -45,6 +45,16 @@
 //!
 //! [AG-UI]: https://docs.ag-ui.com
 #![no_std]
+// Test code may unwrap, index and panic: a failing test should.
+#![cfg_attr(
+    test,
+    allow(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
 #![forbid(unsafe_code)]
 extern crate alloc;
 pub mod client;

@@ -3,6 +3,12 @@
 //! range, capacity errors that name the id. (The cost findings are covered
 //! by `examples/tests/cost_bound.rs`, in instructions, and by the reducer's
 //! property test that compares the fast paths with the plain algorithms.)
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use agui_alloc::client::{Client, ClientError, Limits};
 use agui_alloc::size::{json_size, message_bytes};
