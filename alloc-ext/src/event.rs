@@ -5,6 +5,11 @@
 //! turns that plus the frame's JSON object into an [`Event`] that owns the
 //! fields the reducer and the hooks need, validating the nested structures
 //! the core leaves to this layer (messages, run input, outcome, metadata).
+//!
+//! This module names no `Rules`: [`Event::from_core`] and [`Event::effect`],
+//! which ask each event type's `Rules`, are written in `reduce/rules.rs`
+//! beside that dispatch, so that the module graph runs reduce -> event and
+//! never back (issue 26).
 
 use alloc::boxed::Box;
 use alloc::string::String;
@@ -12,14 +17,13 @@ use alloc::vec::Vec;
 
 use agui_core::chunk::{ChunkPart, Item};
 use agui_core::decode::Field as F;
-use agui_core::event::{EventType, Origin, Role};
+use agui_core::event::{EventType, Role};
 use serde_json::Value;
 
 pub use crate::model::DecodeError;
 use crate::model::{
     Dialect, Fields, Interrupt, Message, Object, RunAgentInput, ToolContent, SUBAGENT_RUN_ID,
 };
-use crate::rules::{EffectOf, Rules, Visit, VisitMut};
 
 /// `RUN_STARTED`
 #[derive(Debug, Clone, PartialEq)]
@@ -415,12 +419,13 @@ pub enum Effect<'e> {
 }
 
 /// The event table of the alloc layer: one row per event type, naming its
-/// payload. From it come [`Event`], [`Event::kind`], the dispatch to each
-/// type's [`Rules`] (one marker type per row, in [`kind`]) and `from_frame`,
-/// whose `match` on the core's [`EventType`] is exhaustive: a row added to
-/// the core's table is a compile error here until it has a row below, and a
-/// row here is a compile error until its marker implements [`Rules`], whose
-/// methods have no defaults (see `rules.rs`).
+/// payload. From it come [`Event`], [`Event::kind`], one marker type per
+/// row (in [`kind`]) and `for_each_event!`, which hands the rows to
+/// `reduce/rules.rs` for the dispatch to each type's `Rules` and for
+/// `from_frame`, whose `match` on the core's [`EventType`] is exhaustive: a
+/// row added to the core's table is a compile error there until it has a
+/// row below, and a row here is a compile error until its marker
+/// implements `Rules`, whose methods have no defaults.
 macro_rules! events {
     (
         with_fields { $( $(#[$doc:meta])* $name:ident($payload:ty), )* }
@@ -438,7 +443,7 @@ macro_rules! events {
         }
 
         /// One uninhabited marker type per event type: the types that
-        /// implement [`Rules`].
+        /// implement `Rules` (in `reduce/`).
         pub(crate) mod kind {
             $(
                 #[doc = concat!("`", stringify!($name), "`")]
@@ -458,35 +463,22 @@ macro_rules! events {
                     $( Event::$unit => EventType::$unit, )*
                 }
             }
-
-            /// Calls `v` with the event's payload and its type's [`Rules`].
-            pub(crate) fn visit<'e, V: Visit<'e>>(&'e self, v: V) -> V::Out {
-                match self {
-                    $( Event::$name(e) => v.visit::<kind::$name>(e), )*
-                    $( Event::$unit => v.visit::<kind::$unit>(&()), )*
-                }
-            }
-
-            /// The same with the payload to change (or take from).
-            pub(crate) fn visit_mut<V: VisitMut>(&mut self, v: V) -> V::Out {
-                match self {
-                    $( Event::$name(e) => v.visit::<kind::$name>(e), )*
-                    $( Event::$unit => v.visit::<kind::$unit>(&mut ()), )*
-                }
-            }
         }
 
-        /// The frame's own event.
-        fn from_frame(kind: EventType, f: Fields<'_>) -> Result<Event, DecodeError> {
-            Ok(match kind {
-                $( EventType::$name => Event::$name(<kind::$name as Rules>::decode(f)?.into()), )*
-                $( EventType::$unit => {
-                    <kind::$unit as Rules>::decode(f)?;
-                    Event::$unit
-                } )*
-                $( EventType::$chunk )|* => return Err(not_expanded(kind)),
-            })
+        /// Hands the table's rows to the macro `$then`, which writes what
+        /// needs each type's `Rules` (`dispatch!` in `reduce/rules.rs`):
+        /// there, not here, so that this module names no rules and the
+        /// module graph runs reduce -> event only.
+        macro_rules! for_each_event {
+            ($then:ident) => {
+                $then! {
+                    with_fields { $( $name, )* }
+                    without_fields { $( $unit, )* }
+                    expanded_before_apply { $( $chunk, )* }
+                }
+            };
         }
+        pub(crate) use for_each_event;
     };
 }
 
@@ -568,70 +560,8 @@ events! {
     }
 }
 
-impl Event {
-    /// Builds the reducer's event for one verified core event of a frame.
-    ///
-    /// `frame` is the whole frame's JSON object. `kind`, `origin` and `id`
-    /// come from the core's expanded event:
-    /// - [`Origin::Frame`]: the frame's own event; every field is read from
-    ///   `frame` (whose `type` must be `kind`).
-    /// - [`Origin::Chunk`]: a START, CONTENT or ARGS made from the frame's
-    ///   `*_CHUNK` event; `id` is the item's id (for a CONTENT, the open
-    ///   item's, which the frame may not name). A START takes the chunk's
-    ///   role (default assistant), name, toolCallName and parentMessageId;
-    ///   a CONTENT / ARGS takes its `delta` (absent = `""`, the
-    ///   metadata-only chunk). Both carry the chunk's metadata.
-    /// - [`Origin::Close`]: an END closing the open chunked item: only `id`.
-    ///
-    /// ```
-    /// use agui_alloc::event::Event;
-    /// use agui_core::event::{EventType, Origin};
-    /// let frame = serde_json::json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": "hi"});
-    /// let ev = Event::from_core(EventType::TextMessageContent, Origin::Chunk, "m", &frame).unwrap();
-    /// assert_eq!(ev.kind(), EventType::TextMessageContent);
-    ///
-    /// let bad = serde_json::json!({"type": "MESSAGES_SNAPSHOT", "messages": [{"id": "x", "role": "wizard"}]});
-    /// let err = Event::from_core(EventType::MessagesSnapshot, Origin::Frame, "", &bad).unwrap_err();
-    /// assert!(err.to_string().starts_with("messages.0.role: "));
-    /// ```
-    pub fn from_core(
-        kind: EventType,
-        origin: Origin,
-        id: &str,
-        frame: &Value,
-    ) -> Result<Event, DecodeError> {
-        Self::from_core_in(kind, origin, id, frame, Dialect::Current)
-    }
-
-    /// [`Event::from_core`] reading the frame in `dialect` (AG-UI 1.0's
-    /// `subagentRunId`, content parts, outcomes).
-    pub fn from_core_in(
-        kind: EventType,
-        origin: Origin,
-        id: &str,
-        frame: &Value,
-        dialect: Dialect,
-    ) -> Result<Event, DecodeError> {
-        let f = Fields::of_in(frame, dialect)?;
-        check_timestamp(f)?;
-        match origin {
-            Origin::Frame => {
-                f.literal("type", kind.as_str())?;
-                from_frame(kind, f)
-            }
-            Origin::Chunk => from_chunk(kind, id, f),
-            Origin::Close => close(kind, id),
-        }
-    }
-
-    /// What the event means for a display (see [`Effect`]).
-    pub fn effect(&self) -> Effect<'_> {
-        self.visit(EffectOf)
-    }
-}
-
 /// Every event may carry `timestamp`, which must be a number.
-fn check_timestamp(f: Fields<'_>) -> Result<(), DecodeError> {
+pub(crate) fn check_timestamp(f: Fields<'_>) -> Result<(), DecodeError> {
     match f.get(F::Timestamp.as_str()) {
         None | Some(Value::Number(_)) => Ok(()),
         Some(other) => Err(DecodeError::expected("number", other).within(F::Timestamp.as_str())),
@@ -738,7 +668,7 @@ pub(crate) fn string_item(v: &Value) -> Result<String, DecodeError> {
 }
 
 /// A START, CONTENT or ARGS made from the frame's `*_CHUNK` event.
-fn from_chunk(kind: EventType, id: &str, f: Fields<'_>) -> Result<Event, DecodeError> {
+pub(crate) fn from_chunk(kind: EventType, id: &str, f: Fields<'_>) -> Result<Event, DecodeError> {
     let Some((item, part)) = Item::part_of(kind) else {
         return Err(not_from_chunk(kind));
     };
@@ -801,7 +731,7 @@ pub(crate) fn content_event(
 }
 
 /// The END that closes an open chunked item before the frame's event.
-fn close(kind: EventType, id: &str) -> Result<Event, DecodeError> {
+pub(crate) fn close(kind: EventType, id: &str) -> Result<Event, DecodeError> {
     let Some(item) = Item::ended_by(kind) else {
         return Err(not_from_chunk(kind));
     };
@@ -821,7 +751,7 @@ fn close(kind: EventType, id: &str) -> Result<Event, DecodeError> {
     })
 }
 
-fn not_expanded(kind: EventType) -> DecodeError {
+pub(crate) fn not_expanded(kind: EventType) -> DecodeError {
     DecodeError::new(alloc::format!(
         "{kind} must be expanded before it is applied"
     ))
@@ -839,6 +769,7 @@ fn not_from_chunk(kind: EventType) -> DecodeError {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use agui_core::event::Origin;
     use alloc::string::ToString;
     use serde_json::json;
 

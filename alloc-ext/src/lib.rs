@@ -69,7 +69,6 @@ pub mod partial;
 pub mod patch;
 mod readers;
 pub mod reduce;
-mod rules;
 pub mod size;
 #[cfg(feature = "v1")]
 pub mod v1;

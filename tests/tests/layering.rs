@@ -78,7 +78,10 @@ fn no_import_loop(which: usize) {
 #[test]
 fn a_loop_is_found_and_spelled_out() {
     let files = [
-        ("lib.rs", "pub mod a; pub mod b; pub mod c; pub use c::Thing;"),
+        (
+            "lib.rs",
+            "pub mod a; pub mod b; pub mod c; pub use c::Thing;",
+        ),
         ("a.rs", "use crate::{b::{x::X, Y}, c};\n"),
         ("b/mod.rs", "mod x;\npub struct Y;\n"),
         (
@@ -275,7 +278,12 @@ fn paths(module: &[String], text: &str) -> Vec<(Vec<String>, usize)> {
             let mut here: Vec<String> = module.to_vec();
             here.extend(inline.iter().map(|(n, _)| n.clone()));
             let line = text[..i].matches('\n').count() + 1;
-            out.extend(trees.iter().filter_map(|t| resolve(&here, t)).map(|p| (p, line)));
+            out.extend(
+                trees
+                    .iter()
+                    .filter_map(|t| resolve(&here, t))
+                    .map(|p| (p, line)),
+            );
         }
         i = after;
     }
@@ -379,7 +387,11 @@ fn code_only(text: &str) -> String {
     while i < b.len() {
         let rest = &b[i..];
         let literal = if rest.starts_with(b"//") {
-            Some(rest.iter().position(|c| *c == b'\n').map_or(b.len(), |n| i + n))
+            Some(
+                rest.iter()
+                    .position(|c| *c == b'\n')
+                    .map_or(b.len(), |n| i + n),
+            )
         } else if rest.starts_with(b"/*") {
             Some(block_comment_end(b, i))
         } else if b[i] == b'"' {

@@ -9,12 +9,12 @@ use agui_core::event::EventType;
 use serde_json::Value;
 
 use super::limits::{fits, meta_bytes, sum, Delta, LimitError, UNBOUNDED};
+use super::rules::{no_op, opt_len, Given, Rules};
 use super::{merge_metadata, Changed, Reducer};
 use crate::event::{kind, metadata, patch, ActivityDelta, ActivitySnapshot, DecodeError, Effect};
 use crate::hooks::{Flow, HookView, Subscriber};
 use crate::model::{ActivityMessage, Fields, Message, Object, SUBAGENT_RUN_ID};
 use crate::patch::apply_patch_sized;
-use crate::rules::{no_op, opt_len, Given, Rules};
 use crate::size::{json_size, message_bytes, object_size, Size};
 
 impl Reducer {
@@ -197,7 +197,7 @@ impl Reducer {
 }
 
 // ---------------------------------------------------------------------------
-// The decisions about activity messages (see `crate::rules`).
+// The decisions about activity messages (see `rules.rs`).
 
 impl Rules for kind::ActivitySnapshot {
     type Payload = ActivitySnapshot;

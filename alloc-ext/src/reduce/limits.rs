@@ -3,11 +3,11 @@
 
 use serde_json::Value;
 
+use super::rules;
 use super::Reducer;
 use crate::event::Event;
 use crate::model::Object;
 use crate::patch::{patch_size, Growth, OpName, Refused};
-use crate::rules;
 use crate::size::{json_size, object_size, Size};
 
 /// Resource limits of the [`Reducer`]. Each one is checked *before* an

@@ -12,6 +12,7 @@ use agui_core::decode::Field as F;
 use agui_core::event::EventType;
 
 use super::limits::{meta_bytes, sum, Delta, Limit, LimitError};
+use super::rules::{no_op, opt_len, Given, Rules, NO_GROWTH};
 use super::{merge_metadata, owned_by, Changed, FoldWarning, FoldWarningKind, Reducer};
 use crate::event::{
     check_metadata, content, end, kind, metadata, text_role, ActivityAuthority, DecodeError,
@@ -20,7 +21,6 @@ use crate::event::{
 use crate::hooks::{Flow, HookView, Subscriber};
 use crate::index::{remove_sorted, Class};
 use crate::model::{Dialect, Fields, Message, MessageRole, Object, SUBAGENT_RUN_ID};
-use crate::rules::{no_op, opt_len, Given, Rules, NO_GROWTH};
 use crate::size::{content_bytes, message_bytes, string_bytes, Size};
 
 impl Reducer {
@@ -384,7 +384,7 @@ struct Merge {
 }
 
 // ---------------------------------------------------------------------------
-// The decisions about text messages and the message list (see `crate::rules`).
+// The decisions about text messages and the message list (see `rules.rs`).
 
 /// A CONTENT event's growth: its delta and metadata.
 pub(super) fn content_growth(e: &MessageContent) -> (usize, usize) {

@@ -70,12 +70,14 @@
 //! against them; `run.rs`, `messages.rs` (text messages and
 //! `MESSAGES_SNAPSHOT`), `tools.rs`, `reasoning.rs`, `activity.rs` and
 //! `state.rs` the fold of their events, each with its event types'
-//! decisions (their `impl Rules` blocks, see `rules.rs`).
+//! decisions (their `impl Rules` blocks); `rules.rs` the `Rules` trait, the
+//! operations over it and the dispatch from an event to its type's block.
 
 mod activity;
 mod limits;
 mod messages;
 mod reasoning;
+mod rules;
 mod run;
 mod state;
 #[cfg(test)]
@@ -96,7 +98,6 @@ use crate::hooks::{Flow, HookView, Subscriber};
 use crate::index::Index;
 use crate::model::{Dialect, Interrupt, Message, Object, ToolCall};
 use crate::patch::{PatchError, Refused};
-use crate::rules;
 use crate::size::{json_size, member_overhead, message_bytes, Size};
 
 pub use limits::{Limit, LimitError, ReducerLimits};

@@ -7,6 +7,7 @@ use agui_core::event::EventType;
 
 use super::limits::Delta;
 use super::messages::{content_growth, end_growth, notify_message};
+use super::rules::{no_op, opt_len, Given, Rules};
 use super::{owned_by, Changed, Reducer};
 use crate::event::{
     check_metadata, content, end, kind, metadata, DecodeError, Effect, EncryptedSubtype,
@@ -15,7 +16,6 @@ use crate::event::{
 };
 use crate::hooks::{Flow, HookView, Subscriber};
 use crate::model::{Fields, Message, MessageRole, SUBAGENT_RUN_ID};
-use crate::rules::{no_op, opt_len, Given, Rules};
 
 impl Reducer {
     /// REASONING_MESSAGE_START: a reasoning message.
@@ -135,7 +135,7 @@ impl Rules for kind::ThinkingTextMessageEnd {
 }
 
 // ---------------------------------------------------------------------------
-// Reasoning (see `crate::rules`).
+// Reasoning (see `rules.rs`).
 
 /// `REASONING_START` and `REASONING_END` read the same fields.
 fn reasoning_phase(f: Fields<'_>) -> Result<ReasoningPhase, DecodeError> {

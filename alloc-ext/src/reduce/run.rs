@@ -12,6 +12,7 @@ use alloc::vec::Vec;
 use agui_core::decode::Field as F;
 use serde_json::Value;
 
+use super::rules::{no_op, Given, Rules};
 use super::{Changed, Reducer};
 use crate::event::{
     check_metadata, kind, outcome, string_item, Custom, DecodeError, Effect, Outcome, Raw,
@@ -20,7 +21,6 @@ use crate::event::{
 };
 use crate::hooks::{Flow, HookView, Subscriber};
 use crate::model::{Dialect, Fields, Interrupt, RunAgentInput};
-use crate::rules::{no_op, Given, Rules};
 use crate::size::message_bytes;
 
 /// AG-UI 1.0 (SPEC 9.9): the tool calls started in the current run, in

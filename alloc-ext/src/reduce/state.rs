@@ -6,12 +6,12 @@ use agui_core::event::EventType;
 use serde_json::Value;
 
 use super::limits::{fits, LimitError, NULL_SIZE, UNBOUNDED};
+use super::rules::{no_op, Given, Rules};
 use super::{Changed, Reducer};
 use crate::event::{check_metadata, kind, patch, DecodeError, Effect, StateDelta, StateSnapshot};
 use crate::hooks::{Flow, HookView, Subscriber};
 use crate::model::Fields;
 use crate::patch::apply_patch_sized;
-use crate::rules::{no_op, Given, Rules};
 use crate::size::{json_size, Size};
 
 impl Reducer {
@@ -67,7 +67,7 @@ impl Reducer {
 }
 
 // ---------------------------------------------------------------------------
-// The decisions about the state (see `crate::rules`).
+// The decisions about the state (see `rules.rs`).
 
 impl Rules for kind::StateSnapshot {
     type Payload = StateSnapshot;

@@ -11,6 +11,7 @@ use agui_core::decode::Field as F;
 use serde_json::Value;
 
 use super::limits::{meta_bytes, sum, Delta};
+use super::rules::{no_op, opt_len, Given, Rules};
 use super::{find_call, merge_metadata, Changed, Reducer};
 use crate::event::{
     kind, metadata, DecodeError, Effect, Event, ToolCallArgs, ToolCallEnd, ToolCallResult,
@@ -23,7 +24,6 @@ use crate::model::{
     ToolMessage, SUBAGENT_RUN_ID,
 };
 use crate::partial::PartialArgs;
-use crate::rules::{no_op, opt_len, Given, Rules};
 use crate::size::tool_call_bytes;
 
 /// The arguments of one tool call as a value.
@@ -434,7 +434,7 @@ fn empty_args() -> Value {
 }
 
 // ---------------------------------------------------------------------------
-// The decisions about tool calls (see `crate::rules`).
+// The decisions about tool calls (see `rules.rs`).
 
 /// The trace's arguments value of tool call `id`, when the call is in the
 /// messages and the value exists.

@@ -1,9 +1,14 @@
-//! The questions the alloc layer asks of every event type ([`Rules`]), and
-//! the operations that ask them.
+//! The questions the alloc layer asks of every event type ([`Rules`]), the
+//! operations that ask them, and the dispatch from an event to its type's
+//! `Rules` ([`Event::visit`], [`Event::from_core`], [`Event::effect`]).
 //!
 //! The event table (`events!` in `event.rs`) gives each event type a marker
-//! type in [`kind`](crate::event::kind); this file implements [`Rules`] for
-//! each of them. `Rules` has no default methods, so a new row in the table
+//! type in [`kind`](crate::event::kind) and hands its rows to `dispatch!`
+//! here; each family's file of `reduce/` implements [`Rules`] for its
+//! markers. The dispatch lives here, inside `reduce`, not in `event.rs`, so
+//! that the module graph has no loop: `Rules` takes the [`Reducer`], the
+//! reducer's families implement it, and both name the event, never the
+//! other way round. `Rules` has no default methods, so a new row in the table
 //! does not compile until its block answers every question the layer asks
 //! of an event:
 //!
@@ -29,12 +34,13 @@
 
 use alloc::string::String;
 
+use agui_core::event::{EventType, Origin};
 use serde_json::Value;
 
-use crate::event::{DecodeError, Effect};
+use super::{Changed, LimitError, Reducer};
+use crate::event::{self, kind, DecodeError, Effect, Event};
 use crate::hooks::{Flow, HookView, Subscriber};
-use crate::model::Fields;
-use crate::reduce::{Changed, LimitError, Reducer};
+use crate::model::{Dialect, Fields};
 
 /// The alloc layer's decisions about one event type (see the module docs).
 pub(crate) trait Rules {
@@ -131,11 +137,11 @@ pub(crate) fn opt_len(s: &Option<String>) -> usize {
 /// block still names every decision: one it leaves out does not compile.
 macro_rules! no_op {
     ($($decision:ident),+ $(,)?) => {
-        $($crate::rules::no_op!(@ $decision);)+
+        $($crate::reduce::rules::no_op!(@ $decision);)+
     };
     (@ growth) => {
         fn growth(_: &Self::Payload, _: &$crate::reduce::Reducer) -> (usize, usize) {
-            $crate::rules::NO_GROWTH
+            $crate::reduce::rules::NO_GROWTH
         }
     };
     (@ check) => {
@@ -149,7 +155,7 @@ macro_rules! no_op {
     };
     (@ reduce) => {
         fn reduce(
-            _: $crate::rules::Given<'_, Self::Payload>,
+            _: $crate::reduce::rules::Given<'_, Self::Payload>,
             _: &mut $crate::reduce::Reducer,
             _: &mut dyn $crate::hooks::Subscriber,
         ) -> $crate::reduce::Changed {
@@ -174,6 +180,116 @@ macro_rules! no_op {
     };
 }
 pub(crate) use no_op;
+
+// ---------------------------------------------------------------------------
+// The dispatch from an event to its type's `Rules`, written from the event
+// table (`events!` in `event.rs` hands its rows here through
+// `for_each_event!`): here, not in `event.rs`, so that the event module
+// names no rules and the module graph has no loop (issue 26).
+
+/// Writes [`Event::visit`], [`Event::visit_mut`] and `from_frame` from the
+/// event table's rows.
+macro_rules! dispatch {
+    (
+        with_fields { $( $name:ident, )* }
+        without_fields { $( $unit:ident, )* }
+        expanded_before_apply { $( $chunk:ident, )* }
+    ) => {
+        impl Event {
+            /// Calls `v` with the event's payload and its type's [`Rules`].
+            pub(crate) fn visit<'e, V: Visit<'e>>(&'e self, v: V) -> V::Out {
+                match self {
+                    $( Event::$name(e) => v.visit::<kind::$name>(e), )*
+                    $( Event::$unit => v.visit::<kind::$unit>(&()), )*
+                }
+            }
+
+            /// The same with the payload to change (or take from).
+            pub(crate) fn visit_mut<V: VisitMut>(&mut self, v: V) -> V::Out {
+                match self {
+                    $( Event::$name(e) => v.visit::<kind::$name>(e), )*
+                    $( Event::$unit => v.visit::<kind::$unit>(&mut ()), )*
+                }
+            }
+        }
+
+        /// The frame's own event.
+        fn from_frame(kind: EventType, f: Fields<'_>) -> Result<Event, DecodeError> {
+            Ok(match kind {
+                $( EventType::$name => Event::$name(<kind::$name as Rules>::decode(f)?.into()), )*
+                $( EventType::$unit => {
+                    <kind::$unit as Rules>::decode(f)?;
+                    Event::$unit
+                } )*
+                $( EventType::$chunk )|* => return Err(event::not_expanded(kind)),
+            })
+        }
+    };
+}
+
+event::for_each_event!(dispatch);
+
+impl Event {
+    /// Builds the reducer's event for one verified core event of a frame.
+    ///
+    /// `frame` is the whole frame's JSON object. `kind`, `origin` and `id`
+    /// come from the core's expanded event:
+    /// - [`Origin::Frame`]: the frame's own event; every field is read from
+    ///   `frame` (whose `type` must be `kind`).
+    /// - [`Origin::Chunk`]: a START, CONTENT or ARGS made from the frame's
+    ///   `*_CHUNK` event; `id` is the item's id (for a CONTENT, the open
+    ///   item's, which the frame may not name). A START takes the chunk's
+    ///   role (default assistant), name, toolCallName and parentMessageId;
+    ///   a CONTENT / ARGS takes its `delta` (absent = `""`, the
+    ///   metadata-only chunk). Both carry the chunk's metadata.
+    /// - [`Origin::Close`]: an END closing the open chunked item: only `id`.
+    ///
+    /// ```
+    /// use agui_alloc::event::Event;
+    /// use agui_core::event::{EventType, Origin};
+    /// let frame = serde_json::json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": "hi"});
+    /// let ev = Event::from_core(EventType::TextMessageContent, Origin::Chunk, "m", &frame).unwrap();
+    /// assert_eq!(ev.kind(), EventType::TextMessageContent);
+    ///
+    /// let bad = serde_json::json!({"type": "MESSAGES_SNAPSHOT", "messages": [{"id": "x", "role": "wizard"}]});
+    /// let err = Event::from_core(EventType::MessagesSnapshot, Origin::Frame, "", &bad).unwrap_err();
+    /// assert!(err.to_string().starts_with("messages.0.role: "));
+    /// ```
+    pub fn from_core(
+        kind: EventType,
+        origin: Origin,
+        id: &str,
+        frame: &Value,
+    ) -> Result<Event, DecodeError> {
+        Self::from_core_in(kind, origin, id, frame, Dialect::Current)
+    }
+
+    /// [`Event::from_core`] reading the frame in `dialect` (AG-UI 1.0's
+    /// `subagentRunId`, content parts, outcomes).
+    pub fn from_core_in(
+        kind: EventType,
+        origin: Origin,
+        id: &str,
+        frame: &Value,
+        dialect: Dialect,
+    ) -> Result<Event, DecodeError> {
+        let f = Fields::of_in(frame, dialect)?;
+        event::check_timestamp(f)?;
+        match origin {
+            Origin::Frame => {
+                f.literal("type", kind.as_str())?;
+                from_frame(kind, f)
+            }
+            Origin::Chunk => event::from_chunk(kind, id, f),
+            Origin::Close => event::close(kind, id),
+        }
+    }
+
+    /// What the event means for a display (see [`Effect`]).
+    pub fn effect(&self) -> Effect<'_> {
+        self.visit(EffectOf)
+    }
+}
 
 // ---------------------------------------------------------------------------
 // The operations the reducer and `Event::effect` run.
