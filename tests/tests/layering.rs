@@ -69,7 +69,11 @@ fn no_import_loop(which: usize) {
         .iter()
         .map(|c| spell(name, c, &graph, dir))
         .collect();
-    assert!(loops.is_empty(), "import loops:\n{}", loops.join("\n"));
+    assert!(
+        loops.is_empty(),
+        "import loops (the shortest through each module on one):\n{}",
+        loops.join("\n")
+    );
 }
 
 /// The check itself can fail: a loop through a grouped `use`, a `crate::`
