@@ -44,6 +44,7 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use agui_alloc::http::{HttpAgent, HttpError, HttpErrorKind, CONNECT_TIMEOUT, IDLE_TIMEOUT};
+use agui_examples::transcript::Peer;
 use clap::{Parser, ValueEnum};
 
 use session::Chat;
@@ -149,7 +150,7 @@ fn main() -> ExitCode {
     match Chat::new(&args).and_then(|mut chat| chat.run()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
-            eprintln!("agui-chat: {}", failure.reason);
+            eprintln!("agui-chat: {}", Peer(&failure.reason));
             ExitCode::from(failure.status)
         }
     }

@@ -10,7 +10,7 @@ use agui_alloc::event::{
 };
 use agui_alloc::hooks::{Flow, HookView, Subscriber, ToolCallProgress};
 use agui_alloc::http::RunObserver;
-use agui_examples::transcript::Printable;
+use agui_examples::transcript::{Peer, Printable};
 use serde_json::Value;
 
 /// Longest state line in the live view, in characters.
@@ -103,7 +103,7 @@ impl Printer {
         if let Some(head) = self.head.take() {
             self.start(&head);
         }
-        self.write(text);
+        self.write(&Peer(text).to_string());
         if self.live && self.first_delta.is_none() {
             let now = Instant::now();
             self.first_delta = Some(now);
@@ -235,7 +235,8 @@ impl Subscriber for Printer {
             .push((event.tool_call_id.clone(), event.tool_call_name.clone()));
         self.start(&format!(
             "[tool call {} {}] ",
-            event.tool_call_id, event.tool_call_name
+            Peer(&event.tool_call_id),
+            Peer(&event.tool_call_name)
         ));
         Flow::Continue
     }
@@ -261,7 +262,8 @@ impl Subscriber for Printer {
         self.calls.answered.push(event.tool_call_id.clone());
         self.line(&format!(
             "[tool result for {}] {}",
-            event.tool_call_id, event.content
+            Peer(&event.tool_call_id),
+            Peer(&event.content.to_string())
         ));
         Flow::Continue
     }
@@ -283,7 +285,7 @@ impl Subscriber for Printer {
         Flow::Continue
     }
     fn on_run_error(&mut self, event: &RunError, _: &mut HookView<'_>) -> Flow {
-        self.line(&format!("[run error] {}", event.message));
+        self.line(&format!("[run error] {}", Peer(&event.message)));
         Flow::Continue
     }
 }

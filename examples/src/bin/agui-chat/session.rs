@@ -8,7 +8,7 @@ use std::time::Duration;
 use agui_alloc::conversation::{Conversation, Counter, PendingToolCall, RunStatus};
 use agui_alloc::http::{check_url, HttpAgent};
 use agui_core::protocol::Protocol;
-use agui_examples::transcript::{write_message, write_state, Printable};
+use agui_examples::transcript::{write_message, write_state, Peer, Printable};
 
 use crate::printer::{Printer, RunCalls};
 use crate::tools::{declare_tools, run_command, ToolCommand};
@@ -122,7 +122,7 @@ impl Chat {
                     self.finish_transcript(Some(&failure.reason));
                     return Err(failure);
                 }
-                eprintln!("agui-chat: {}", failure.reason);
+                eprintln!("agui-chat: {}", Peer(&failure.reason));
                 self.decline_pending(&failure.reason);
                 if !failure.cancelled && worst.as_ref().is_none_or(|w| w.status < failure.status) {
                     worst = Some(failure);
@@ -168,7 +168,9 @@ impl Chat {
             if declared && !waiting && !calls.answered.contains(id) {
                 eprintln!(
                     "agui-chat: the agent called {name} under the id '{id}', which already has a result: \
-                     not run again (the agent must give each call an id of its own)"
+                     not run again (the agent must give each call an id of its own)",
+                    name = Peer(name),
+                    id = Peer(id),
                 );
             }
         }
@@ -212,7 +214,7 @@ impl Chat {
         for call in self.conv.pending_tool_calls() {
             let error = format!("not run: the run that made this call failed ({reason})");
             if self.output == Output::Live {
-                println!("[tool error for {}] {error}", call.id);
+                println!("[tool error for {}] {}", Peer(&call.id), Peer(&error));
             }
             // No run is in progress between runs, so adding cannot fail.
             let _ = self.conv.add_tool_error(&call.id, error);
@@ -228,14 +230,18 @@ impl Chat {
         let added = match outcome {
             Ok(result) => {
                 if self.output == Output::Live {
-                    println!("[tool result for {}] {result}", call.id);
+                    println!("[tool result for {}] {}", Peer(&call.id), Peer(&result));
                 }
                 self.conv.add_tool_result(&call.id, result)
             }
             Err(error) => {
-                eprintln!("agui-chat: tool {} failed: {error}", call.name);
+                eprintln!(
+                    "agui-chat: tool {} failed: {}",
+                    Peer(&call.name),
+                    Peer(&error)
+                );
                 if self.output == Output::Live {
-                    println!("[tool error for {}] {error}", call.id);
+                    println!("[tool error for {}] {}", Peer(&call.id), Peer(&error));
                 }
                 self.conv.add_tool_error(&call.id, error)
             }
@@ -276,7 +282,7 @@ impl Chat {
                 "ok: {} runs, {} frames accepted",
                 self.runs, self.frames
             ),
-            Some(reason) => writeln!(out, "stopped: {reason}"),
+            Some(reason) => writeln!(out, "stopped: {}", Peer(reason)),
         };
     }
 }
