@@ -402,17 +402,6 @@ impl HttpAgent {
         conv: &mut Conversation,
         observer: &mut dyn RunObserver,
     ) -> Result<RunReport, HttpError> {
-        self.run_unscrubbed(conv, observer).map_err(|mut e| {
-            e.detail = scrub_userinfo(&e.detail, &self.url);
-            e
-        })
-    }
-
-    fn run_unscrubbed(
-        &self,
-        conv: &mut Conversation,
-        observer: &mut dyn RunObserver,
-    ) -> Result<RunReport, HttpError> {
         check_url(&self.url)?;
         let request = conv
             .start_run()
