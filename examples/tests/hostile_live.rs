@@ -38,12 +38,8 @@ fn chat_env(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
         cmd.env(k, v);
     }
     let mut child = cmd.spawn().unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
+    // A usage error ends agui-chat before it reads: the pipe may be gone.
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
     // Read on threads: a big transcript must not block agui-chat on a
     // full pipe while the watchdog waits.
     let drain = |pipe: Option<Box<dyn Read + Send>>| {
