@@ -142,3 +142,32 @@ fn the_kiosk_runs_16_calls_of_huge_arguments_without_a_deadlock() {
     assert!(results[16].1.starts_with("not run: "), "{:?}", results[16]);
     assert_eq!(results[0].1, big);
 }
+
+/// The kiosk's own bounds and headers: `--max-tool-calls` caps the calls
+/// run in one run (the rest get an error result) and `--header` reaches
+/// the agent, as in agui-chat.
+#[test]
+fn the_kiosk_takes_max_tool_calls_and_headers_from_its_flags() {
+    let agent = hostile_agent::tool_calls("set_led", 5, "{\"colour\":\"red\"}");
+    let dir = scratch("flags");
+    let tool = format!("set_led=tee -a '{}'", dir.join("ran").display());
+    let flags = ["--tool", &tool, "--max-tool-calls", "3"];
+    let said = Kiosk::start(
+        &agent.url(),
+        &[&flags[..], &["--header", "X-Api-Key: k1"]].concat(),
+    )
+    .said();
+    let finished = said.iter().filter(|l| l.ends_with(": finished")).count();
+    assert_eq!(finished, 2, "{said:#?}");
+    let ran = std::fs::read_to_string(dir.join("ran")).unwrap();
+    assert_eq!(ran.matches("red").count(), 3, "{ran}");
+    let requests = agent.requests();
+    assert_eq!(requests[0].header("x-api-key"), Some("k1"));
+    let results = hostile_agent::tool_results(&requests[1]);
+    assert_eq!(results.len(), 5);
+    assert!(
+        results[3].1.starts_with("not run: over 3"),
+        "{:?}",
+        results[3]
+    );
+}

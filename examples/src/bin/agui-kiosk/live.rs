@@ -19,7 +19,8 @@ use agui_alloc::hooks::{Flow, HookView, Subscriber};
 use agui_alloc::http::{HttpAgent, RunObserver};
 use agui_alloc::model::{Message, Tool};
 use agui_alloc::reduce::Reducer;
-use agui_examples::tool_command::{run_tool, MAX_TOOL_CALLS, TOOL_TIMEOUT};
+use agui_examples::headers::Header;
+use agui_examples::tool_command::run_tool;
 use agui_examples::transcript::Peer;
 use agui_kiosk::framebuffer::Framebuffer;
 use agui_kiosk::{Config, Kiosk, Theme};
@@ -47,6 +48,14 @@ pub struct Live<'a> {
     pub tools: &'a [String],
     /// Most runs for the message (tool follow-ups included).
     pub max_runs: u32,
+    /// Most calls to declared tools run in one run.
+    pub max_tool_calls: u32,
+    /// How long a tool's command may run.
+    pub tool_timeout: Duration,
+    /// How long a run may take in all (`None`: no limit).
+    pub max_run_time: Option<Duration>,
+    /// Headers sent with every request (checked at start-up).
+    pub headers: Vec<Header>,
 }
 
 impl Live<'_> {
@@ -298,7 +307,10 @@ impl<C: PixelColor> RunObserver for LiveView<'_, C> {
 
 /// The user's message, the runs, the tools; then the window stays.
 fn converse<C: PixelColor>(live: &Live<'_>, mut screen: Screen<C>) -> Result<bool, String> {
-    let agent = HttpAgent::new(live.url);
+    let mut agent = HttpAgent::new(live.url).max_run_time(live.max_run_time);
+    for header in &live.headers {
+        agent = agent.header(header.name.clone(), header.value.clone());
+    }
     let mut conv = Conversation::new(format!("agui-kiosk-{}", std::process::id()));
     let commands = declare_tools(&mut conv, live.tools)?;
     conv.add_user_message(live.message)
@@ -337,12 +349,15 @@ fn converse<C: PixelColor>(live: &Live<'_>, mut screen: Screen<C>) -> Result<boo
             break;
         }
         // One response cannot run the commands without bound.
-        let run_now = usize::try_from(MAX_TOOL_CALLS).unwrap_or(usize::MAX);
+        let run_now = usize::try_from(live.max_tool_calls).unwrap_or(usize::MAX);
         for (n, call) in pending.iter().enumerate() {
             if n < run_now {
-                answer(&mut conv, &commands, call);
+                answer(&mut conv, &commands, call, live.tool_timeout);
             } else {
-                let error = format!("not run: over {MAX_TOOL_CALLS} tool calls in one run");
+                let error = format!(
+                    "not run: over {} tool calls in one run",
+                    live.max_tool_calls
+                );
                 let _ = conv.add_tool_error(&call.id, error);
             }
         }
@@ -389,11 +404,16 @@ fn declare_tools(conv: &mut Conversation, specs: &[String]) -> Result<Vec<ToolCo
 
 /// Runs the tool's command with the arguments on stdin and adds its
 /// trimmed output as the result (or its failure as the tool's error).
-fn answer(conv: &mut Conversation, commands: &[ToolCommand], call: &PendingToolCall) {
+fn answer(
+    conv: &mut Conversation,
+    commands: &[ToolCommand],
+    call: &PendingToolCall,
+    timeout: Duration,
+) {
     let Some(tool) = commands.iter().find(|t| t.name == call.name) else {
         return;
     };
-    let added = match run_tool(&tool.command, &call.arguments, TOOL_TIMEOUT) {
+    let added = match run_tool(&tool.command, &call.arguments, timeout) {
         Ok(result) => conv.add_tool_result(&call.id, result),
         Err(error) => conv.add_tool_error(&call.id, error),
     };

@@ -38,8 +38,11 @@ use std::fs;
 use std::io::{self, IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use agui_alloc::client::Client;
+use agui_examples::headers;
+use agui_examples::tool_command::{MAX_TOOL_CALLS, TOOL_TIMEOUT};
 use agui_kiosk::framebuffer::Framebuffer;
 use agui_kiosk::{Config, Kiosk, Theme};
 use clap::Parser;
@@ -99,6 +102,22 @@ struct Args {
     /// Most runs for the message, tool follow-ups included (with --url).
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..))]
     max_runs: u32,
+    /// Most calls to declared tools run in one run (with --url); the calls
+    /// beyond get an error result.
+    #[arg(long, value_name = "N", default_value_t = MAX_TOOL_CALLS, value_parser = clap::value_parser!(u32).range(1..), requires = "url")]
+    max_tool_calls: u32,
+    /// Seconds a tool's command may run (with --url); then it is killed and
+    /// the call gets an error result.
+    #[arg(long, value_name = "SECS", default_value_t = TOOL_TIMEOUT.as_secs_f64(), requires = "url")]
+    tool_timeout: f64,
+    /// Seconds a run may take in all (with --url; default: no limit).
+    #[arg(long, value_name = "SECS", requires = "url")]
+    max_run_time: Option<f64>,
+    /// An HTTP header for every request (with --url): `'Name: value'`, or
+    /// `@FILE` for a file of such lines; `$AGUI_HEADERS` likewise. Checked
+    /// at start-up; a value is never shown.
+    #[arg(long = "header", value_name = "HEADER", requires = "url")]
+    headers: Vec<String>,
 }
 
 fn parse_size(s: &str) -> Result<Size, String> {
@@ -139,6 +158,23 @@ fn live_main(args: &Args, url: &str, message: &str) -> ExitCode {
         scale: args.scale,
         tools: &args.tools,
         max_runs: args.max_runs,
+        max_tool_calls: args.max_tool_calls,
+        tool_timeout: match seconds(args.tool_timeout, "tool-timeout") {
+            Ok(d) => d,
+            Err(e) => return usage(&e),
+        },
+        max_run_time: match args
+            .max_run_time
+            .map(|s| seconds(s, "max-run-time"))
+            .transpose()
+        {
+            Ok(d) => d,
+            Err(e) => return usage(&e),
+        },
+        headers: match headers::collect(&args.headers) {
+            Ok(h) => h,
+            Err(e) => return usage(&e),
+        },
     };
     match live::run(&live) {
         Ok(true) => ExitCode::SUCCESS,
@@ -148,6 +184,19 @@ fn live_main(args: &Args, url: &str, message: &str) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// A positive number of seconds, or a usage error naming the flag.
+fn seconds(s: f64, flag: &str) -> Result<Duration, String> {
+    Duration::try_from_secs_f64(s)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| format!("--{flag} must be a positive number of seconds"))
+}
+
+fn usage(reason: &str) -> ExitCode {
+    eprintln!("agui-kiosk: {reason}");
+    ExitCode::from(2)
 }
 
 /// Replays the input; `Ok(false)` if the stream was rejected.
