@@ -1,0 +1,106 @@
+//! Relaying a run's verified frames to the device.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use agui_alloc::client::Client;
+use agui_alloc::hooks::Subscriber;
+use agui_alloc::http::RunObserver;
+use agui_core::frame::{FrameEvent, Framer};
+
+use crate::port::DeviceWriter;
+
+/// Sees the HTTP body as it arrives: frames it, verifies each frame with a
+/// client of its own (the same rules the conversation folds with) and writes
+/// each accepted frame to the device as one NDJSON line, at once.
+pub struct Relay<'a> {
+    device: &'a mut DeviceWriter,
+    framer: Framer,
+    frame: Vec<u8>,
+    shadow: Client,
+    /// The shadow client rejected a frame: nothing more is relayed.
+    pub rejected: bool,
+    /// A write to the device failed.
+    pub device_failed: bool,
+    /// Per relayed frame: µs from the arrival of its last bytes to its write.
+    pub latencies: Vec<u64>,
+    /// Set when the device fails: the run is then cancelled.
+    cancel: Arc<AtomicBool>,
+}
+
+impl<'a> Relay<'a> {
+    pub fn new(device: &'a mut DeviceWriter, shadow: Client, cancel: Arc<AtomicBool>) -> Self {
+        Relay {
+            device,
+            framer: Framer::new(None),
+            frame: Vec::new(),
+            shadow,
+            rejected: false,
+            device_failed: false,
+            latencies: Vec::new(),
+            cancel,
+        }
+    }
+
+    /// The body ended: a last frame without its terminator still counts
+    /// (SPEC section 1), as it did for the conversation.
+    pub fn finish(&mut self) {
+        let arrived = Instant::now();
+        while let Some(event) = self.framer.finish() {
+            self.on_frame_event(event, arrived);
+        }
+    }
+
+    fn on_frame_event(&mut self, event: FrameEvent<'_>, arrived: Instant) {
+        match event {
+            FrameEvent::Start => self.frame.clear(),
+            FrameEvent::Data(data) => self.frame.extend_from_slice(data),
+            FrameEvent::End => self.on_frame(arrived),
+        }
+    }
+
+    /// A complete frame: verify, then relay.
+    fn on_frame(&mut self, arrived: Instant) {
+        if self.rejected || self.device_failed {
+            return;
+        }
+        for b in &mut self.frame {
+            if *b == b'\r' || *b == b'\n' {
+                *b = b' ';
+            }
+        }
+        self.frame.push(b'\n');
+        if self.shadow.feed(&self.frame).is_err() {
+            self.rejected = true;
+            return;
+        }
+        let sent = self
+            .device
+            .write_all(&self.frame)
+            .and_then(|()| self.device.flush());
+        match sent {
+            Ok(()) => self.latencies.push(arrived.elapsed().as_micros() as u64),
+            Err(e) => {
+                eprintln!("agui-gateway: cannot write to the device: {e}");
+                self.device_failed = true;
+                self.cancel.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+impl Subscriber for Relay<'_> {}
+
+impl RunObserver for Relay<'_> {
+    fn on_bytes(&mut self, mut bytes: &[u8]) {
+        let arrived = Instant::now();
+        while !bytes.is_empty() {
+            let (used, event) = self.framer.next(bytes);
+            bytes = bytes.get(used..).unwrap_or_default();
+            if let Some(event) = event {
+                self.on_frame_event(event, arrived);
+            }
+        }
+    }
+}
