@@ -9,11 +9,12 @@ use agui_alloc::client::Client;
 use agui_alloc::conversation::{Conversation, RunStatus};
 use agui_alloc::http::{HttpAgent, HttpErrorKind};
 use agui_alloc::model::{Message, ToolMessage};
+use agui_core::device::{self, LineCode};
 use serde_json::json;
 
 use crate::lines::{bad, parse_line, DeviceLine, LineError};
 use crate::port::DeviceWriter;
-use crate::reader::{FromDevice, MAX_LINE};
+use crate::reader::FromDevice;
 use crate::relay::Relay;
 
 /// The main thread's state.
@@ -44,8 +45,8 @@ impl Gateway {
                 },
                 FromDevice::TooLong(number) => {
                     let e = bad(
-                        "line_too_long",
-                        format!("longer than {MAX_LINE} bytes; dropped"),
+                        LineCode::LineTooLong,
+                        device::LineError::TooLong.to_string(),
                     );
                     self.report(number, &e);
                 }
@@ -74,7 +75,7 @@ impl Gateway {
         // No run is in progress between lines, so this cannot fail.
         self.conv
             .add_message(message)
-            .map_err(|e| bad("busy", e.to_string()))
+            .map_err(|e| bad(LineCode::Busy, e.to_string()))
     }
 
     /// A tool result must answer a call awaiting one.
@@ -86,7 +87,7 @@ impl Gateway {
             .any(|call| call.id == result.tool_call_id);
         if !awaited {
             return Err(bad(
-                "not_awaited",
+                LineCode::NotAwaited,
                 format!("no call '{}' awaits a result", result.tool_call_id),
             ));
         }
@@ -96,7 +97,10 @@ impl Gateway {
     /// One run: relays its verified frames, closes a failed one with RUN_ERROR.
     fn run(&mut self) -> Result<(), LineError> {
         if self.conv.messages().is_empty() {
-            return Err(bad("no_message", "RUN with no message in the thread"));
+            return Err(bad(
+                LineCode::NoMessage,
+                "RUN with no message in the thread",
+            ));
         }
         let shadow =
             Client::new().with_initial(self.conv.messages().to_vec(), self.conv.state().clone());
@@ -145,8 +149,12 @@ impl Gateway {
             "agui-gateway: device line {number}: {} [{}]",
             e.message, e.code
         );
-        let line = format!("!error {} {}", e.code, e.message.replace(['\r', '\n'], " "));
-        let _ = write_line(&mut self.device, line.as_bytes());
+        let mut line = Vec::new();
+        device::write_error(e.code, &e.message, |bytes| line.extend_from_slice(bytes));
+        let _ = self
+            .device
+            .write_all(&line)
+            .and_then(|()| self.device.flush());
     }
 
     fn done(&self) -> ExitCode {

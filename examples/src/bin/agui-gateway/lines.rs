@@ -1,6 +1,7 @@
 //! The device's lines, decoded (docs/SPEC.md, "Device to gateway").
 
 use agui_alloc::model::{Message, Tool, ToolMessage, UserContent};
+use agui_core::device::{self, LineCode};
 use serde_json::{json, Value};
 
 /// A device line, decoded.
@@ -15,52 +16,36 @@ pub enum DeviceLine {
 
 /// A bad device line: a stable code (SPEC) and what is wrong.
 pub struct LineError {
-    pub code: &'static str,
+    pub code: LineCode,
     pub message: String,
 }
 
-pub fn bad(code: &'static str, message: impl Into<String>) -> LineError {
+pub fn bad(code: LineCode, message: impl Into<String>) -> LineError {
     LineError {
         code,
         message: message.into(),
     }
 }
 
-/// Decodes one line (without its line end).
+/// Decodes one line (without its line end): sorted by the core's
+/// [`device::classify`], then the fields of the line read here.
 pub fn parse_line(bytes: &[u8]) -> Result<DeviceLine, LineError> {
-    let text =
-        std::str::from_utf8(bytes).map_err(|e| bad("not_utf8", format!("not UTF-8: {e}")))?;
-    if text.trim().is_empty() {
-        return Ok(DeviceLine::Blank);
-    }
-    let value: Value =
-        serde_json::from_str(text).map_err(|e| bad("not_json", format!("not JSON: {e}")))?;
-    if !value.is_object() {
-        return Err(bad("not_json", "not a JSON object"));
-    }
-    match value.get("type") {
-        Some(Value::String(kind)) => parse_typed(kind, &value),
-        Some(_) => Err(bad("bad_field", "`type` must be a string")),
-        None if value.get("role").and_then(Value::as_str) == Some("user") => {
-            Message::from_json(&value)
-                .map(DeviceLine::User)
-                .map_err(|e| bad("bad_field", format!("user message: {e}")))
-        }
-        None => Err(bad(
-            "unknown_line",
-            "an object with neither `type` nor `\"role\":\"user\"`",
-        )),
-    }
-}
-
-/// The lines with a `type`.
-fn parse_typed(kind: &str, value: &Value) -> Result<DeviceLine, LineError> {
+    let kind = device::classify(bytes).map_err(|e| bad(e.code(), e.to_string()))?;
+    // The core checked the JSON; serde_json can still refuse what Rust
+    // strings cannot hold (a lone surrogate escape).
+    let value = || {
+        serde_json::from_slice::<Value>(bytes)
+            .map_err(|e| bad(LineCode::NotJson, format!("not JSON: {e}")))
+    };
     match kind {
-        "TOOL" => parse_tool(value).map(DeviceLine::Tool),
-        "TOOL_CALL_RESULT" => parse_result(value).map(DeviceLine::ToolResult),
-        "RUN" => Ok(DeviceLine::Run),
-        "DONE" => Ok(DeviceLine::Done),
-        other => Err(bad("unknown_line", format!("unknown line type '{other}'"))),
+        device::DeviceLine::Blank | device::DeviceLine::Log(_) => Ok(DeviceLine::Blank),
+        device::DeviceLine::Run => Ok(DeviceLine::Run),
+        device::DeviceLine::Done => Ok(DeviceLine::Done),
+        device::DeviceLine::Tool => parse_tool(&value()?).map(DeviceLine::Tool),
+        device::DeviceLine::ToolResult => parse_result(&value()?).map(DeviceLine::ToolResult),
+        device::DeviceLine::User => Message::from_json(&value()?)
+            .map(DeviceLine::User)
+            .map_err(|e| bad(LineCode::BadField, format!("user message: {e}"))),
     }
 }
 
@@ -69,10 +54,13 @@ fn string_field(value: &Value, what: &str, key: &str) -> Result<String, LineErro
     match value.get(key) {
         Some(Value::String(s)) => Ok(s.clone()),
         Some(_) => Err(bad(
-            "bad_field",
+            LineCode::BadField,
             format!("{what}: `{key}` must be a string"),
         )),
-        None => Err(bad("bad_field", format!("{what}: `{key}` is required"))),
+        None => Err(bad(
+            LineCode::BadField,
+            format!("{what}: `{key}` is required"),
+        )),
     }
 }
 
@@ -100,7 +88,10 @@ fn parse_result(value: &Value) -> Result<ToolMessage, LineError> {
     let what = "TOOL_CALL_RESULT";
     if let Some(role) = value.get("role") {
         if role.as_str() != Some("tool") {
-            return Err(bad("bad_field", format!("{what}: `role` must be \"tool\"")));
+            return Err(bad(
+                LineCode::BadField,
+                format!("{what}: `role` must be \"tool\""),
+            ));
         }
     }
     Ok(ToolMessage {

@@ -4,11 +4,9 @@ use std::io::{self, BufRead, BufReader, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 
-use crate::lines::{parse_line, DeviceLine};
-use crate::port::DeviceReader;
+use agui_core::device::{self, MAX_LINE};
 
-/// Longest device line (bytes, without its `\n`).
-pub const MAX_LINE: usize = 65_536;
+use crate::port::DeviceReader;
 
 /// What the reading thread hands to the main thread.
 pub enum FromDevice {
@@ -39,16 +37,17 @@ pub fn read_device(reader: DeviceReader, tx: &Sender<FromDevice>, cancel: &Atomi
             break "end of stream".to_owned();
         }
         number += 1;
-        let message = match line.len() {
-            n if n > MAX_LINE => FromDevice::TooLong(number),
-            _ if line.first() == Some(&b'#') => {
-                print_log(&line);
+        let message = match device::classify(&line) {
+            Err(device::LineError::TooLong) => FromDevice::TooLong(number),
+            Ok(device::DeviceLine::Log(text)) => {
+                print_log(text);
                 continue;
             }
-            _ => {
-                done |= matches!(parse_line(&line), Ok(DeviceLine::Done));
+            Ok(device::DeviceLine::Done) => {
+                done = true;
                 FromDevice::Line(number, line)
             }
+            Ok(_) | Err(_) => FromDevice::Line(number, line),
         };
         if tx.send(message).is_err() {
             return;
@@ -87,9 +86,9 @@ fn read_line(reader: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<bool> 
 }
 
 /// A device log line, without its `#`, on stdout.
-fn print_log(line: &[u8]) {
+fn print_log(text: &[u8]) {
     let mut out = io::stdout().lock();
-    let _ = out.write_all(line.get(1..).unwrap_or_default());
+    let _ = out.write_all(text);
     let _ = out.write_all(b"\n");
     let _ = out.flush();
 }
