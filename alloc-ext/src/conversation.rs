@@ -261,6 +261,19 @@ pub struct RunReport {
     pub status: RunStatus,
     /// Frames the client accepted in this run.
     pub accepted: u32,
+    /// The first `RUN_STARTED` that named another thread or run than the
+    /// one asked for, if any: the agent may answer someone else's run (a
+    /// tool shows it as a warning; the events are folded all the same).
+    pub foreign_start: Option<ForeignStart>,
+}
+
+/// A `RUN_STARTED` whose `threadId` or `runId` is not the run's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForeignStart {
+    /// Its `threadId`.
+    pub thread_id: String,
+    /// Its `runId`.
+    pub run_id: String,
 }
 
 /// The conversation already has a run in progress.
@@ -292,6 +305,8 @@ pub struct PendingToolCall {
 struct Ending {
     finished: Option<RunFinished>,
     error: Option<RunError>,
+    /// Kept across the runs of one stream: the first foreign start.
+    foreign: Option<ForeignStart>,
 }
 
 /// The run in progress.
@@ -676,12 +691,21 @@ impl Conversation {
         let Some(run) = &mut self.run else {
             return Ok(());
         };
-        let ending = &mut run.ending;
+        let (ending, asked) = (&mut run.ending, (self.thread_id.as_str(), run.id.as_str()));
         let mut watch = Tap {
             inner: subscriber,
-            tap: |event: &Event| ending.note(event),
+            tap: |event: &Event| ending.note(event, asked),
         };
         run.client.feed_with(bytes, &mut watch)
+    }
+
+    /// The run in progress has seen its terminal event (`RUN_FINISHED` or
+    /// `RUN_ERROR`): whatever the body still holds is not the run's. False
+    /// without a run in progress.
+    pub fn run_has_ended(&self) -> bool {
+        self.run
+            .as_ref()
+            .is_some_and(|run| run.ending.finished.is_some() || run.ending.error.is_some())
     }
 
     /// Ends the run in progress at the end of its response: a last frame
@@ -695,10 +719,10 @@ impl Conversation {
     pub fn end_run_with(&mut self, subscriber: &mut dyn Subscriber) -> Option<RunReport> {
         let mut run = self.run.take()?;
         let finish = {
-            let ending = &mut run.ending;
+            let (ending, asked) = (&mut run.ending, (self.thread_id.as_str(), run.id.as_str()));
             let mut watch = Tap {
                 inner: subscriber,
-                tap: |event: &Event| ending.note(event),
+                tap: |event: &Event| ending.note(event, asked),
             };
             run.client.finish_with(&mut watch)
         };
@@ -744,6 +768,7 @@ impl Conversation {
             run_id: run.id,
             status,
             accepted,
+            foreign_start: run.ending.foreign,
         };
         self.last = Some(report.clone());
         report
@@ -788,11 +813,23 @@ impl Serialize for WireMessages<'_> {
 // ---------------------------------------------------------------------------
 
 impl Ending {
-    /// Notes `RUN_STARTED` / `RUN_FINISHED` / `RUN_ERROR` for the run's report.
-    fn note(&mut self, event: &Event) {
+    /// Notes `RUN_STARTED` / `RUN_FINISHED` / `RUN_ERROR` for the run's
+    /// report; `asked` is the (thread, run) the request named.
+    fn note(&mut self, event: &Event, asked: (&str, &str)) {
+        if let Event::RunStarted(start) = event {
+            if self.foreign.is_none() && (start.thread_id != asked.0 || start.run_id != asked.1) {
+                self.foreign = Some(ForeignStart {
+                    thread_id: start.thread_id.clone(),
+                    run_id: start.run_id.clone(),
+                });
+            }
+        }
         match event.effect() {
             // A stream may hold runs one after another: only the last counts.
-            Effect::RunStarted => *self = Ending::default(),
+            Effect::RunStarted => {
+                self.finished = None;
+                self.error = None;
+            }
             Effect::RunFinished(e) => self.finished = Some(e.clone()),
             Effect::RunError(e) => self.error = Some(e.clone()),
             Effect::StepStarted(_)

@@ -71,6 +71,7 @@ use core::time::Duration;
 use std::io::{self, Read};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::thread;
+use std::time::Instant;
 
 use crate::conversation::{Conversation, RunReport};
 use crate::hooks::Subscriber;
@@ -90,6 +91,11 @@ pub const POLL: Duration = Duration::from_millis(100);
 pub const ERROR_BODY_BYTES: usize = 512;
 /// Pieces of body in flight between the worker and the calling thread.
 const IN_FLIGHT: usize = 8;
+/// How long the body is still read after the run's terminal event
+/// (`RUN_FINISHED` or `RUN_ERROR`): a stream may hold another run right
+/// after, but an agent that keeps the connection open (comments, or
+/// nothing) does not hold the run; the rest is dropped.
+pub const END_GRACE: Duration = Duration::from_millis(500);
 
 /// The media type of the AG-UI binary (protobuf) encoding.
 pub const PROTO_MEDIA_TYPE: &str = "application/vnd.ag-ui.event+proto";
@@ -129,6 +135,15 @@ pub enum HttpErrorKind {
     Cancelled,
     /// The conversation already has a run in progress.
     Busy,
+    /// The agent answered with a redirect (3xx), which is never followed:
+    /// the run's POST and its headers go to the URL given and nowhere
+    /// else. The detail holds the `Location`.
+    Redirect,
+    /// The body is compressed (`Content-Encoding` other than `identity`),
+    /// which this client does not decode.
+    ContentEncoding,
+    /// The run took longer than its limit ([`HttpAgent::max_run_time`]).
+    RunTime,
 }
 
 impl HttpErrorKind {
@@ -146,6 +161,9 @@ impl HttpErrorKind {
             HttpErrorKind::Transport => "transport",
             HttpErrorKind::Cancelled => "cancelled",
             HttpErrorKind::Busy => "busy",
+            HttpErrorKind::Redirect => "redirect",
+            HttpErrorKind::ContentEncoding => "content_encoding",
+            HttpErrorKind::RunTime => "run_time",
         }
     }
 }
@@ -188,7 +206,16 @@ impl fmt::Display for HttpError {
             (HttpErrorKind::Status, None) => write!(f, "HTTP error: {}", self.detail),
             (HttpErrorKind::Transport, _) => write!(f, "connection lost: {}", self.detail),
             (HttpErrorKind::Cancelled, _) => write!(f, "cancelled: {}", self.detail),
-            (HttpErrorKind::Busy, _) => f.write_str(&self.detail),
+            (HttpErrorKind::Busy, _) | (HttpErrorKind::ContentEncoding, _) => {
+                f.write_str(&self.detail)
+            }
+            (HttpErrorKind::Redirect, Some(status)) => write!(
+                f,
+                "HTTP {status} -> {} (redirects are not followed: give the final URL)",
+                self.detail
+            ),
+            (HttpErrorKind::Redirect, None) => write!(f, "redirect: {}", self.detail),
+            (HttpErrorKind::RunTime, _) => write!(f, "run time limit: {}", self.detail),
         }
     }
 }
@@ -254,6 +281,7 @@ pub struct HttpAgent {
     headers: Vec<(String, String)>,
     connect_timeout: Duration,
     idle_timeout: Duration,
+    max_run_time: Option<Duration>,
     cancel: Arc<AtomicBool>,
     /// The roots an `https://` agent's certificate is checked against
     /// (`None`: the built-in Mozilla roots).
@@ -276,11 +304,11 @@ pub fn check_url(url: &str) -> Result<(), HttpError> {
         Some("https") if cfg!(feature = "https") => Ok(()),
         Some("https") => Err(HttpError::new(
             HttpErrorKind::Url,
-            format!("'{url}': https:// needs agui-alloc's feature `https`, which this build lacks; only http:// URLs work"),
+            format!("'{}': https:// needs agui-alloc's feature `https`, which this build lacks; only http:// URLs work", redact_userinfo(url)),
         )),
         _ => Err(HttpError::new(
             HttpErrorKind::Url,
-            format!("'{url}': expected an http:// or https:// URL"),
+            format!("'{}': expected an http:// or https:// URL", redact_userinfo(url)),
         )),
     }
 }
@@ -295,6 +323,7 @@ impl HttpAgent {
             headers: Vec::new(),
             connect_timeout: CONNECT_TIMEOUT,
             idle_timeout: IDLE_TIMEOUT,
+            max_run_time: None,
             cancel: Arc::new(AtomicBool::new(false)),
             #[cfg(feature = "https")]
             roots: None,
@@ -334,6 +363,15 @@ impl HttpAgent {
         self
     }
 
+    /// Sets the longest a run may take, from its request to its end
+    /// (default `None`: no limit; the idle timeout still stops a silent
+    /// agent, but not one that streams forever). A run over it is stopped
+    /// with [`HttpErrorKind::RunTime`].
+    pub fn max_run_time(mut self, limit: Option<Duration>) -> Self {
+        self.max_run_time = limit;
+        self
+    }
+
     /// Uses `flag` as the cancel flag: setting it (from any thread, e.g. a
     /// Ctrl-C handler) ends the run in progress within [`POLL`]. The flag
     /// is not cleared by the agent: clear it before the next run.
@@ -364,14 +402,27 @@ impl HttpAgent {
         conv: &mut Conversation,
         observer: &mut dyn RunObserver,
     ) -> Result<RunReport, HttpError> {
+        self.run_unscrubbed(conv, observer).map_err(|mut e| {
+            e.detail = scrub_userinfo(&e.detail, &self.url);
+            e
+        })
+    }
+
+    fn run_unscrubbed(
+        &self,
+        conv: &mut Conversation,
+        observer: &mut dyn RunObserver,
+    ) -> Result<RunReport, HttpError> {
         check_url(&self.url)?;
         let request = conv
             .start_run()
             .map_err(|e| HttpError::new(HttpErrorKind::Busy, e.to_string()))?;
         observer.on_request(&request.run_id, &request.body);
         let (tx, rx) = mpsc::sync_channel(IN_FLIGHT);
+        let reset = Arc::new(AtomicBool::new(false));
         let worker = Worker {
-            agent: self.ureq_agent(),
+            agent: self.ureq_agent(reset.clone()),
+            reset,
             url: self.url.clone(),
             headers: self.headers.clone(),
             body: request.body,
@@ -392,16 +443,20 @@ impl HttpAgent {
             Ok(()) => Ok(conv
                 .end_run_with(observer)
                 .unwrap_or_else(|| unreachable_report(&request.run_id))),
-            Err(e) => {
+            Err(mut e) => {
+                e.detail = scrub_userinfo(&e.detail, &self.url);
                 conv.abort_run(e.to_string());
                 Err(e)
             }
         }
     }
 
-    fn ureq_agent(&self) -> ureq::Agent {
+    fn ureq_agent(&self, reset: Arc<AtomicBool>) -> ureq::Agent {
         let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
+            // A redirect would carry the user's headers, and the run, to
+            // another origin: never followed (see HttpErrorKind::Redirect).
+            .max_redirects(0)
             .timeout_connect(Some(self.connect_timeout))
             .timeout_per_read(Some(self.idle_timeout));
         #[cfg(feature = "https")]
@@ -413,7 +468,14 @@ impl HttpAgent {
             ),
             None => config,
         };
-        config.build().new_agent()
+        ureq::Agent::with_parts(
+            config.build(),
+            reset::Watch {
+                inner: ureq::unversioned::transport::DefaultConnector::new(),
+                reset,
+            },
+            ureq::unversioned::resolver::DefaultResolver::default(),
+        )
     }
 
     /// Folds what the worker sends until the body ends (`Ok`), the client
@@ -424,6 +486,9 @@ impl HttpAgent {
         rx: &Receiver<Piece>,
         observer: &mut dyn RunObserver,
     ) -> Result<(), HttpError> {
+        let started = Instant::now();
+        let deadline = self.max_run_time.and_then(|d| started.checked_add(d));
+        let mut grace_end: Option<Instant> = None;
         loop {
             if self.cancel.load(Ordering::Relaxed) {
                 return Err(HttpError::new(
@@ -431,7 +496,25 @@ impl HttpAgent {
                     "the run was cancelled by the user",
                 ));
             }
-            let piece = match rx.recv_timeout(POLL) {
+            let now = Instant::now();
+            if grace_end.is_some_and(|end| now >= end) {
+                return Ok(()); // the rest of the body is not the run's
+            }
+            if let Some(limit) = self
+                .max_run_time
+                .filter(|_| deadline.is_some_and(|d| now >= d))
+            {
+                return Err(HttpError::new(
+                    HttpErrorKind::RunTime,
+                    format!("the run took over {} ms and was stopped", limit.as_millis()),
+                ));
+            }
+            let wait = [grace_end, deadline]
+                .into_iter()
+                .flatten()
+                .map(|end| end.saturating_duration_since(now))
+                .fold(POLL, Duration::min);
+            let piece = match rx.recv_timeout(wait) {
                 Ok(piece) => piece,
                 Err(RecvTimeoutError::Timeout) => {
                     observer.on_wait();
@@ -452,6 +535,9 @@ impl HttpAgent {
                         // The run is over; the report carries the error.
                         return Ok(());
                     }
+                    if grace_end.is_none() && conv.run_has_ended() {
+                        grace_end = Some(Instant::now() + END_GRACE);
+                    }
                 }
                 Piece::End => return Ok(()),
                 Piece::Failed(e) => return Err(e),
@@ -467,6 +553,7 @@ fn unreachable_report(run_id: &str) -> RunReport {
         run_id: run_id.to_owned(),
         status: crate::conversation::RunStatus::Incomplete,
         accepted: 0,
+        foreign_start: None,
     }
 }
 
@@ -484,6 +571,8 @@ enum Piece {
 
 struct Worker {
     agent: ureq::Agent,
+    /// Set by the transport when the connection ended abruptly.
+    reset: Arc<AtomicBool>,
     url: String,
     headers: Vec<(String, String)>,
     body: String,
@@ -519,11 +608,24 @@ impl Worker {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .to_owned();
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let location = header("location");
+        let encoding = header("content-encoding");
         let mut body = response.into_body().into_reader();
+        if (300..400).contains(&status) {
+            return Err(redirect_error(status, location.as_deref()));
+        }
         if !(200..300).contains(&status) {
             return Err(status_error(status, &mut body));
         }
         check_content_type(&content_type)?;
+        check_content_encoding(encoding.as_deref())?;
         self.tx.send(Piece::Response(status)).ok();
         let mut buf = [0u8; READ_SIZE];
         let mut read = 0usize;
@@ -537,6 +639,15 @@ impl Worker {
             })?;
             read += n;
             if n == 0 {
+                // ureq takes a reset as the end of a body that ends when
+                // the connection closes: the last frame may be cut (SPEC
+                // section "Transport"), so it is an error, not an end.
+                if self.reset.load(Ordering::Relaxed) {
+                    return Err(HttpError::new(
+                        HttpErrorKind::Transport,
+                        format!("the connection was reset after {read} bytes; the body may be cut"),
+                    ));
+                }
                 return Ok(());
             }
             let piece = Piece::Data(buf.get(..n).unwrap_or_default().to_vec());
@@ -544,6 +655,65 @@ impl Worker {
                 return Ok(());
             }
         }
+    }
+}
+
+/// A 3xx answer: never followed; its `Location` is shown (userinfo
+/// redacted), as the peer's text it is.
+fn redirect_error(status: u16, location: Option<&str>) -> HttpError {
+    let detail = location.map_or_else(|| "(no Location)".to_owned(), redact_userinfo);
+    HttpError {
+        kind: HttpErrorKind::Redirect,
+        status: Some(status),
+        detail: one_line(&detail),
+    }
+}
+
+/// Only an identity body is read: ureq is built without decompression,
+/// and a compressed stream read as SSE would only look cut short.
+fn check_content_encoding(encoding: Option<&str>) -> Result<(), HttpError> {
+    match encoding.map(str::trim) {
+        None => Ok(()),
+        Some(e) if e.is_empty() || e.eq_ignore_ascii_case("identity") => Ok(()),
+        Some(e) => Err(HttpError::new(
+            HttpErrorKind::ContentEncoding,
+            format!("the agent's body is compressed (Content-Encoding: {e}); compressed bodies are not supported"),
+        )),
+    }
+}
+
+/// `url` with its userinfo (`user:password@`) replaced by `***@`: a URL
+/// may carry a secret, and every text a tool shows or sends names the URL.
+///
+/// ```
+/// use agui_alloc::http::redact_userinfo;
+/// assert_eq!(redact_userinfo("http://me:pw@host:1/p?q=a@b"), "http://***@host:1/p?q=a@b");
+/// assert_eq!(redact_userinfo("http://host/p@x"), "http://host/p@x");
+/// ```
+pub fn redact_userinfo(url: &str) -> String {
+    match userinfo(url) {
+        Some(info) => url.replacen(&format!("://{info}@"), "://***@", 1),
+        None => url.to_owned(),
+    }
+}
+
+/// The userinfo of `url` (what comes before `@` in its authority), if any.
+fn userinfo(url: &str) -> Option<&str> {
+    let (_, rest) = url.split_once("://")?;
+    let authority = rest.get(..rest.find(['/', '?', '#']).unwrap_or(rest.len()))?;
+    authority.get(..authority.rfind('@')?)
+}
+
+/// `text` with the userinfo of `url` before an `@`, and its password
+/// anywhere, replaced by `***`, wherever ureq, rustls or std quoted it.
+fn scrub_userinfo(text: &str, url: &str) -> String {
+    let Some(userinfo) = userinfo(url) else {
+        return text.to_owned();
+    };
+    let out = text.replace(&format!("{userinfo}@"), "***@");
+    match userinfo.split_once(':') {
+        Some((_, password)) if !password.is_empty() => out.replace(password, "***"),
+        Some(_) | None => out,
     }
 }
 
@@ -676,6 +846,84 @@ fn from_io(e: &io::Error, idle: Duration) -> HttpError {
     match e.kind() {
         io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => idle_error(idle),
         _ => HttpError::new(HttpErrorKind::Transport, e.to_string()),
+    }
+}
+
+/// A transport that notes an abrupt end of the connection (reset, or a
+/// TLS stream cut without its close), which ureq takes as the end of a
+/// body that has neither a length nor chunks.
+mod reset {
+    use super::*;
+    use ureq::unversioned::transport::{
+        Buffers, ConnectionDetails, Connector, DefaultConnector, NextTimeout, Transport,
+    };
+
+    #[derive(Debug)]
+    pub(super) struct Watch {
+        pub(super) inner: DefaultConnector,
+        pub(super) reset: Arc<AtomicBool>,
+    }
+
+    impl Connector<()> for Watch {
+        type Out = Watched;
+
+        fn connect(
+            &self,
+            details: &ConnectionDetails,
+            chained: Option<()>,
+        ) -> Result<Option<Watched>, ureq::Error> {
+            Ok(self.inner.connect(details, chained)?.map(|inner| Watched {
+                inner,
+                reset: self.reset.clone(),
+            }))
+        }
+    }
+
+    #[derive(Debug)]
+    pub(super) struct Watched {
+        inner: alloc::boxed::Box<dyn Transport>,
+        reset: Arc<AtomicBool>,
+    }
+
+    impl Transport for Watched {
+        fn buffers(&mut self) -> &mut dyn Buffers {
+            self.inner.buffers()
+        }
+
+        fn transmit_output(
+            &mut self,
+            amount: usize,
+            timeout: NextTimeout,
+        ) -> Result<(), ureq::Error> {
+            self.inner.transmit_output(amount, timeout)
+        }
+
+        fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, ureq::Error> {
+            let result = self.inner.await_input(timeout);
+            if let Err(ureq::Error::Io(e)) = &result {
+                if abrupt(e.kind()) {
+                    self.reset.store(true, Ordering::Relaxed);
+                }
+            }
+            result
+        }
+
+        fn is_open(&mut self) -> bool {
+            self.inner.is_open()
+        }
+
+        fn is_tls(&self) -> bool {
+            self.inner.is_tls()
+        }
+    }
+
+    fn abrupt(kind: io::ErrorKind) -> bool {
+        matches!(
+            kind,
+            io::ErrorKind::ConnectionReset
+                | io::ErrorKind::ConnectionAborted
+                | io::ErrorKind::UnexpectedEof
+        )
     }
 }
 

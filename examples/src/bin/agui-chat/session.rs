@@ -1,0 +1,288 @@
+//! The session: the user's lines, the runs, the tool calls answered.
+
+use std::io::{self, BufRead, IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use agui_alloc::conversation::{Conversation, Counter, PendingToolCall, RunStatus};
+use agui_alloc::http::{check_url, HttpAgent};
+use agui_core::protocol::Protocol;
+use agui_examples::transcript::{write_message, write_state, Peer, Printable};
+
+use crate::printer::{Printer, RunCalls};
+use crate::tools::{declare_tools, run_command, ToolCommand};
+use crate::{install_ctrl_c, salt, transport_failure, trust, Args, Failure, Output, ProtocolArg};
+
+pub(crate) struct Chat {
+    conv: Conversation,
+    agent: HttpAgent,
+    commands: Vec<ToolCommand>,
+    output: Output,
+    /// Stdin is a terminal: prompt, and go on after a failed run.
+    interactive: bool,
+    /// `--ca-cert` was given.
+    trusts_own_roots: bool,
+    max_runs: u32,
+    /// Set while a run is in progress (Ctrl-C then cancels it, else quits).
+    in_run: Arc<AtomicBool>,
+    timing: bool,
+    /// Transcript mode: messages already printed.
+    printed: usize,
+    runs: u32,
+    frames: u64,
+}
+
+impl Chat {
+    pub(crate) fn new(args: &Args) -> Result<Self, Failure> {
+        let secs = |s: f64, what: &str| {
+            Duration::try_from_secs_f64(s)
+                .ok()
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| {
+                    Failure::usage(format!("--{what} must be a positive number of seconds"))
+                })
+        };
+        check_url(&args.url).map_err(|e| Failure::usage(e.to_string()))?;
+        let mut agent = HttpAgent::new(&args.url)
+            .connect_timeout(secs(args.connect_timeout, "connect-timeout")?)
+            .idle_timeout(secs(args.idle_timeout, "idle-timeout")?);
+        if let Some(file) = &args.ca_cert {
+            agent = trust(agent, file).map_err(Failure::usage)?;
+        }
+        for header in &args.headers {
+            let (name, value) = header
+                .split_once(':')
+                .filter(|(n, _)| !n.trim().is_empty())
+                .ok_or_else(|| {
+                    Failure::usage(format!("--header '{header}': expected 'Name: value'"))
+                })?;
+            agent = agent.header(name.trim(), value.trim());
+        }
+        // A new thread's id is unique already; a thread named by the user
+        // may have had runs from an earlier start: salt those ids.
+        let conv = match &args.thread {
+            Some(thread) => Conversation::new(thread.as_str()).with_ids(Counter::with_salt(salt())),
+            None => Conversation::new(format!("agui-chat-{}", salt())),
+        };
+        let mut conv = conv.speaking(match args.protocol {
+            ProtocolArg::Current => Protocol::Current,
+            ProtocolArg::V1 => Protocol::V1,
+        });
+        let commands = declare_tools(&mut conv, &args.tools, &args.tool_params)?;
+        let interactive = io::stdin().is_terminal();
+        let output = args.output.unwrap_or(if interactive {
+            Output::Live
+        } else {
+            Output::Transcript
+        });
+        let in_run = Arc::new(AtomicBool::new(false));
+        install_ctrl_c(agent.cancel_flag().clone(), in_run.clone())?;
+        Ok(Chat {
+            conv,
+            agent,
+            commands,
+            output,
+            interactive,
+            trusts_own_roots: args.ca_cert.is_some(),
+            max_runs: args.max_runs,
+            in_run,
+            timing: std::env::var_os("AGUI_CHAT_TIMING").is_some_and(|v| v == "1"),
+            printed: 0,
+            runs: 0,
+            frames: 0,
+        })
+    }
+
+    /// Reads the user's messages until the end of input.
+    pub(crate) fn run(&mut self) -> Result<(), Failure> {
+        let stdin = io::stdin();
+        let mut lines = stdin.lock();
+        let mut worst: Option<Failure> = None;
+        loop {
+            if self.interactive {
+                print!("you> ");
+                let _ = io::stdout().flush();
+            }
+            let mut line = String::new();
+            match lines.read_line(&mut line) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) => return Err(Failure::usage(format!("cannot read stdin: {e}"))),
+            }
+            let text = line.trim();
+            if text.is_empty() {
+                continue;
+            }
+            self.conv
+                .add_user_message(text)
+                .map_err(|e| Failure::usage(e.to_string()))?;
+            if let Err(failure) = self.exchange() {
+                if !self.interactive {
+                    self.finish_transcript(Some(&failure.reason));
+                    return Err(failure);
+                }
+                eprintln!("agui-chat: {}", Peer(&failure.reason));
+                self.decline_pending(&failure.reason);
+                if !failure.cancelled && worst.as_ref().is_none_or(|w| w.status < failure.status) {
+                    worst = Some(failure);
+                }
+            }
+        }
+        if self.interactive {
+            println!();
+        }
+        self.finish_transcript(worst.as_ref().map(|w| w.reason.as_str()));
+        worst.map_or(Ok(()), Err)
+    }
+
+    /// Runs until the agent answers without calling a declared tool.
+    fn exchange(&mut self) -> Result<(), Failure> {
+        for _ in 0..self.max_runs {
+            let calls = self.one_run()?;
+            let pending = self.conv.pending_tool_calls();
+            self.warn_reused_ids(&calls, &pending);
+            if pending.is_empty() {
+                return Ok(());
+            }
+            for call in pending {
+                self.answer(&call);
+            }
+        }
+        Err(Failure::new(
+            1,
+            format!(
+                "the agent still calls tools after {} runs (--max-runs)",
+                self.max_runs
+            ),
+        ))
+    }
+
+    /// A call to a declared tool under an id that already has a result is
+    /// not pending, so it is not run: say so, or the user waits for a tool
+    /// that never runs (an agent must give each call an id of its own).
+    fn warn_reused_ids(&self, calls: &RunCalls, pending: &[PendingToolCall]) {
+        for (id, name) in &calls.started {
+            let declared = self.commands.iter().any(|c| &c.name == name);
+            let waiting = pending.iter().any(|p| &p.id == id);
+            if declared && !waiting && !calls.answered.contains(id) {
+                eprintln!(
+                    "agui-chat: the agent called {name} under the id '{id}', which already has a result: \
+                     not run again (the agent must give each call an id of its own)",
+                    name = Peer(name),
+                    id = Peer(id),
+                );
+            }
+        }
+    }
+
+    /// One run: prints it, and says how it ended; the tool calls it made.
+    fn one_run(&mut self) -> Result<RunCalls, Failure> {
+        self.print_new_messages();
+        self.agent.cancel_flag().store(false, Ordering::Relaxed);
+        self.in_run.store(true, Ordering::Relaxed);
+        let stdout = io::stdout();
+        let mut printer = Printer::new(
+            self.output == Output::Live,
+            stdout.is_terminal() && self.output == Output::Live,
+        );
+        let result = self.agent.run(&mut self.conv, &mut printer);
+        self.in_run.store(false, Ordering::Relaxed);
+        printer.close();
+        if self.timing {
+            printer.report_timing();
+        }
+        self.runs += 1;
+        let report = result.map_err(|e| transport_failure(&e, self.trusts_own_roots))?;
+        self.frames += u64::from(report.accepted);
+        self.print_new_messages();
+        match report.status {
+            RunStatus::Finished { .. } => Ok(printer.calls),
+            RunStatus::Aborted(reason) => Err(Failure::new(2, reason)),
+            status @ (RunStatus::RunError { .. }
+            | RunStatus::Protocol(_)
+            | RunStatus::Incomplete) => {
+                Err(Failure::new(1, format!("run {}: {status}", report.run_id)))
+            }
+        }
+    }
+
+    /// After a failed run, at the prompt: the calls it made are not run
+    /// (their arguments may be cut short), but each gets an error result,
+    /// so that the next run's input answers every call, as agents expect.
+    fn decline_pending(&mut self, reason: &str) {
+        for call in self.conv.pending_tool_calls() {
+            let error = format!("not run: the run that made this call failed ({reason})");
+            if self.output == Output::Live {
+                println!("[tool error for {}] {}", Peer(&call.id), Peer(&error));
+            }
+            // No run is in progress between runs, so adding cannot fail.
+            let _ = self.conv.add_tool_error(&call.id, error);
+        }
+    }
+
+    /// Runs the tool's command and adds its result (or its error).
+    fn answer(&mut self, call: &PendingToolCall) {
+        let Some(tool) = self.commands.iter().find(|t| t.name == call.name) else {
+            return; // pending calls are calls to declared tools only
+        };
+        let outcome = run_command(&tool.command, &call.arguments);
+        let added = match outcome {
+            Ok(result) => {
+                if self.output == Output::Live {
+                    println!("[tool result for {}] {}", Peer(&call.id), Peer(&result));
+                }
+                self.conv.add_tool_result(&call.id, result)
+            }
+            Err(error) => {
+                eprintln!(
+                    "agui-chat: tool {} failed: {}",
+                    Peer(&call.name),
+                    Peer(&error)
+                );
+                if self.output == Output::Live {
+                    println!("[tool error for {}] {}", Peer(&call.id), Peer(&error));
+                }
+                self.conv.add_tool_error(&call.id, error)
+            }
+        };
+        // No run is in progress between runs, so adding cannot fail.
+        let _ = added;
+    }
+
+    /// Transcript mode: the messages not printed yet.
+    fn print_new_messages(&mut self) {
+        if self.output != Output::Transcript {
+            return;
+        }
+        let stdout = io::stdout();
+        let mut lock = stdout.lock();
+        let mut out = Printable(&mut lock);
+        let messages = self.conv.messages();
+        for message in messages.get(self.printed..).unwrap_or_default() {
+            let _ = write_message(&mut out, message);
+        }
+        self.printed = messages.len();
+        let _ = out.flush();
+    }
+
+    /// Transcript mode: the state and the verdict, as agui-replay ends.
+    fn finish_transcript(&mut self, failure: Option<&str>) {
+        if self.output != Output::Transcript {
+            return;
+        }
+        self.print_new_messages();
+        let stdout = io::stdout();
+        let mut lock = stdout.lock();
+        let mut out = Printable(&mut lock);
+        let _ = write_state(&mut out, self.conv.state());
+        let _ = match failure {
+            None => writeln!(
+                out,
+                "ok: {} runs, {} frames accepted",
+                self.runs, self.frames
+            ),
+            Some(reason) => writeln!(out, "stopped: {}", Peer(reason)),
+        };
+    }
+}
