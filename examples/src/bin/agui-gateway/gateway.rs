@@ -1,35 +1,75 @@
 //! The main thread: the conversation, runs, and answers to the device.
 
-use std::io::{self, Write};
 use std::process::ExitCode;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Receiver;
+use std::sync::Arc;
 
 use agui_alloc::client::Client;
 use agui_alloc::conversation::{Conversation, RunStatus};
 use agui_alloc::http::{HttpAgent, HttpErrorKind};
-use agui_alloc::model::{Message, ToolMessage};
+use agui_alloc::model::{Message, Tool, ToolMessage};
 use agui_core::device::{self, LineCode};
+use agui_examples::transcript::Peer;
 use serde_json::json;
 
 use crate::lines::{bad, parse_line, DeviceLine, LineError};
-use crate::port::DeviceWriter;
+use crate::port::DeviceOut;
 use crate::reader::FromDevice;
 use crate::relay::Relay;
+use crate::Args;
 
 /// The main thread's state.
 pub struct Gateway {
-    pub conv: Conversation,
-    pub agent: HttpAgent,
-    pub device: DeviceWriter,
+    conv: Conversation,
+    agent: HttpAgent,
+    device: Arc<DeviceOut>,
+    /// Set by the reading thread when the device went away without `DONE`.
+    device_gone: Arc<AtomicBool>,
     /// The last run ended with RUN_FINISHED.
-    pub last_run_ok: bool,
-    pub latency: bool,
+    last_run_ok: bool,
+    latency: bool,
     /// `--ca-cert` was given (else a TLS error says how to trust a CA).
-    pub trusts_own_roots: bool,
+    trusts_own_roots: bool,
+    limits: Limits,
+    /// The size of the next run's request body: exact after each run, plus
+    /// the device lines taken since.
+    input_bytes: usize,
+}
+
+/// What the device may put into the conversation (`--max-*`).
+struct Limits {
+    tools: usize,
+    messages: usize,
+    input_bytes: usize,
 }
 
 impl Gateway {
+    pub fn new(
+        args: &Args,
+        agent: HttpAgent,
+        device: Arc<DeviceOut>,
+        device_gone: Arc<AtomicBool>,
+    ) -> Self {
+        let conv = Conversation::new(args.thread.clone());
+        let input_bytes = conv.run_input("").len();
+        Gateway {
+            conv,
+            agent,
+            device,
+            device_gone,
+            last_run_ok: false,
+            latency: args.latency,
+            trusts_own_roots: args.ca_cert.is_some(),
+            limits: Limits {
+                tools: args.max_tools,
+                messages: args.max_messages,
+                input_bytes: args.max_input_bytes,
+            },
+            input_bytes,
+        }
+    }
+
     /// Handles the device's lines until `DONE` or the device is gone.
     pub fn handle_lines(&mut self, rx: &Receiver<FromDevice>) -> ExitCode {
         for message in rx {
@@ -37,7 +77,7 @@ impl Gateway {
                 FromDevice::Line(number, bytes) => match parse_line(&bytes) {
                     Ok(DeviceLine::Done) => return self.done(),
                     Ok(line) => {
-                        if let Err(e) = self.apply(line) {
+                        if let Err(e) = self.apply(line, bytes.len()) {
                             self.report(number, &e);
                         }
                     }
@@ -56,30 +96,64 @@ impl Gateway {
         self.gone("the reader stopped")
     }
 
-    /// Applies a good line to the conversation (or runs).
-    fn apply(&mut self, line: DeviceLine) -> Result<(), LineError> {
+    /// Applies a good line of `size` bytes to the conversation (or runs).
+    fn apply(&mut self, line: DeviceLine, size: usize) -> Result<(), LineError> {
         match line {
-            DeviceLine::Tool(tool) => {
-                eprintln!("agui-gateway: device declares tool {}", tool.name);
-                self.conv.declare_tool(tool);
-            }
-            DeviceLine::User(message) => self.add(message)?,
-            DeviceLine::ToolResult(result) => self.add_result(result)?,
+            DeviceLine::Tool(tool) => self.declare(tool, size)?,
+            DeviceLine::User(message) => self.add(message, size)?,
+            DeviceLine::ToolResult(result) => self.add_result(result, size)?,
             DeviceLine::Run => self.run()?,
             DeviceLine::Done | DeviceLine::Blank => {}
         }
         Ok(())
     }
 
-    fn add(&mut self, message: Message) -> Result<(), LineError> {
+    /// A tool, within `--max-tools` and `--max-input-bytes`.
+    fn declare(&mut self, tool: Tool, size: usize) -> Result<(), LineError> {
+        let known = self.conv.tools().iter().any(|t| t.name == tool.name);
+        if !known && self.conv.tools().len() >= self.limits.tools {
+            return Err(over_limit(format!(
+                "tool '{}': the device declared {} tools already (--max-tools)",
+                tool.name, self.limits.tools
+            )));
+        }
+        self.take_bytes(size)?;
+        eprintln!("agui-gateway: device declares tool {}", Peer(&tool.name));
+        self.conv.declare_tool(tool);
+        Ok(())
+    }
+
+    /// A message, within `--max-messages` and `--max-input-bytes`.
+    fn add(&mut self, message: Message, size: usize) -> Result<(), LineError> {
+        if self.conv.messages().len() >= self.limits.messages {
+            return Err(over_limit(format!(
+                "the thread holds {} messages already (--max-messages)",
+                self.limits.messages
+            )));
+        }
+        self.take_bytes(size)?;
         // No run is in progress between lines, so this cannot fail.
         self.conv
             .add_message(message)
             .map_err(|e| bad(LineCode::Busy, e.to_string()))
     }
 
+    /// Counts `size` more bytes of request body, unless they go past
+    /// `--max-input-bytes`.
+    fn take_bytes(&mut self, size: usize) -> Result<(), LineError> {
+        let total = self.input_bytes.saturating_add(size);
+        if total > self.limits.input_bytes {
+            return Err(over_limit(format!(
+                "{size} more bytes would take a run's request to {total} bytes, over {} (--max-input-bytes)",
+                self.limits.input_bytes
+            )));
+        }
+        self.input_bytes = total;
+        Ok(())
+    }
+
     /// A tool result must answer a call awaiting one.
-    fn add_result(&mut self, result: ToolMessage) -> Result<(), LineError> {
+    fn add_result(&mut self, result: ToolMessage, size: usize) -> Result<(), LineError> {
         let awaited = self
             .conv
             .pending_tool_calls()
@@ -91,7 +165,7 @@ impl Gateway {
                 format!("no call '{}' awaits a result", result.tool_call_id),
             ));
         }
-        self.add(Message::Tool(result))
+        self.add(Message::Tool(result), size)
     }
 
     /// One run: relays its verified frames, closes a failed one with RUN_ERROR.
@@ -108,37 +182,50 @@ impl Gateway {
         // A write failure cancelled the previous run; a device that is
         // really gone also ends the loop (FromDevice::Gone).
         cancel.store(false, Ordering::Relaxed);
-        let mut relay = Relay::new(&mut self.device, shadow, cancel);
+        let mut relay = Relay::new(&self.device, shadow, cancel, self.latency);
         let outcome = self.agent.run(&mut self.conv, &mut relay);
         relay.finish();
-        let (device_failed, latencies) = (relay.device_failed, relay.latencies);
-        let closing = match &outcome {
-            Ok(report) => {
-                eprintln!(
-                    "agui-gateway: run {}: {} ({} frames)",
+        self.input_bytes = self.conv.run_input("").len();
+        let cancelled = match (
+            &relay.device_error,
+            self.device_gone.load(Ordering::Relaxed),
+        ) {
+            (Some(e), _) => Some(format!("the device stopped taking lines: {e}")),
+            (None, true) => Some("the device disconnected".to_owned()),
+            (None, false) => None,
+        };
+        let closing = match (&outcome, cancelled) {
+            (_, Some(why)) => {
+                eprintln!("agui-gateway: run cancelled: {why}");
+                Some(("gateway_transport", format!("run cancelled: {why}")))
+            }
+            (Ok(report), None) => {
+                let said = format!(
+                    "run {}: {} ({} frames)",
                     report.run_id, report.status, report.accepted
                 );
+                eprintln!("agui-gateway: {}", Peer(&said));
                 closing_error(&report.status)
             }
-            Err(e) => {
+            (Err(e), None) => {
                 let hint = match e.kind {
                     HttpErrorKind::Tls if !self.trusts_own_roots => {
                         " (--ca-cert FILE trusts a private CA or a self-signed certificate)"
                     }
                     _ => "",
                 };
-                eprintln!("agui-gateway: run failed: {e}{hint}");
+                eprintln!("agui-gateway: run failed: {}{hint}", Peer(&e.to_string()));
                 Some(("gateway_transport", e.to_string()))
             }
         };
         self.last_run_ok = matches!(&outcome, Ok(r) if r.status.is_finished());
-        if self.latency {
+        if let Some(latencies) = relay.latencies {
             print_latency(latencies);
         }
-        if let (Some((code, message)), false) = (closing, device_failed) {
+        if let (Some((code, message)), None) = (closing, &relay.device_error) {
             let line = json!({"type": "RUN_ERROR", "message": message, "code": code});
             // A device that cannot take it is noticed by the reader.
-            let _ = write_line(&mut self.device, line.to_string().as_bytes());
+            let _ = self.device.write_line(line.to_string().as_bytes());
         }
         Ok(())
     }
@@ -147,14 +234,10 @@ impl Gateway {
     fn report(&mut self, number: u64, e: &LineError) {
         eprintln!(
             "agui-gateway: device line {number}: {} [{}]",
-            e.message, e.code
+            Peer(&e.message),
+            e.code
         );
-        let mut line = Vec::new();
-        device::write_error(e.code, &e.message, |bytes| line.extend_from_slice(bytes));
-        let _ = self
-            .device
-            .write_all(&line)
-            .and_then(|()| self.device.flush());
+        let _ = self.device.write_error(e.code, &e.message);
     }
 
     fn done(&self) -> ExitCode {
@@ -179,6 +262,10 @@ impl Gateway {
     }
 }
 
+fn over_limit(message: String) -> LineError {
+    bad(LineCode::OverLimit, message)
+}
+
 /// The RUN_ERROR the gateway adds when the agent did not end the run itself.
 fn closing_error(status: &RunStatus) -> Option<(&'static str, String)> {
     match status {
@@ -199,13 +286,6 @@ fn closing_error(status: &RunStatus) -> Option<(&'static str, String)> {
         )),
         RunStatus::Aborted(reason) => Some(("gateway_transport", reason.clone())),
     }
-}
-
-/// One line to the device, sent at once.
-pub fn write_line(device: &mut DeviceWriter, line: &[u8]) -> io::Result<()> {
-    device.write_all(line)?;
-    device.write_all(b"\n")?;
-    device.flush()
 }
 
 /// `relay latency: N frames, median X µs, p99 Y µs, max Z µs` on stderr.

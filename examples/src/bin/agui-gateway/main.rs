@@ -19,17 +19,30 @@ mod reader;
 mod relay;
 
 use std::process::ExitCode;
-use std::sync::mpsc;
+use std::sync::atomic::AtomicBool;
+use std::sync::{mpsc, Arc};
 use std::thread;
 use std::time::Duration;
 
-use agui_alloc::conversation::Conversation;
 use agui_alloc::http::{check_url, HttpAgent};
 use clap::Parser;
 
 use gateway::Gateway;
+use port::DeviceOut;
 
-/// Bridge an AG-UI agent to a device on a serial port or TCP socket.
+/// Bridge an AG-UI agent (HTTP) to a device on a serial port or a TCP
+/// socket: the device declares tools, sends messages and asks for runs,
+/// and gets each run's verified events as NDJSON (docs/SPEC.md section 11).
+///
+/// The device and the agent are both untrusted: the device's lines are
+/// bounded (--max-queued-lines, --max-tools, --max-messages,
+/// --max-input-bytes) and answered with `!error CODE MESSAGE` when refused,
+/// a device that stops reading is given up after --write-timeout, and text
+/// from either peer is shown with control characters escaped.
+///
+/// Exit status: 0 after the device's DONE when the last run finished; 1
+/// after DONE otherwise, or when the device disconnected; 2 on usage errors
+/// or when the device cannot be opened.
 #[derive(Parser, Debug)]
 #[command(name = "agui-gateway", version)]
 pub struct Args {
@@ -59,9 +72,34 @@ pub struct Args {
     /// The conversation's thread id.
     #[arg(long, value_name = "ID", default_value = "device")]
     pub thread: String,
-    /// Seconds of silence from the agent before a run is given up.
-    #[arg(long, value_name = "SECONDS")]
-    pub idle_timeout: Option<u64>,
+    /// Seconds of silence from the agent before a run is given up
+    /// [default: the HTTP agent's, 60].
+    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    pub idle_timeout: Option<Duration>,
+    /// The longest a run may take, in seconds, however busy the agent
+    /// keeps it [default: no limit].
+    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    pub max_run_time: Option<Duration>,
+    /// Seconds a write to the device may wait without the device taking a
+    /// byte; then the run is cancelled and the gateway says so.
+    #[arg(long, value_name = "SECONDS", value_parser = seconds, default_value = "10")]
+    pub write_timeout: Duration,
+    /// Device lines that may wait for the end of a run; a line beyond them
+    /// is dropped and answered `!error busy`.
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_queued_lines: u32,
+    /// Tools the device may declare; a new one beyond them is refused with
+    /// `!error over_limit`.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    pub max_tools: usize,
+    /// Messages the thread may hold; a device message beyond them is
+    /// refused with `!error over_limit`.
+    #[arg(long, value_name = "N", default_value_t = 1_000)]
+    pub max_messages: usize,
+    /// Bytes of a run's request body (tools and messages) beyond which a
+    /// device's tool or message is refused with `!error over_limit`.
+    #[arg(long, value_name = "BYTES", default_value_t = 4 << 20)]
+    pub max_input_bytes: usize,
     /// After each run, print on stderr how long each frame took from its
     /// arrival from HTTP to its write to the device.
     #[arg(long)]
@@ -83,18 +121,26 @@ fn main() -> ExitCode {
 fn serve(args: &Args) -> Result<ExitCode, String> {
     let agent = http_agent(args)?;
     let (reader, writer) = port::open(args)?;
-    let cancel = agent.cancel_flag().clone();
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || reader::read_device(reader, &tx, &cancel));
-    let mut gateway = Gateway {
-        conv: Conversation::new(args.thread.clone()),
-        agent,
-        device: writer,
-        last_run_ok: false,
-        latency: args.latency,
-        trusts_own_roots: args.ca_cert.is_some(),
+    let device = Arc::new(DeviceOut::new(writer, args.write_timeout));
+    let queue = usize::try_from(args.max_queued_lines).unwrap_or(usize::MAX);
+    let (tx, rx) = mpsc::sync_channel(queue);
+    let ends = reader::Ends {
+        cancel: agent.cancel_flag().clone(),
+        gone: Arc::new(AtomicBool::new(false)),
     };
+    let mut gateway = Gateway::new(args, agent, Arc::clone(&device), Arc::clone(&ends.gone));
+    let reading = reader::Reading::new(device, queue, ends);
+    thread::spawn(move || reading.run(reader, &tx));
     Ok(gateway.handle_lines(&rx))
+}
+
+/// A number of seconds, more than zero (fractions allowed).
+fn seconds(text: &str) -> Result<Duration, String> {
+    text.parse::<f64>()
+        .ok()
+        .and_then(|secs| Duration::try_from_secs_f64(secs).ok())
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| "must be a positive number of seconds".to_owned())
 }
 
 /// The HTTP side, with the user's headers and timeout.
@@ -114,8 +160,8 @@ fn http_agent(args: &Args) -> Result<HttpAgent, String> {
             .ok_or_else(|| format!("--header '{header}': expected 'Name: value'"))?;
         agent = agent.header(name.trim(), value.trim());
     }
-    if let Some(secs) = args.idle_timeout {
-        agent = agent.idle_timeout(Duration::from_secs(secs));
+    if let Some(timeout) = args.idle_timeout {
+        agent = agent.idle_timeout(timeout);
     }
-    Ok(agent)
+    Ok(agent.max_run_time(args.max_run_time))
 }

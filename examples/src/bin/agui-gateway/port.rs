@@ -2,10 +2,17 @@
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
+use std::sync::{Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use agui_core::device::{self, LineCode};
+
 use crate::Args;
+
+/// The longest one write to the device blocks before its wait is looked
+/// at (the `--write-timeout` counts from the write's start).
+const WRITE_POLL: Duration = Duration::from_secs(1);
 
 /// How long `--tcp` keeps trying to connect (QEMU may still be starting).
 const TCP_CONNECT_FOR: Duration = Duration::from_secs(10);
@@ -25,14 +32,16 @@ pub fn open(args: &Args) -> Result<(DeviceReader, DeviceWriter), String> {
         // Lines are small: send each at once.
         stream
             .set_nodelay(true)
+            .and_then(|()| stream.set_write_timeout(Some(WRITE_POLL)))
             .map_err(|e| format!("--tcp {addr}: {e}"))?;
         eprintln!("agui-gateway: device connected on tcp {addr}");
         return Ok((Box::new(reader), Box::new(stream)));
     }
     let path = args.serial.as_deref().unwrap_or_default();
     let port = serialport::new(path, args.baud)
-        // Reads wait this long before a harmless timeout; see SerialReader.
-        .timeout(Duration::from_secs(1))
+        // Reads wait this long before a harmless timeout (see
+        // SerialReader), writes before their wait is looked at (DeviceOut).
+        .timeout(WRITE_POLL)
         .open()
         .map_err(|e| format!("--serial {path}: {e}"))?;
     let reader = port
@@ -70,5 +79,94 @@ impl Read for SerialReader {
                 other => return other,
             }
         }
+    }
+}
+
+/// The device's writing half, shared by the main thread (events, closing
+/// RUN_ERRORs, `!error` answers) and the reading thread (`!error busy`):
+/// each line is written whole under the lock. A device that takes no byte
+/// for the write timeout fails the write, so that a device that stopped
+/// reading cannot hold the gateway.
+pub struct DeviceOut {
+    writer: Mutex<DeviceWriter>,
+    timeout: Duration,
+}
+
+impl DeviceOut {
+    pub fn new(writer: DeviceWriter, timeout: Duration) -> Self {
+        DeviceOut {
+            writer: Mutex::new(writer),
+            timeout,
+        }
+    }
+
+    /// Writes `line` and its `\n`, then flushes.
+    pub fn write_line(&self, line: &[u8]) -> io::Result<()> {
+        self.write_lines(&[line, b"\n"])
+    }
+
+    /// Writes `!error CODE MESSAGE` (docs/SPEC.md section 11).
+    pub fn write_error(&self, code: LineCode, message: &str) -> io::Result<()> {
+        let mut line = Vec::new();
+        device::write_error(code, message, |bytes| line.extend_from_slice(bytes));
+        self.write_lines(&[&line])
+    }
+
+    /// Writes `parts` (whole lines, with their `\n`s), then flushes.
+    pub fn write_lines(&self, parts: &[&[u8]]) -> io::Result<()> {
+        let mut writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut timed = Timed {
+            inner: &mut **writer,
+            timeout: self.timeout,
+        };
+        for part in parts {
+            timed.write_all(part)?;
+        }
+        timed.flush()
+    }
+}
+
+/// A writer whose timeouts are retried until `timeout` has passed with no
+/// byte taken.
+struct Timed<'a> {
+    inner: &'a mut (dyn Write + Send),
+    timeout: Duration,
+}
+
+impl Timed<'_> {
+    fn retry<T>(&mut self, mut f: impl FnMut(&mut dyn Write) -> io::Result<T>) -> io::Result<T> {
+        let started = Instant::now();
+        loop {
+            match f(&mut *self.inner) {
+                Err(e) if is_timeout(&e) && started.elapsed() < self.timeout => {}
+                Err(e) if is_timeout(&e) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!(
+                            "the device took no byte for {} s (--write-timeout)",
+                            self.timeout.as_secs_f64()
+                        ),
+                    ))
+                }
+                other => return other,
+            }
+        }
+    }
+}
+
+fn is_timeout(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
+    )
+}
+
+impl Write for Timed<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.retry(|w| w.write(buf))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.retry(|w| w.flush())
     }
 }

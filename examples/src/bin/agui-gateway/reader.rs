@@ -2,11 +2,13 @@
 
 use std::io::{self, BufRead, BufReader, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::{SyncSender, TrySendError};
+use std::sync::Arc;
 
-use agui_core::device::{self, MAX_LINE};
+use agui_core::device::{self, LineCode, MAX_LINE};
+use agui_examples::transcript::Peer;
 
-use crate::port::DeviceReader;
+use crate::port::{DeviceOut, DeviceReader};
 
 /// What the reading thread hands to the main thread.
 pub enum FromDevice {
@@ -18,45 +20,88 @@ pub enum FromDevice {
     Gone(String),
 }
 
-/// Reads lines until the device goes away. Log lines (`#`) are printed at
-/// once; the others go to the main thread. When the device is gone before
-/// saying `DONE`, a run in progress is cancelled through `cancel` (after
-/// `DONE`, the end of the stream is the normal goodbye, and the run that
-/// may still be reading its last bytes is left to end by itself).
-pub fn read_device(reader: DeviceReader, tx: &Sender<FromDevice>, cancel: &AtomicBool) {
-    let mut reader = BufReader::new(reader);
-    let mut number = 0u64;
-    let mut done = false;
-    let gone = loop {
-        let mut line = Vec::new();
-        let complete = match read_line(&mut reader, &mut line) {
-            Ok(complete) => complete,
-            Err(e) => break format!("read error: {e}"),
-        };
-        if !complete && line.is_empty() {
-            break "end of stream".to_owned();
+/// The run's cancel flag and the "device gone" flag, set together when
+/// the device goes away before saying `DONE`.
+pub struct Ends {
+    pub cancel: Arc<AtomicBool>,
+    pub gone: Arc<AtomicBool>,
+}
+
+/// The reading thread's state.
+pub struct Reading {
+    device: Arc<DeviceOut>,
+    /// The queue's length, to say it.
+    queue: usize,
+    ends: Ends,
+}
+
+impl Reading {
+    pub fn new(device: Arc<DeviceOut>, queue: usize, ends: Ends) -> Self {
+        Reading {
+            device,
+            queue,
+            ends,
         }
-        number += 1;
-        let message = match device::classify(&line) {
-            Err(device::LineError::TooLong) => FromDevice::TooLong(number),
-            Ok(device::DeviceLine::Log(text)) => {
-                print_log(text);
-                continue;
-            }
-            Ok(device::DeviceLine::Done) => {
-                done = true;
-                FromDevice::Line(number, line)
-            }
-            Ok(_) | Err(_) => FromDevice::Line(number, line),
-        };
-        if tx.send(message).is_err() {
-            return;
-        }
-    };
-    if !done {
-        cancel.store(true, Ordering::Relaxed);
     }
-    let _ = tx.send(FromDevice::Gone(gone));
+
+    /// Reads lines until the device goes away. Log lines (`#`) are printed
+    /// at once; the others go to the main thread through the bounded queue
+    /// `tx`, and a line that finds it full (the device sends faster than
+    /// runs end) is dropped and answered `!error busy`. When the device is
+    /// gone before saying `DONE`, a run in progress is cancelled (after
+    /// `DONE`, the end of the stream is the normal goodbye, and the run
+    /// that may still be reading its last bytes is left to end by itself).
+    pub fn run(self, reader: DeviceReader, tx: &SyncSender<FromDevice>) {
+        let mut reader = BufReader::new(reader);
+        let mut number = 0u64;
+        let mut done = false;
+        let gone = loop {
+            let mut line = Vec::new();
+            let complete = match read_line(&mut reader, &mut line) {
+                Ok(complete) => complete,
+                Err(e) => break format!("read error: {e}"),
+            };
+            if !complete && line.is_empty() {
+                break "end of stream".to_owned();
+            }
+            number += 1;
+            let (too_long, is_done) = match device::classify(&line) {
+                Err(device::LineError::TooLong) => (true, false),
+                Ok(device::DeviceLine::Log(text)) => {
+                    print_log(text);
+                    continue;
+                }
+                Ok(kind) => (false, kind == device::DeviceLine::Done),
+                Err(_) => (false, false),
+            };
+            let message = if too_long {
+                FromDevice::TooLong(number)
+            } else {
+                FromDevice::Line(number, line)
+            };
+            match tx.try_send(message) {
+                Ok(()) => done |= is_done,
+                Err(TrySendError::Full(_)) => self.busy(number),
+                Err(TrySendError::Disconnected(_)) => return,
+            }
+        };
+        if !done {
+            self.ends.gone.store(true, Ordering::Relaxed);
+            self.ends.cancel.store(true, Ordering::Relaxed);
+        }
+        let _ = tx.send(FromDevice::Gone(gone));
+    }
+
+    /// Line `number` found the queue full: dropped, and the device told.
+    fn busy(&self, number: u64) {
+        let message = format!(
+            "{} lines already wait for the run to end; dropped, send it again later",
+            self.queue
+        );
+        eprintln!("agui-gateway: device line {number}: {message} [busy]");
+        // A device that cannot take it is noticed by the main thread.
+        let _ = self.device.write_error(LineCode::Busy, &message);
+    }
 }
 
 /// Reads one line into `line` (keeping at most `MAX_LINE + 1` bytes of it,
@@ -85,10 +130,10 @@ fn read_line(reader: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<bool> 
     }
 }
 
-/// A device log line, without its `#`, on stdout.
+/// A device log line, without its `#`, on stdout, with the controls a
+/// terminal would act on escaped.
 fn print_log(text: &[u8]) {
     let mut out = io::stdout().lock();
-    let _ = out.write_all(text);
-    let _ = out.write_all(b"\n");
+    let _ = writeln!(out, "{}", Peer(&String::from_utf8_lossy(text)));
     let _ = out.flush();
 }

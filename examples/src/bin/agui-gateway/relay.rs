@@ -9,36 +9,42 @@ use agui_alloc::hooks::Subscriber;
 use agui_alloc::http::RunObserver;
 use agui_core::frame::{FrameEvent, Framer};
 
-use crate::port::DeviceWriter;
+use crate::port::DeviceOut;
 
 /// Sees the HTTP body as it arrives: frames it, verifies each frame with a
 /// client of its own (the same rules the conversation folds with) and writes
 /// each accepted frame to the device as one NDJSON line, at once.
 pub struct Relay<'a> {
-    device: &'a mut DeviceWriter,
+    device: &'a DeviceOut,
     framer: Framer,
     frame: Vec<u8>,
     shadow: Client,
     /// The shadow client rejected a frame: nothing more is relayed.
     pub rejected: bool,
-    /// A write to the device failed.
-    pub device_failed: bool,
-    /// Per relayed frame: µs from the arrival of its last bytes to its write.
-    pub latencies: Vec<u64>,
+    /// Why a write to the device failed, if one did.
+    pub device_error: Option<String>,
+    /// With `--latency`, per relayed frame: µs from the arrival of its last
+    /// bytes to its write (none kept without it).
+    pub latencies: Option<Vec<u64>>,
     /// Set when the device fails: the run is then cancelled.
     cancel: Arc<AtomicBool>,
 }
 
 impl<'a> Relay<'a> {
-    pub fn new(device: &'a mut DeviceWriter, shadow: Client, cancel: Arc<AtomicBool>) -> Self {
+    pub fn new(
+        device: &'a DeviceOut,
+        shadow: Client,
+        cancel: Arc<AtomicBool>,
+        latency: bool,
+    ) -> Self {
         Relay {
             device,
             framer: Framer::new(None),
             frame: Vec::new(),
             shadow,
             rejected: false,
-            device_failed: false,
-            latencies: Vec::new(),
+            device_error: None,
+            latencies: latency.then(Vec::new),
             cancel,
         }
     }
@@ -62,7 +68,7 @@ impl<'a> Relay<'a> {
 
     /// A complete frame: verify, then relay.
     fn on_frame(&mut self, arrived: Instant) {
-        if self.rejected || self.device_failed {
+        if self.rejected || self.device_error.is_some() {
             return;
         }
         for b in &mut self.frame {
@@ -75,15 +81,15 @@ impl<'a> Relay<'a> {
             self.rejected = true;
             return;
         }
-        let sent = self
-            .device
-            .write_all(&self.frame)
-            .and_then(|()| self.device.flush());
-        match sent {
-            Ok(()) => self.latencies.push(arrived.elapsed().as_micros() as u64),
+        match self.device.write_lines(&[&self.frame]) {
+            Ok(()) => {
+                if let Some(latencies) = &mut self.latencies {
+                    latencies.push(arrived.elapsed().as_micros() as u64);
+                }
+            }
             Err(e) => {
                 eprintln!("agui-gateway: cannot write to the device: {e}");
-                self.device_failed = true;
+                self.device_error = Some(e.to_string());
                 self.cancel.store(true, Ordering::Relaxed);
             }
         }
