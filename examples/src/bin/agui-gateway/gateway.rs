@@ -219,8 +219,8 @@ impl Gateway {
             }
         };
         self.last_run_ok = matches!(&outcome, Ok(r) if r.status.is_finished());
-        if let Some(latencies) = relay.latencies {
-            print_latency(latencies);
+        if self.latency {
+            print_latency(std::mem::take(&mut relay.latencies));
         }
         if let (Some((code, message)), None) = (closing, &relay.device_error) {
             let line = json!({"type": "RUN_ERROR", "message": message, "code": code});

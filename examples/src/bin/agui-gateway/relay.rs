@@ -23,9 +23,11 @@ pub struct Relay<'a> {
     pub rejected: bool,
     /// Why a write to the device failed, if one did.
     pub device_error: Option<String>,
+    /// `--latency`: keep `latencies`.
+    latency: bool,
     /// With `--latency`, per relayed frame: µs from the arrival of its last
-    /// bytes to its write (none kept without it).
-    pub latencies: Option<Vec<u64>>,
+    /// bytes to its write; empty without it (8 bytes a frame otherwise).
+    pub latencies: Vec<u64>,
     /// Set when the device fails: the run is then cancelled.
     cancel: Arc<AtomicBool>,
 }
@@ -44,7 +46,8 @@ impl<'a> Relay<'a> {
             shadow,
             rejected: false,
             device_error: None,
-            latencies: latency.then(Vec::new),
+            latency,
+            latencies: Vec::new(),
             cancel,
         }
     }
@@ -82,11 +85,10 @@ impl<'a> Relay<'a> {
             return;
         }
         match self.device.write_lines(&[&self.frame]) {
-            Ok(()) => {
-                if let Some(latencies) = &mut self.latencies {
-                    latencies.push(arrived.elapsed().as_micros() as u64);
-                }
+            Ok(()) if self.latency => {
+                self.latencies.push(arrived.elapsed().as_micros() as u64);
             }
+            Ok(()) => {}
             Err(e) => {
                 eprintln!("agui-gateway: cannot write to the device: {e}");
                 self.device_error = Some(e.to_string());
@@ -107,6 +109,35 @@ impl RunObserver for Relay<'_> {
             if let Some(event) = event {
                 self.on_frame_event(event, arrived);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io;
+    use std::time::Duration;
+
+    use super::*;
+
+    /// L2: without `--latency` no latency is kept (it was 8 bytes a frame,
+    /// for every frame of every run).
+    #[test]
+    fn latencies_are_kept_only_with_the_flag() {
+        let device = DeviceOut::new(Box::new(io::sink()), Duration::from_secs(1));
+        let start = b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n";
+        let chunk = b"{\"type\":\"TEXT_MESSAGE_CHUNK\",\"messageId\":\"m\",\"delta\":\"x\"}\n";
+        for latency in [false, true] {
+            let cancel = Arc::new(AtomicBool::new(false));
+            let mut relay = Relay::new(&device, Client::new(), cancel, latency);
+            relay.on_bytes(start);
+            for _ in 0..1_000 {
+                relay.on_bytes(chunk);
+            }
+            assert!(!relay.rejected);
+            let kept = relay.latencies.capacity();
+            assert_eq!(kept >= 1_001, latency, "latency {latency}: {kept}");
+            assert_eq!(kept == 0, !latency, "latency {latency}: {kept}");
         }
     }
 }
