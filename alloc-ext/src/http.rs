@@ -402,17 +402,6 @@ impl HttpAgent {
         conv: &mut Conversation,
         observer: &mut dyn RunObserver,
     ) -> Result<RunReport, HttpError> {
-        self.run_unscrubbed(conv, observer).map_err(|mut e| {
-            e.detail = scrub_userinfo(&e.detail, &self.url);
-            e
-        })
-    }
-
-    fn run_unscrubbed(
-        &self,
-        conv: &mut Conversation,
-        observer: &mut dyn RunObserver,
-    ) -> Result<RunReport, HttpError> {
         check_url(&self.url)?;
         let request = conv
             .start_run()
@@ -1073,6 +1062,51 @@ mod tests {
         assert!(conv.last_run().is_none(), "no run was started");
         let e = check_url("127.0.0.1:8000").unwrap_err();
         assert_eq!(e.kind, HttpErrorKind::Url);
+    }
+
+    /// The kiosk's panel and the gateway's RUN_ERROR line show the
+    /// error's text and the aborted run's reason: no password in either.
+    #[test]
+    fn the_url_userinfo_never_shows_in_an_error() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let url = format!("http://me:PASSWORD@127.0.0.1:{port}/");
+        let mut conv = Conversation::new("t");
+        conv.add_user_message("hi").unwrap();
+        let e = HttpAgent::new(url.as_str())
+            .run(&mut conv, &mut ())
+            .unwrap_err();
+        assert_eq!(e.kind, HttpErrorKind::Connect);
+        assert!(e.to_string().contains("http://***@127.0.0.1"), "{e}");
+        assert!(!e.to_string().contains("PASSWORD"), "{e}");
+        let aborted = conv.last_run().unwrap().status.to_string();
+        assert!(!aborted.contains("PASSWORD"), "{aborted}");
+        let e = check_url("ftp://me:PASSWORD@host/").unwrap_err();
+        assert!(!e.to_string().contains("PASSWORD"), "{e}");
+        assert_eq!(
+            scrub_userinfo("PASSWORD at me:PASSWORD@h", "http://me:PASSWORD@h/"),
+            "*** at ***@h"
+        );
+    }
+
+    #[test]
+    fn redirects_and_compressed_bodies_say_what_they_are() {
+        let e = redirect_error(302, Some("http://u:p@elsewhere/x"));
+        assert_eq!(e.kind, HttpErrorKind::Redirect);
+        assert_eq!(
+            e.to_string(),
+            "HTTP 302 -> http://***@elsewhere/x (redirects are not followed: give the final URL)"
+        );
+        assert!(check_content_encoding(None).is_ok());
+        assert!(check_content_encoding(Some("identity")).is_ok());
+        let e = check_content_encoding(Some("gzip")).unwrap_err();
+        assert_eq!(e.kind, HttpErrorKind::ContentEncoding);
+        assert!(e
+            .to_string()
+            .contains("compressed bodies are not supported"));
     }
 
     #[cfg(not(feature = "https"))]

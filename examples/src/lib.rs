@@ -1,4 +1,6 @@
 //! Shared code of the host tools (`agui-replay`, `agui-chat`, ...).
 
+pub mod headers;
 pub mod json_out;
+pub mod tool_command;
 pub mod transcript;

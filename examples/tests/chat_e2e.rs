@@ -8,19 +8,18 @@
 //! `$AGUI_PYTHON`); without it these tests fail and say so.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-#[path = "../../alloc-ext/tests/support/server.rs"]
-mod server;
-
 mod backend;
 mod cli;
+mod hostile_agent;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use backend::Backend;
+use hostile_agent::server::{frame, send, sse_head, Server};
+use hostile_agent::{run_finished, run_started, runs, stream};
 use serde_json::{json, Value};
-use server::{answer_with, frame, send, sse_head, Server};
 
 fn chat(args: &[&str], stdin: &str) -> Output {
     chat_env(args, stdin, &[])
@@ -331,8 +330,13 @@ fn pydantic_ai_backend_with_a_failing_tool() {
 // Exit statuses and their reasons, against misbehaving servers
 // ---------------------------------------------------------------------------
 
-fn started() -> Value {
-    json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"})
+/// An agent whose every run is its own `RUN_STARTED` then `events`.
+fn answer_with(events: Vec<Value>) -> Server {
+    Server::start(move |req, conn, _stop| {
+        let mut all = vec![run_started(req)];
+        all.extend(events.iter().cloned());
+        send(conn, stream(&all).as_bytes());
+    })
 }
 
 fn assert_fails(out: &Output, code: i32, reason: &str) {
@@ -389,12 +393,12 @@ fn not_an_event_stream_exits_2() {
 
 #[test]
 fn idle_timeout_exits_2_and_keeps_the_partial_answer() {
-    let server = Server::start(|_req, conn, stop| {
+    let server = Server::start(|req, conn, stop| {
         let chunk =
             json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": "Thinking about"});
         send(
             conn,
-            (sse_head("text/event-stream") + &frame(&started()) + &frame(&chunk)).as_bytes(),
+            (sse_head("text/event-stream") + &frame(&run_started(req)) + &frame(&chunk)).as_bytes(),
         );
         stop.sleep(Duration::from_secs(60));
     });
@@ -410,15 +414,15 @@ fn idle_timeout_exits_2_and_keeps_the_partial_answer() {
 #[test]
 fn a_reused_tool_call_id_is_reported() {
     let runs = std::sync::atomic::AtomicUsize::new(0);
-    let server = Server::start(move |_req, conn, _stop| {
+    let server = Server::start(move |req, conn, _stop| {
         let n = runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        let finished = json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"});
+        let finished = run_finished(req);
         let middle = if n == 1 {
             json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "a1", "role": "assistant", "delta": "done"})
         } else {
             json!({"type": "TOOL_CALL_CHUNK", "toolCallId": "c1", "toolCallName": "set_led", "parentMessageId": format!("p{n}"), "delta": "{}"})
         };
-        let events = frame(&started()) + &frame(&middle) + &frame(&finished);
+        let events = frame(&run_started(req)) + &frame(&middle) + &frame(&finished);
         send(conn, (sse_head("text/event-stream") + &events).as_bytes());
     });
     let dir = scratch("reused-id");
@@ -444,11 +448,11 @@ fn a_reused_tool_call_id_is_reported() {
 #[test]
 fn at_a_terminal_the_next_run_after_a_failure_carries_everything() {
     let runs = std::sync::atomic::AtomicUsize::new(0);
-    let server = Server::start(move |_req, conn, _stop| {
+    let server = Server::start(move |req, conn, _stop| {
         if runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
             let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n";
             let call = json!({"type": "TOOL_CALL_CHUNK", "toolCallId": "c1", "toolCallName": "set_led", "parentMessageId": "a1", "delta": "{\"color\": \"gr"});
-            let events = frame(&started()) + &frame(&call);
+            let events = frame(&run_started(req)) + &frame(&call);
             let body = format!("{:x}\r\n{events}\r\n", events.len());
             send(
                 conn,
@@ -457,8 +461,8 @@ fn at_a_terminal_the_next_run_after_a_failure_carries_everything() {
             let _ = conn.shutdown(std::net::Shutdown::Both);
         } else {
             let text = json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "a2", "role": "assistant", "delta": "sorry"});
-            let finished = json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"});
-            let events = frame(&started()) + &frame(&text) + &frame(&finished);
+            let finished = run_finished(req);
+            let events = frame(&run_started(req)) + &frame(&text) + &frame(&finished);
             send(conn, (sse_head("text/event-stream") + &events).as_bytes());
         }
     });
@@ -522,12 +526,12 @@ sys.exit(chat.returncode)
 /// stdout a pipe (stdin still a terminal) it never shows.
 #[test]
 fn the_spinner_shows_on_a_terminal_only() {
-    let server = Server::start(|_req, conn, stop| {
+    let server = Server::start(|req, conn, stop| {
         // Silent for several polls before the first byte.
         stop.sleep(Duration::from_millis(800));
         let text = json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "a1", "role": "assistant", "delta": "here"});
-        let finished = json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"});
-        let events = frame(&started()) + &frame(&text) + &frame(&finished);
+        let finished = run_finished(req);
+        let events = frame(&run_started(req)) + &frame(&text) + &frame(&finished);
         send(conn, (sse_head("text/event-stream") + &events).as_bytes());
     });
     let script = r#"
@@ -587,7 +591,7 @@ sys.exit(chat.returncode)
 #[test]
 fn ctrl_c_at_a_terminal_cancels_the_run_and_quits_at_the_prompt() {
     let runs = std::sync::atomic::AtomicUsize::new(0);
-    let server = Server::start(move |_req, conn, stop| {
+    let server = Server::start(move |req, conn, stop| {
         let first = runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0;
         let (id, delta) = if first {
             ("a1", "A long answer")
@@ -595,9 +599,9 @@ fn ctrl_c_at_a_terminal_cancels_the_run_and_quits_at_the_prompt() {
             ("a2", "done")
         };
         let text = json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": id, "role": "assistant", "delta": delta});
-        let mut events = frame(&started()) + &frame(&text);
+        let mut events = frame(&run_started(req)) + &frame(&text);
         if !first {
-            events += &frame(&json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}));
+            events += &frame(&run_finished(req));
         }
         send(conn, (sse_head("text/event-stream") + &events).as_bytes());
         if first {
@@ -658,7 +662,7 @@ sys.exit(chat.returncode)
 #[test]
 fn run_error_exits_1() {
     let error = json!({"type": "RUN_ERROR", "message": "rate limited", "code": "429"});
-    let server = Server::start(answer_with(vec![started(), error]));
+    let server = answer_with(vec![error]);
     let out = chat(&[&server.url()], "hi\n");
     assert_fails(&out, 1, "the agent reported an error [429]: rate limited");
 }
@@ -666,15 +670,14 @@ fn run_error_exits_1() {
 #[test]
 fn protocol_error_exits_1() {
     let bad = json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "ghost", "delta": "x"});
-    let server = Server::start(answer_with(vec![started(), bad]));
+    let server = answer_with(vec![bad]);
     let out = chat(&[&server.url()], "hi\n");
     assert_fails(&out, 1, "protocol error: frame 1: verify error");
 }
 
 #[test]
 fn the_headers_and_the_tool_schema_reach_the_agent() {
-    let finished = json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"});
-    let server = Server::start(answer_with(vec![started(), finished]));
+    let server = runs(|_| vec![]);
     let dir = scratch("schema");
     let schema = dir.join("set_led.json");
     std::fs::write(
@@ -721,7 +724,7 @@ fn usage_errors_exit_2() {
         ),
         (
             vec!["http://127.0.0.1:9/", "--header", "nocolon"],
-            "--header 'nocolon': expected 'Name: value'",
+            "--header: expected 'Name: value' (no ':' found",
         ),
         (
             vec!["127.0.0.1:9"],
@@ -763,12 +766,12 @@ fn usage_errors_exit_2() {
 
 #[test]
 fn ctrl_c_ends_the_run_cleanly() {
-    let server = Server::start(|_req, conn, stop| {
+    let server = Server::start(|req, conn, stop| {
         let chunk =
             json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": "A long answer"});
         send(
             conn,
-            (sse_head("text/event-stream") + &frame(&started()) + &frame(&chunk)).as_bytes(),
+            (sse_head("text/event-stream") + &frame(&run_started(req)) + &frame(&chunk)).as_bytes(),
         );
         stop.sleep(Duration::from_secs(60));
     });

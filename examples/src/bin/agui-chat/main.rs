@@ -44,6 +44,7 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use agui_alloc::http::{HttpAgent, HttpError, HttpErrorKind, CONNECT_TIMEOUT, IDLE_TIMEOUT};
+use agui_examples::tool_command::{MAX_TOOL_CALLS, TOOL_TIMEOUT};
 use agui_examples::transcript::Peer;
 use clap::{Parser, ValueEnum};
 
@@ -83,9 +84,10 @@ struct Args {
     #[arg(long = "tool-params", value_name = "NAME=FILE")]
     tool_params: Vec<String>,
 
-    /// An HTTP header for every request, e.g. 'Authorization: Bearer KEY'.
-    /// Repeatable.
-    #[arg(long = "header", value_name = "'K: V'")]
+    /// An HTTP header for every request, e.g. 'Authorization: Bearer KEY',
+    /// or @FILE for a file of such lines (a secret then stays out of `ps`;
+    /// so does one in $AGUI_HEADERS, one header a line). Repeatable.
+    #[arg(long = "header", value_name = "'K: V' | @FILE")]
     headers: Vec<String>,
 
     /// The thread id (default: a new one).
@@ -113,6 +115,21 @@ struct Args {
     /// Most runs for one user message (follow-ups after tool results included).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     max_runs: u32,
+
+    /// Most calls to declared tools run in one run; the calls beyond get
+    /// an error result.
+    #[arg(long, default_value_t = MAX_TOOL_CALLS, value_parser = clap::value_parser!(u32).range(1..))]
+    max_tool_calls: u32,
+
+    /// Seconds a tool's command may run; then it is killed and the call
+    /// gets an error result.
+    #[arg(long, value_name = "SECS", default_value_t = TOOL_TIMEOUT.as_secs_f64())]
+    tool_timeout: f64,
+
+    /// Seconds a run may take in all, from its request to its end
+    /// (default: no limit).
+    #[arg(long, value_name = "SECS")]
+    max_run_time: Option<f64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -11,8 +11,10 @@ use agui_core::protocol::Protocol;
 use agui_examples::transcript::{write_message, write_state, Peer, Printable};
 
 use crate::printer::{Printer, RunCalls};
-use crate::tools::{declare_tools, run_command, ToolCommand};
+use crate::tools::{declare_tools, ToolCommand};
 use crate::{install_ctrl_c, salt, transport_failure, trust, Args, Failure, Output, ProtocolArg};
+use agui_examples::headers;
+use agui_examples::tool_command::run_tool;
 
 pub(crate) struct Chat {
     conv: Conversation,
@@ -24,6 +26,10 @@ pub(crate) struct Chat {
     /// `--ca-cert` was given.
     trusts_own_roots: bool,
     max_runs: u32,
+    /// `--max-tool-calls`: calls run per run.
+    max_tool_calls: usize,
+    /// `--tool-timeout`.
+    tool_timeout: Duration,
     /// Set while a run is in progress (Ctrl-C then cancels it, else quits).
     in_run: Arc<AtomicBool>,
     timing: bool,
@@ -44,20 +50,19 @@ impl Chat {
                 })
         };
         check_url(&args.url).map_err(|e| Failure::usage(e.to_string()))?;
+        let max_run_time = args
+            .max_run_time
+            .map(|s| secs(s, "max-run-time"))
+            .transpose()?;
         let mut agent = HttpAgent::new(&args.url)
             .connect_timeout(secs(args.connect_timeout, "connect-timeout")?)
-            .idle_timeout(secs(args.idle_timeout, "idle-timeout")?);
+            .idle_timeout(secs(args.idle_timeout, "idle-timeout")?)
+            .max_run_time(max_run_time);
         if let Some(file) = &args.ca_cert {
             agent = trust(agent, file).map_err(Failure::usage)?;
         }
-        for header in &args.headers {
-            let (name, value) = header
-                .split_once(':')
-                .filter(|(n, _)| !n.trim().is_empty())
-                .ok_or_else(|| {
-                    Failure::usage(format!("--header '{header}': expected 'Name: value'"))
-                })?;
-            agent = agent.header(name.trim(), value.trim());
+        for header in headers::collect(&args.headers).map_err(Failure::usage)? {
+            agent = agent.header(header.name, header.value);
         }
         // A new thread's id is unique already; a thread named by the user
         // may have had runs from an earlier start: salt those ids.
@@ -86,6 +91,8 @@ impl Chat {
             interactive,
             trusts_own_roots: args.ca_cert.is_some(),
             max_runs: args.max_runs,
+            max_tool_calls: usize::try_from(args.max_tool_calls).unwrap_or(usize::MAX),
+            tool_timeout: secs(args.tool_timeout, "tool-timeout")?,
             in_run,
             timing: std::env::var_os("AGUI_CHAT_TIMING").is_some_and(|v| v == "1"),
             printed: 0,
@@ -145,8 +152,24 @@ impl Chat {
             if pending.is_empty() {
                 return Ok(());
             }
-            for call in pending {
-                self.answer(&call);
+            let run_now = pending.len().min(self.max_tool_calls);
+            if pending.len() > run_now {
+                eprintln!(
+                    "agui-chat: the agent made {} tool calls in one run: the first {run_now} are run, \
+                     the others get an error result (--max-tool-calls)",
+                    pending.len()
+                );
+            }
+            for (n, call) in pending.iter().enumerate() {
+                if n < run_now {
+                    self.answer(call);
+                } else {
+                    let error = format!(
+                        "not run: over {} tool calls in one run (--max-tool-calls)",
+                        self.max_tool_calls
+                    );
+                    self.add_error(call, error);
+                }
             }
         }
         Err(Failure::new(
@@ -195,6 +218,16 @@ impl Chat {
         self.runs += 1;
         let report = result.map_err(|e| transport_failure(&e, self.trusts_own_roots))?;
         self.frames += u64::from(report.accepted);
+        if let Some(start) = &report.foreign_start {
+            eprintln!(
+                "agui-chat: warning: the agent's RUN_STARTED names thread '{}' run '{}', \
+                 not the run asked for (thread '{}' run '{}')",
+                Peer(&start.thread_id),
+                Peer(&start.run_id),
+                Peer(self.conv.thread_id()),
+                Peer(&report.run_id)
+            );
+        }
         self.print_new_messages();
         match report.status {
             RunStatus::Finished { .. } => Ok(printer.calls),
@@ -213,11 +246,7 @@ impl Chat {
     fn decline_pending(&mut self, reason: &str) {
         for call in self.conv.pending_tool_calls() {
             let error = format!("not run: the run that made this call failed ({reason})");
-            if self.output == Output::Live {
-                println!("[tool error for {}] {}", Peer(&call.id), Peer(&error));
-            }
-            // No run is in progress between runs, so adding cannot fail.
-            let _ = self.conv.add_tool_error(&call.id, error);
+            self.add_error(&call, error);
         }
     }
 
@@ -226,7 +255,7 @@ impl Chat {
         let Some(tool) = self.commands.iter().find(|t| t.name == call.name) else {
             return; // pending calls are calls to declared tools only
         };
-        let outcome = run_command(&tool.command, &call.arguments);
+        let outcome = run_tool(&tool.command, &call.arguments, self.tool_timeout);
         let added = match outcome {
             Ok(result) => {
                 if self.output == Output::Live {
@@ -240,14 +269,20 @@ impl Chat {
                     Peer(&call.name),
                     Peer(&error)
                 );
-                if self.output == Output::Live {
-                    println!("[tool error for {}] {}", Peer(&call.id), Peer(&error));
-                }
-                self.conv.add_tool_error(&call.id, error)
+                return self.add_error(call, error);
             }
         };
         // No run is in progress between runs, so adding cannot fail.
         let _ = added;
+    }
+
+    /// Adds an error result for `call`, shown in live mode.
+    fn add_error(&mut self, call: &PendingToolCall, error: String) {
+        if self.output == Output::Live {
+            println!("[tool error for {}] {}", Peer(&call.id), Peer(&error));
+        }
+        // No run is in progress between runs, so adding cannot fail.
+        let _ = self.conv.add_tool_error(&call.id, error);
     }
 
     /// Transcript mode: the messages not printed yet.

@@ -1,8 +1,6 @@
 //! `--tool` and `--tool-params`: the declared tools and their commands.
 
 use std::fs;
-use std::io::Write;
-use std::process::{Command, Stdio};
 
 use agui_alloc::conversation::Conversation;
 use agui_alloc::model::Tool;
@@ -73,44 +71,4 @@ fn schema_for(name: &str, params: &[String]) -> Result<Value, Failure> {
         .map_err(|e| Failure::usage(format!("--tool-params {name}={file}: cannot read: {e}")))?;
     serde_json::from_str(&text)
         .map_err(|e| Failure::usage(format!("--tool-params {name}={file}: not JSON: {e}")))
-}
-
-/// Runs `sh -c COMMAND` with `arguments` on stdin: its trimmed stdout, or
-/// its exit status and stderr as the error.
-pub(crate) fn run_command(command: &str, arguments: &str) -> Result<String, String> {
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot start sh: {e}"))?;
-    let input = if arguments.trim().is_empty() {
-        "{}"
-    } else {
-        arguments
-    };
-    if let Some(mut stdin) = child.stdin.take() {
-        // A command that does not read its stdin closes the pipe early.
-        let _ = stdin.write_all(input.as_bytes());
-    }
-    let out = child
-        .wait_with_output()
-        .map_err(|e| format!("cannot wait for the command: {e}"))?;
-    let stdout = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    if out.status.success() {
-        return Ok(stdout);
-    }
-    let status = match out.status.code() {
-        Some(code) => format!("exit status {code}"),
-        None => "killed by a signal".to_owned(),
-    };
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let stderr = stderr.split_whitespace().collect::<Vec<_>>().join(" ");
-    Err(if stderr.is_empty() {
-        status
-    } else {
-        format!("{status}: {stderr}")
-    })
 }

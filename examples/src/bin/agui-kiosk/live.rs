@@ -10,7 +10,6 @@
 //! closed or Escape is pressed.
 
 use std::io::Write;
-use std::process::{Command, Stdio};
 use std::thread;
 use std::time::Duration;
 
@@ -20,6 +19,8 @@ use agui_alloc::hooks::{Flow, HookView, Subscriber};
 use agui_alloc::http::{HttpAgent, RunObserver};
 use agui_alloc::model::{Message, Tool};
 use agui_alloc::reduce::Reducer;
+use agui_examples::tool_command::{run_tool, MAX_TOOL_CALLS, TOOL_TIMEOUT};
+use agui_examples::transcript::Peer;
 use agui_kiosk::framebuffer::Framebuffer;
 use agui_kiosk::{Config, Kiosk, Theme};
 use embedded_graphics::pixelcolor::{BinaryColor, Gray8, Rgb565, Rgb888};
@@ -190,14 +191,18 @@ fn converse<C: PixelColor>(live: &Live<'_>, mut screen: Screen<C>) -> Result<boo
         screen.show(conv.messages(), conv.state());
         match result {
             Ok(report) => {
-                println!("agui-kiosk: run {}: {}", report.run_id, report.status);
+                println!(
+                    "agui-kiosk: run {}: {}",
+                    Peer(&report.run_id),
+                    Peer(&report.status.to_string())
+                );
                 if !report.status.is_finished() {
                     ok = false;
                     break;
                 }
             }
             Err(e) => {
-                println!("agui-kiosk: {e}");
+                println!("agui-kiosk: {}", Peer(&e.to_string()));
                 screen.kiosk.set_stream_error(&e.to_string());
                 screen.show(conv.messages(), conv.state());
                 ok = false;
@@ -208,8 +213,15 @@ fn converse<C: PixelColor>(live: &Live<'_>, mut screen: Screen<C>) -> Result<boo
         if pending.is_empty() {
             break;
         }
-        for call in pending {
-            answer(&mut conv, &commands, &call);
+        // One response cannot run the commands without bound.
+        let run_now = usize::try_from(MAX_TOOL_CALLS).unwrap_or(usize::MAX);
+        for (n, call) in pending.iter().enumerate() {
+            if n < run_now {
+                answer(&mut conv, &commands, call);
+            } else {
+                let error = format!("not run: over {MAX_TOOL_CALLS} tool calls in one run");
+                let _ = conv.add_tool_error(&call.id, error);
+            }
         }
         screen.show(conv.messages(), conv.state());
     }
@@ -258,37 +270,10 @@ fn answer(conv: &mut Conversation, commands: &[ToolCommand], call: &PendingToolC
     let Some(tool) = commands.iter().find(|t| t.name == call.name) else {
         return;
     };
-    let added = match run_command(&tool.command, &call.arguments) {
+    let added = match run_tool(&tool.command, &call.arguments, TOOL_TIMEOUT) {
         Ok(result) => conv.add_tool_result(&call.id, result),
         Err(error) => conv.add_tool_error(&call.id, error),
     };
     // No run is in progress between runs, so adding cannot fail.
     debug_assert!(added.is_ok());
-}
-
-fn run_command(command: &str, arguments: &str) -> Result<String, String> {
-    let mut child = Command::new("sh")
-        .args(["-c", command])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot start sh: {e}"))?;
-    if let Some(mut stdin) = child.stdin.take() {
-        // A command that ignores its stdin may close the pipe early.
-        let _ = stdin.write_all(arguments.as_bytes());
-    }
-    let out = child
-        .wait_with_output()
-        .map_err(|e| format!("cannot wait for '{command}': {e}"))?;
-    let stdout = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    if out.status.success() {
-        Ok(stdout)
-    } else {
-        Err(format!(
-            "'{command}' failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
 }
