@@ -5,7 +5,9 @@
 //! messages past every limit (`!error over_limit`, nothing taken), a
 //! device that stops reading (write timeout), one that goes away mid-run
 //! (said as such), control characters for the terminal (escaped), and a
-//! run that never ends (`--max-run-time`).
+//! run that never ends (`--max-run-time`). The agent's side of the
+//! gateway is played too, with `hostile_agent/`: a redirect to another
+//! origin, a password in the URL.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::process::Command;
@@ -15,8 +17,8 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-#[path = "../../alloc-ext/tests/support/server.rs"]
-mod server;
+mod hostile_agent;
+use hostile_agent::server;
 
 mod hostile_device;
 use hostile_device::{serial_device, text, Device, GATEWAY};
@@ -322,4 +324,80 @@ fn zero_timeouts_are_usage_errors() {
             "{flag}: {stderr}"
         );
     }
+}
+
+// ---------------------------------------------------------------------------
+// The agent's side, at the gateway (the HTTP layer is tested with agui-chat)
+// ---------------------------------------------------------------------------
+
+/// H1: a redirect is not followed: neither the run nor the user's headers
+/// reach the other origin, and the device's RUN_ERROR names the redirect.
+#[test]
+fn a_redirect_is_not_followed_and_no_header_reaches_the_other_origin() {
+    let elsewhere = hostile_agent::runs(|_| vec![]);
+    let agent = hostile_agent::redirect(302, &elsewhere.url());
+    let headers = [
+        "--header",
+        "X-Api-Key: SECRET-KEY",
+        "--header",
+        "Proxy-Authorization: Basic SECRET",
+    ];
+    let mut device = Device::start_with(&agent.url(), &headers);
+    device.send(&user("u1", "hi"));
+    device.send(r#"{"type":"RUN"}"#);
+    let error = device.event();
+    assert_eq!(error["type"], "RUN_ERROR");
+    assert_eq!(error["code"], "gateway_transport");
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(&format!("HTTP 302 -> {}", elsewhere.url())),
+        "{message}"
+    );
+    let out = device.finish(true);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(!stderr.contains("SECRET"), "{stderr}");
+    assert!(
+        elsewhere.requests().is_empty(),
+        "the other origin got: {:?}",
+        elsewhere.requests()
+    );
+}
+
+/// M6: a password in the agent's URL shows nowhere: not on stderr, not in
+/// the RUN_ERROR line sent to the device (here nothing listens at the URL).
+#[test]
+fn the_url_password_shows_nowhere() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://user:URL-PASSWORD@127.0.0.1:{port}/");
+    let mut device = Device::start(&url);
+    device.send(&user("u1", "hi"));
+    device.send(r#"{"type":"RUN"}"#);
+    let line = device.line();
+    assert!(line.contains("http://***@127.0.0.1"), "{line}");
+    assert!(!line.contains("URL-PASSWORD"), "{line}");
+    let out = device.finish(true);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(stderr.contains("run failed: "), "{stderr}");
+    assert!(!stderr.contains("URL-PASSWORD"), "{stderr}");
+    assert!(!stdout.contains("URL-PASSWORD"), "{stdout}");
+}
+
+/// M6: a bad `--header` is a usage error that does not show its text (it
+/// may be a key), checked at start-up.
+#[test]
+fn a_bad_header_is_refused_at_start_up_without_its_value() {
+    let out = Command::new(GATEWAY)
+        .args(["http://127.0.0.1:1/", "--tcp", "127.0.0.1:1"])
+        .args(["--header", "SECRET-WITHOUT-A-COLON"])
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.starts_with("agui-gateway: --header: "), "{stderr}");
+    assert!(!stderr.contains("SECRET"), "{stderr}");
 }

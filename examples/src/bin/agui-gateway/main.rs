@@ -25,6 +25,7 @@ use std::thread;
 use std::time::Duration;
 
 use agui_alloc::http::{check_url, HttpAgent};
+use agui_examples::headers;
 use clap::Parser;
 
 use gateway::Gateway;
@@ -66,8 +67,10 @@ pub struct Args {
     /// The device as a TCP server (QEMU's `-serial tcp:...,server=on`).
     #[arg(long, value_name = "HOST:PORT")]
     pub tcp: Option<String>,
-    /// An extra HTTP header for every run, e.g. 'Authorization: Bearer X' (repeatable).
-    #[arg(long = "header", short = 'H', value_name = "'K: V'")]
+    /// An extra HTTP header for every run, e.g. 'Authorization: Bearer X',
+    /// or @FILE for a file of such lines (a secret there does not show in
+    /// `ps`; so does one in $AGUI_HEADERS, one header a line). Repeatable.
+    #[arg(long = "header", short = 'H', value_name = "'K: V' | @FILE")]
     pub headers: Vec<String>,
     /// The conversation's thread id.
     #[arg(long, value_name = "ID", default_value = "device")]
@@ -154,11 +157,8 @@ fn http_agent(args: &Args) -> Result<HttpAgent, String> {
             .root_certs_pem(&pem)
             .map_err(|e| format!("--ca-cert {}: {e}", file.display()))?;
     }
-    for header in &args.headers {
-        let (name, value) = header
-            .split_once(':')
-            .ok_or_else(|| format!("--header '{header}': expected 'Name: value'"))?;
-        agent = agent.header(name.trim(), value.trim());
+    for header in headers::collect(&args.headers)? {
+        agent = agent.header(header.name, header.value);
     }
     if let Some(timeout) = args.idle_timeout {
         agent = agent.idle_timeout(timeout);
