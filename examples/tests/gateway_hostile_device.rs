@@ -99,6 +99,26 @@ fn lines_sent_during_a_run_wait_in_a_bounded_queue() {
     );
 }
 
+/// Between runs a full queue only means the gateway is behind: the
+/// reader waits for room (the device waits on the serial line or socket),
+/// and no line is refused.
+#[test]
+fn lines_between_runs_wait_for_room_and_are_all_taken() {
+    let agent = server::Server::start(server::answer_with(vec![]));
+    let mut device = Device::start_with(&agent.url(), &["--max-queued-lines", "1"]);
+    for n in 0..300 {
+        device.send(&user(&format!("u{n}"), &"x".repeat(1_000)));
+    }
+    device.send(MARK);
+    assert_eq!(device.answers_until(MARK_ANSWER), [MARK_ANSWER]);
+    let out = device.finish(true);
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("the device is done (300 messages in the thread)"),
+        "{stderr}"
+    );
+}
+
 /// M5: tools and messages past `--max-tools`, `--max-messages` and
 /// `--max-input-bytes` are refused with `!error over_limit` and not taken:
 /// the run's request holds only what was accepted (unchecked, 5,000 tools

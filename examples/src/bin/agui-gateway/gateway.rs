@@ -1,7 +1,7 @@
 //! The main thread: the conversation, runs, and answers to the device.
 
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 
@@ -15,7 +15,7 @@ use serde_json::json;
 
 use crate::lines::{bad, parse_line, DeviceLine, LineError};
 use crate::port::DeviceOut;
-use crate::reader::FromDevice;
+use crate::reader::{FromDevice, Shared};
 use crate::relay::Relay;
 use crate::Args;
 
@@ -24,8 +24,8 @@ pub struct Gateway {
     conv: Conversation,
     agent: HttpAgent,
     device: Arc<DeviceOut>,
-    /// Set by the reading thread when the device went away without `DONE`.
-    device_gone: Arc<AtomicBool>,
+    /// Flags shared with the reading thread.
+    shared: Arc<Shared>,
     /// The last run ended with RUN_FINISHED.
     last_run_ok: bool,
     latency: bool,
@@ -45,19 +45,14 @@ struct Limits {
 }
 
 impl Gateway {
-    pub fn new(
-        args: &Args,
-        agent: HttpAgent,
-        device: Arc<DeviceOut>,
-        device_gone: Arc<AtomicBool>,
-    ) -> Self {
+    pub fn new(args: &Args, agent: HttpAgent, device: Arc<DeviceOut>, shared: Arc<Shared>) -> Self {
         let conv = Conversation::new(args.thread.clone());
         let input_bytes = conv.run_input("").len();
         Gateway {
             conv,
             agent,
             device,
-            device_gone,
+            shared,
             last_run_ok: false,
             latency: args.latency,
             trusts_own_roots: args.ca_cert.is_some(),
@@ -183,12 +178,14 @@ impl Gateway {
         // really gone also ends the loop (FromDevice::Gone).
         cancel.store(false, Ordering::Relaxed);
         let mut relay = Relay::new(&self.device, shadow, cancel, self.latency);
+        self.shared.running.store(true, Ordering::Relaxed);
         let outcome = self.agent.run(&mut self.conv, &mut relay);
+        self.shared.running.store(false, Ordering::Relaxed);
         relay.finish();
         self.input_bytes = self.conv.run_input("").len();
         let cancelled = match (
             &relay.device_error,
-            self.device_gone.load(Ordering::Relaxed),
+            self.shared.gone.load(Ordering::Relaxed),
         ) {
             (Some(e), _) => Some(format!("the device stopped taking lines: {e}")),
             (None, true) => Some("the device disconnected".to_owned()),

@@ -127,12 +127,13 @@ fn serve(args: &Args) -> Result<ExitCode, String> {
     let device = Arc::new(DeviceOut::new(writer, args.write_timeout));
     let queue = usize::try_from(args.max_queued_lines).unwrap_or(usize::MAX);
     let (tx, rx) = mpsc::sync_channel(queue);
-    let ends = reader::Ends {
+    let shared = Arc::new(reader::Shared {
         cancel: agent.cancel_flag().clone(),
-        gone: Arc::new(AtomicBool::new(false)),
-    };
-    let mut gateway = Gateway::new(args, agent, Arc::clone(&device), Arc::clone(&ends.gone));
-    let reading = reader::Reading::new(device, queue, ends);
+        gone: AtomicBool::new(false),
+        running: AtomicBool::new(false),
+    });
+    let mut gateway = Gateway::new(args, agent, Arc::clone(&device), Arc::clone(&shared));
+    let reading = reader::Reading::new(device, queue, shared);
     thread::spawn(move || reading.run(reader, &tx));
     Ok(gateway.handle_lines(&rx))
 }

@@ -4,6 +4,8 @@ use std::io::{self, BufRead, BufReader, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{SyncSender, TrySendError};
 use std::sync::Arc;
+use std::thread;
+use std::time::Duration;
 
 use agui_core::device::{self, LineCode, MAX_LINE};
 use agui_examples::transcript::Peer;
@@ -20,11 +22,28 @@ pub enum FromDevice {
     Gone(String),
 }
 
-/// The run's cancel flag and the "device gone" flag, set together when
-/// the device goes away before saying `DONE`.
-pub struct Ends {
+/// How often a reader that waits for room in the queue looks again.
+const ROOM_POLL: Duration = Duration::from_millis(2);
+
+/// What became of a line offered to the queue.
+enum Offered {
+    Queued,
+    /// Refused: the queue is full during a run.
+    Busy,
+    /// The main thread is gone.
+    Closed,
+}
+
+/// What the reading thread and the main thread share.
+pub struct Shared {
+    /// The run's cancel flag (the HTTP agent's): set when the device goes
+    /// away before saying `DONE`.
     pub cancel: Arc<AtomicBool>,
-    pub gone: Arc<AtomicBool>,
+    /// The device went away before saying `DONE`.
+    pub gone: AtomicBool,
+    /// A run is in progress: a line that finds the queue full is then
+    /// answered `busy`; between runs the reader waits for room instead.
+    pub running: AtomicBool,
 }
 
 /// The reading thread's state.
@@ -32,22 +51,22 @@ pub struct Reading {
     device: Arc<DeviceOut>,
     /// The queue's length, to say it.
     queue: usize,
-    ends: Ends,
+    shared: Arc<Shared>,
 }
 
 impl Reading {
-    pub fn new(device: Arc<DeviceOut>, queue: usize, ends: Ends) -> Self {
+    pub fn new(device: Arc<DeviceOut>, queue: usize, shared: Arc<Shared>) -> Self {
         Reading {
             device,
             queue,
-            ends,
+            shared,
         }
     }
 
     /// Reads lines until the device goes away. Log lines (`#`) are printed
     /// at once; the others go to the main thread through the bounded queue
-    /// `tx`, and a line that finds it full (the device sends faster than
-    /// runs end) is dropped and answered `!error busy`. When the device is
+    /// `tx`, and a line that finds it full during a run (the device sends
+    /// faster than runs end) is dropped and answered `!error busy`. When the device is
     /// gone before saying `DONE`, a run in progress is cancelled (after
     /// `DONE`, the end of the stream is the normal goodbye, and the run
     /// that may still be reading its last bytes is left to end by itself).
@@ -79,17 +98,37 @@ impl Reading {
             } else {
                 FromDevice::Line(number, line)
             };
-            match tx.try_send(message) {
-                Ok(()) => done |= is_done,
-                Err(TrySendError::Full(_)) => self.busy(number),
-                Err(TrySendError::Disconnected(_)) => return,
+            match self.offer(tx, message) {
+                Offered::Queued => done |= is_done,
+                Offered::Busy => self.busy(number),
+                Offered::Closed => return,
             }
         };
         if !done {
-            self.ends.gone.store(true, Ordering::Relaxed);
-            self.ends.cancel.store(true, Ordering::Relaxed);
+            self.shared.gone.store(true, Ordering::Relaxed);
+            self.shared.cancel.store(true, Ordering::Relaxed);
         }
         let _ = tx.send(FromDevice::Gone(gone));
+    }
+
+    /// Queues `message`. When the queue is full: during a run the line is
+    /// refused; between runs the main thread is only behind, so the reader
+    /// waits for room (and the device, whose lines are not read meanwhile,
+    /// for the reader).
+    fn offer(&self, tx: &SyncSender<FromDevice>, mut message: FromDevice) -> Offered {
+        loop {
+            match tx.try_send(message) {
+                Ok(()) => return Offered::Queued,
+                Err(TrySendError::Disconnected(_)) => return Offered::Closed,
+                Err(TrySendError::Full(_)) if self.shared.running.load(Ordering::Relaxed) => {
+                    return Offered::Busy
+                }
+                Err(TrySendError::Full(back)) => {
+                    message = back;
+                    thread::sleep(ROOM_POLL);
+                }
+            }
+        }
     }
 
     /// Line `number` found the queue full: dropped, and the device told.
