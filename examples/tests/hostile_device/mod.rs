@@ -159,6 +159,16 @@ impl Device {
         }
     }
 
+    /// Says DONE after a run that failed at the gateway: the exit status
+    /// is 1 and stderr says `run failed: `; returns stderr.
+    pub fn finish_failed_run(self) -> String {
+        let out = self.finish(true);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("agui-gateway: run failed: "), "{stderr}");
+        stderr
+    }
+
     /// Says DONE (if asked) and collects the gateway's exit.
     pub fn finish(mut self, done: bool) -> Output {
         if done {
