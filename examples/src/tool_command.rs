@@ -93,8 +93,9 @@ pub fn run_tool(command: &str, arguments: &str, timeout: Duration) -> Result<Str
     })
 }
 
-/// Reads a pipe to its end on a thread of its own.
-fn drain(pipe: Option<impl Read + Send + 'static>) -> JoinHandle<Vec<u8>> {
+/// Reads a pipe (a child's stdout or stderr) to its end on a thread of
+/// its own: the child never blocks on a full pipe while we wait for it.
+pub fn drain(pipe: Option<impl Read + Send + 'static>) -> JoinHandle<Vec<u8>> {
     thread::spawn(move || {
         let mut out = Vec::new();
         if let Some(mut pipe) = pipe {

@@ -27,20 +27,8 @@ fn chat(args: &[&str], stdin: &str) -> Output {
 
 fn chat_env(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_agui-chat"));
-    cmd.args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().unwrap();
-    {
-        use std::io::Write;
-        let mut input = child.stdin.take().unwrap();
-        input.write_all(stdin.as_bytes()).unwrap();
-    }
-    child.wait_with_output().unwrap()
+    cmd.args(args).envs(env.iter().copied());
+    hostile_agent::run_guarded(cmd, stdin)
 }
 
 fn text(bytes: &[u8]) -> String {

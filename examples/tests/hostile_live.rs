@@ -5,88 +5,29 @@
 //! taken out.
 //!
 //! The tests that an attack would hang (a deadlock, a stream that never
-//! ends) run agui-chat under a watchdog: past [`WATCHDOG`] it is killed
-//! and the test fails. That is a guard against hanging the suite, not a
+//! ends) run agui-chat under a watchdog: past `hostile_agent::WATCHDOG`
+//! it is killed and the test fails. That is a guard against hanging the suite, not a
 //! measure of speed: every such run takes well under a second.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 mod hostile_agent;
 
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
 
 use hostile_agent::{
     assert_inert, ids, raw, run_finished, run_started, runs, stream, Server, HOSTILE,
 };
 use serde_json::json;
 
-/// The longest an agui-chat run may take before the test calls it hung.
-const WATCHDOG: Duration = Duration::from_secs(60);
-
-/// Runs agui-chat with `args`, `stdin` as its input and `env` added; kills
-/// it and fails past [`WATCHDOG`].
+/// Runs agui-chat with `args`, `stdin` as its input and `env` added,
+/// under the fixture's watchdog.
 fn chat_env(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_agui-chat"));
     cmd.args(args)
         .env_remove("AGUI_HEADERS")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    // Read on threads: a big transcript must not block agui-chat on a
-    // full pipe while the watchdog waits.
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut out = Vec::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_end(&mut out);
-            }
-            out
-        })
-    };
-    let stdout = drain(
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let stderr = drain(
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > WATCHDOG {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "agui-chat {args:?} hung (killed after {WATCHDOG:?}); stderr: {}",
-                text(&stderr.join().unwrap())
-            );
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    Output {
-        status,
-        stdout: stdout.join().unwrap(),
-        stderr: stderr.join().unwrap(),
-    }
+        .envs(env.iter().copied());
+    hostile_agent::run_guarded(cmd, stdin)
 }
 
 fn chat(args: &[&str], stdin: &str) -> Output {

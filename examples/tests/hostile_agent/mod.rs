@@ -16,8 +16,11 @@ pub mod server;
 
 use std::io::Write;
 use std::net::TcpStream;
-use std::time::Duration;
+use std::process::{Command, Output, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
 
+use agui_examples::tool_command::drain;
 use serde_json::{json, Value};
 pub use server::{frame, send, sse_head, Request, Server};
 
@@ -240,4 +243,40 @@ pub fn foreign_run() -> Server {
         ];
         send(conn, stream(&events).as_bytes());
     })
+}
+
+/// The longest a tool under test may run before the test calls it hung:
+/// a guard against hanging the suite, not a measure of speed.
+pub const WATCHDOG: Duration = Duration::from_secs(120);
+
+/// Runs `cmd` with `stdin` as its input and its output read on threads
+/// (a big output must not block it on a full pipe); past [`WATCHDOG`] it
+/// is killed and the test fails.
+pub fn run_guarded(mut cmd: Command, stdin: &str) -> Output {
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    // A usage error ends the tool before it reads: the pipe may be gone.
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > WATCHDOG {
+            let _ = child.kill();
+            let _ = child.wait();
+            let stderr = String::from_utf8_lossy(&stderr.join().unwrap()).into_owned();
+            panic!("{cmd:?} hung (killed after {WATCHDOG:?}); stderr: {stderr}");
+        }
+        thread::sleep(Duration::from_millis(10));
+    };
+    Output {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    }
 }

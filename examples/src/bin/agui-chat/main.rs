@@ -24,6 +24,16 @@
 //! `https://` URLs are checked against the built-in Mozilla roots, or with
 //! `--ca-cert FILE` against the PEM certificates of FILE instead.
 //!
+//! The agent is not trusted (SECURITY.md): a redirect is never followed
+//! (`HTTP 302 -> <Location>` is a connection error: give the final URL);
+//! every text from the agent is printed with its controls escaped and its
+//! inner lines marked `  | `; a tool's command runs only on arguments that
+//! are one JSON document, for at most `--tool-timeout` (60 s), and at most
+//! `--max-tool-calls` (16) calls run per run; `--max-run-time` bounds a
+//! run (default: no bound). Headers may come from a file
+//! (`--header @FILE`) or `$AGUI_HEADERS`, so that a key stays out of `ps`;
+//! a password in the URL is shown as `***`.
+//!
 //! Ctrl-C ends the current run cleanly (at the prompt, it quits).
 //! `AGUI_CHAT_TIMING=1` prints, per run, the time from the response's first
 //! byte to the first delta printed, on stderr.
