@@ -88,14 +88,20 @@ impl Read for SerialReader {
 /// for the write timeout fails the write, so that a device that stopped
 /// reading cannot hold the gateway.
 pub struct DeviceOut {
-    writer: Mutex<DeviceWriter>,
+    writer: Mutex<Lines>,
     timeout: Duration,
+}
+
+/// The writer, and whether a failed write left a line cut short.
+struct Lines {
+    writer: DeviceWriter,
+    cut: bool,
 }
 
 impl DeviceOut {
     pub fn new(writer: DeviceWriter, timeout: Duration) -> Self {
         DeviceOut {
-            writer: Mutex::new(writer),
+            writer: Mutex::new(Lines { writer, cut: false }),
             timeout,
         }
     }
@@ -112,16 +118,22 @@ impl DeviceOut {
         self.write_lines(&[&line])
     }
 
-    /// Writes `parts` (whole lines, with their `\n`s), then flushes.
+    /// Writes `parts` (whole lines, with their `\n`s), then flushes. A
+    /// line that an earlier failed write cut short is ended first, so that
+    /// this one is not glued to it.
     pub fn write_lines(&self, parts: &[&[u8]]) -> io::Result<()> {
-        let mut writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut lines = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
+        let Lines { writer, cut } = &mut *lines;
         let mut timed = Timed {
             inner: &mut **writer,
             timeout: self.timeout,
         };
-        for part in parts {
+        let ended: &[u8] = if *cut { b"\n" } else { b"" };
+        *cut = true;
+        for part in std::iter::once(ended).chain(parts.iter().copied()) {
             timed.write_all(part)?;
         }
+        *cut = false;
         timed.flush()
     }
 }
@@ -168,5 +180,60 @@ impl Write for Timed<'_> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.retry(|w| w.flush())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+
+    /// A device that takes `room` bytes, then none (it stopped reading).
+    struct Stalls {
+        taken: Arc<Mutex<Vec<u8>>>,
+        room: Arc<Mutex<usize>>,
+    }
+
+    impl Write for Stalls {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            let mut room = self.room.lock().unwrap();
+            if *room == 0 {
+                return Err(io::ErrorKind::TimedOut.into());
+            }
+            let n = buf.len().min(*room);
+            *room -= n;
+            self.taken.lock().unwrap().extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// L1: a write the device stops taking fails after the write timeout;
+    /// the line it cut short is ended before the next one, so that the
+    /// device's reader finds the next line's first byte (`!`, `{`).
+    #[test]
+    fn a_stalled_write_times_out_and_the_cut_line_is_ended() {
+        let (taken, room) = (Arc::default(), Arc::new(Mutex::new(5)));
+        let device = Stalls {
+            taken: Arc::clone(&taken),
+            room: Arc::clone(&room),
+        };
+        let out = DeviceOut::new(Box::new(device), Duration::from_millis(10));
+        let e = out.write_line(b"{\"type\":\"RUN_STARTED\"}").unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::TimedOut);
+        assert_eq!(
+            e.to_string(),
+            "the device took no byte for 0.01 s (--write-timeout)"
+        );
+        *room.lock().unwrap() = 1_000;
+        out.write_error(LineCode::Busy, "later").unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&taken.lock().unwrap()),
+            "{\"typ\n!error busy later\n"
+        );
     }
 }
