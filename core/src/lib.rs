@@ -61,6 +61,7 @@
 pub mod chunk;
 pub mod compat;
 pub mod decode;
+pub mod device;
 pub mod error;
 pub mod event;
 pub mod frame;

@@ -9,10 +9,10 @@
 //! misses one fails saying which.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -24,55 +24,13 @@ mod server;
 mod backend;
 use backend::Backend;
 
-const GATEWAY: &str = env!("CARGO_BIN_EXE_agui-gateway");
-
-/// How long any one step may take before the test fails.
-const STEP: Duration = Duration::from_secs(60);
+mod hostile_device;
+use hostile_device::{text, wait_output, Device, Guard, GATEWAY, STEP};
 
 const DECLARE: &str = r#"{"type":"TOOL","name":"set_led","description":"Set the LED","parameters":{"type":"object","properties":{"color":{"type":"string"},"on":{"type":"boolean"}},"required":["color","on"]}}"#;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-// ---------------------------------------------------------------------------
-// Processes that are killed when the test ends, passed or failed
-// ---------------------------------------------------------------------------
-
-/// A child process killed on drop.
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Waits for the child to exit (at most `limit`) and collects its output.
-fn wait_output(mut guard: Guard, limit: Duration) -> Output {
-    let started = Instant::now();
-    while guard.0.try_wait().unwrap().is_none() {
-        assert!(
-            started.elapsed() < limit,
-            "the process did not exit within {limit:?}"
-        );
-        thread::sleep(Duration::from_millis(20));
-    }
-    let mut stdout = Vec::new();
-    let mut stderr = Vec::new();
-    if let Some(mut out) = guard.0.stdout.take() {
-        out.read_to_end(&mut stdout).unwrap();
-    }
-    if let Some(mut err) = guard.0.stderr.take() {
-        err.read_to_end(&mut stderr).unwrap();
-    }
-    let status = guard.0.wait().unwrap();
-    Output {
-        status,
-        stdout,
-        stderr,
-    }
 }
 
 /// The pydantic-ai AG-UI server of `examples/agents`, on a free port.
@@ -90,112 +48,8 @@ fn backend_with(script: &str, args: &[&str]) -> Backend {
     Backend::start_with(script, args)
 }
 
-// ---------------------------------------------------------------------------
-// The test as the device
-// ---------------------------------------------------------------------------
-
-/// The gateway connected to a TCP "device" played by the test.
-struct Device {
-    gateway: Guard,
-    reader: BufReader<TcpStream>,
-    writer: TcpStream,
-}
-
-impl Device {
-    fn start(url: &str) -> Device {
-        Device::start_with(url, &[])
-    }
-
-    /// With more arguments for the gateway (e.g. `--ca-cert`).
-    fn start_with(url: &str, args: &[&str]) -> Device {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let addr = listener.local_addr().unwrap().to_string();
-        let gateway = Guard(
-            Command::new(GATEWAY)
-                .args([url, "--tcp", &addr])
-                .args(args)
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap(),
-        );
-        let stream = accept(&listener);
-        stream.set_read_timeout(Some(STEP)).unwrap();
-        Device {
-            gateway,
-            reader: BufReader::new(stream.try_clone().unwrap()),
-            writer: stream,
-        }
-    }
-
-    fn send(&mut self, line: &str) {
-        self.writer.write_all(line.as_bytes()).unwrap();
-        self.writer.write_all(b"\n").unwrap();
-    }
-
-    /// The next line from the gateway, without its `\n`.
-    fn line(&mut self) -> String {
-        let mut line = String::new();
-        let n = self.reader.read_line(&mut line).unwrap();
-        assert!(n > 0, "the gateway closed the connection");
-        line.trim_end_matches('\n').to_owned()
-    }
-
-    /// The next line, as an event (it must be one).
-    fn event(&mut self) -> Value {
-        let line = self.line();
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not an event line: {line:?}: {e}"))
-    }
-
-    /// Events up to and including the run's terminal one.
-    fn run_events(&mut self) -> Vec<Value> {
-        let mut events = Vec::new();
-        loop {
-            let event = self.event();
-            let kind = event["type"].as_str().unwrap().to_owned();
-            events.push(event);
-            if kind == "RUN_FINISHED" || kind == "RUN_ERROR" {
-                return events;
-            }
-        }
-    }
-
-    /// Says DONE (if asked) and collects the gateway's exit.
-    fn finish(mut self, done: bool) -> Output {
-        if done {
-            self.send(r#"{"type":"DONE"}"#);
-        }
-        drop(self.writer);
-        drop(self.reader);
-        wait_output(self.gateway, STEP)
-    }
-}
-
-/// The gateway's connection, or a failure after [`STEP`].
-fn accept(listener: &TcpListener) -> TcpStream {
-    listener.set_nonblocking(true).unwrap();
-    let started = Instant::now();
-    loop {
-        match listener.accept() {
-            Ok((stream, _)) => {
-                stream.set_nonblocking(false).unwrap();
-                return stream;
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                assert!(started.elapsed() < STEP, "the gateway did not connect");
-                thread::sleep(Duration::from_millis(10));
-            }
-            Err(e) => panic!("accept: {e}"),
-        }
-    }
-}
-
 fn kinds(events: &[Value]) -> Vec<&str> {
     events.iter().map(|e| e["type"].as_str().unwrap()).collect()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 // ---------------------------------------------------------------------------
@@ -398,7 +252,7 @@ fn bad_device_lines_are_reported_and_nothing_is_lost() {
 // ---------------------------------------------------------------------------
 
 /// A device that goes away in the middle of a run: the run is cancelled,
-/// the gateway says so and exits 1, no panic.
+/// the gateway says why and exits 1, no panic.
 #[test]
 fn device_disconnects_mid_run() {
     let agent = server::Server::start(|_req, conn, stop| {
@@ -431,6 +285,12 @@ fn device_disconnects_mid_run() {
         stderr.contains("the device disconnected (end of stream)"),
         "{stderr}"
     );
+    // Said as what happened (it was "cancelled by the user").
+    assert!(
+        stderr.contains("agui-gateway: run cancelled: the device disconnected\n"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("by the user"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
@@ -498,13 +358,7 @@ fn server_down_is_a_run_error_for_the_device() {
     let event = device.event();
     assert_eq!(event["type"], "RUN_ERROR");
     assert_eq!(event["code"], "gateway_transport");
-    let out = device.finish(true);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        text(&out.stderr).contains("agui-gateway: run failed: "),
-        "{}",
-        text(&out.stderr)
-    );
+    device.finish_failed_run();
 }
 
 /// SSE data split over several lines becomes one NDJSON line: the line
@@ -829,21 +683,7 @@ fn serial_port_on_a_pseudo_terminal() {
     // The device gets the server's JSON text unchanged, one line each.
     let want: Vec<String> = events.iter().map(Value::to_string).collect();
     let agent = server::Server::start(server::answer_with(events));
-    let device = r#"
-import os, pty, subprocess, sys, tty
-master, slave = pty.openpty()
-tty.setraw(master)
-path = os.ttyname(slave)
-gw = subprocess.Popen([sys.argv[1], sys.argv[2], "--serial", path, "--baud", "57600"])
-def send(line):
-    os.write(master, line.encode() + b"\n")
-buf = b""
-def line():
-    global buf
-    while b"\n" not in buf:
-        buf += os.read(master, 4096)
-    out, buf = buf.split(b"\n", 1)
-    return out.decode().rstrip("\r")
+    let script = r#"
 send("nonsense")
 print(line())
 send('{"id":"u1","role":"user","content":"hi"}')
@@ -854,17 +694,10 @@ while True:
     if "RUN_FINISHED" in got:
         break
 send('{"type":"DONE"}')
+sys.stderr.write(gw.stderr.read().decode())
 sys.exit(gw.wait(timeout=30))
 "#;
-    let run = Guard(
-        Command::new("python3")
-            .args(["-c", device, GATEWAY, &agent.url()])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("python3 is needed for the pseudo-terminal test"),
-    );
-    let out = wait_output(run, STEP);
+    let out = hostile_device::serial_device(&agent.url(), &["--baud", "57600"], script);
     let stdout = text(&out.stdout);
     let stderr = text(&out.stderr);
     assert!(out.status.success(), "{stdout}\n{stderr}");

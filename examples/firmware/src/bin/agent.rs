@@ -20,7 +20,7 @@ use agui_core::event::EventType;
 use agui_core::reply::{tool_result, user_message, ToolArgs};
 use agui_core::{DefaultPipeline, Output};
 use agui_firmware::assistant::AssistantText;
-use agui_firmware::link::{Piece, Router};
+use agui_firmware::link::{self, Piece, Router};
 use agui_firmware::uart::Uart0;
 use agui_firmware::{exit, hw, text};
 use cortex_m_rt::entry;
@@ -74,7 +74,8 @@ fn main() -> ! {
         exit(false)
     };
     uart.write_bytes(line.get(..n).unwrap_or_default());
-    uart.write_str("\n{\"type\":\"RUN\"}\n");
+    uart.write_str("\n");
+    link::run(&mut uart);
 
     // Strict mode: the gateway relays NDJSON, one verified event per line.
     let mut pipeline = DefaultPipeline::new();
@@ -143,7 +144,8 @@ fn main() -> ! {
             Some(true) if seen.failed => finish(&mut uart, false),
             Some(true) if reply.len > 0 => {
                 uart.write_bytes(reply.buf.get(..reply.len).unwrap_or_default());
-                uart.write_str("\n{\"type\":\"RUN\"}\n");
+                uart.write_str("\n");
+                link::run(&mut uart);
                 reply.len = 0;
             }
             Some(true) => {
@@ -228,36 +230,19 @@ fn say_answer(uart: &mut Uart0, text: &str) -> bool {
     if text.is_empty() {
         return false;
     }
-    uart.write_str("#assistant: ");
-    write_one_line(uart, text);
-    uart.write_str("\n");
+    log(uart, &["assistant: ", text]);
     true
-}
-
-/// Writes `text` with CR and LF escaped, so that it stays one line.
-fn write_one_line(uart: &mut Uart0, text: &str) {
-    for &b in text.as_bytes() {
-        match b {
-            b'\n' => uart.write_str("\\n"),
-            b'\r' => uart.write_str("\\r"),
-            _ => uart.write_byte(b),
-        }
-    }
 }
 
 /// One `#` log line made of `parts`.
 fn log(uart: &mut Uart0, parts: &[&str]) {
-    uart.write_str("#");
-    for part in parts {
-        write_one_line(uart, part);
-    }
-    uart.write_str("\n");
+    link::log(uart, parts);
 }
 
 /// Says `DONE` to the gateway, waits until it has left the UART, reports
 /// the peak stack use, exits.
 fn finish(uart: &mut Uart0, success: bool) -> ! {
-    uart.write_str("{\"type\":\"DONE\"}\n");
+    link::done(uart);
     let _ = embedded_io::Write::flush(uart);
     report_stack();
     exit(success)

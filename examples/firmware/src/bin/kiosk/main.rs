@@ -42,7 +42,7 @@ use alloc::vec::Vec;
 use agui_alloc::client::{Client, Limits};
 use agui_alloc::event::{Event, RunError, RunFinished, ToolCallEnd};
 use agui_alloc::hooks::{Flow, HookView, Subscriber, ToolCallProgress};
-use agui_firmware::link::{Piece, Router};
+use agui_firmware::link::{self, Piece, Router};
 use agui_firmware::panel::Panel;
 use agui_firmware::ssd0323::{Ssd0323, HEIGHT, WIDTH};
 use agui_firmware::uart::{Uart0, UartError};
@@ -243,7 +243,8 @@ impl App {
         self.uart
             .write_str("\n{\"id\":\"u1\",\"role\":\"user\",\"content\":\"");
         self.uart.write_str(QUESTION);
-        self.uart.write_str("\"}\n{\"type\":\"RUN\"}\n");
+        self.uart.write_str("\"}\n");
+        link::run(&mut self.uart);
         let mut router = Router::new();
         let mut buf = [0u8; 64];
         let mut calls: Vec<(String, String)> = Vec::new();
@@ -266,11 +267,12 @@ impl App {
                 results += 1;
                 self.send_result(results, &id, &color);
             }
-            self.uart.write_str("{\"type\":\"RUN\"}\n");
+            link::run(&mut self.uart);
         }
         self.uart.write_str("# kiosk: done accepted=");
         self.uart.write_u32(self.client.accepted());
-        self.uart.write_str("\n{\"type\":\"DONE\"}\n");
+        self.uart.write_str("\n");
+        link::done(&mut self.uart);
     }
 
     /// Waits for at least one byte and takes what has arrived.

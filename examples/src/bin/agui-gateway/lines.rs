@@ -1,0 +1,103 @@
+//! The device's lines, decoded (docs/SPEC.md, "Device to gateway").
+
+use agui_alloc::model::{Message, Tool, ToolMessage, UserContent};
+use agui_core::device::{self, LineCode};
+use serde_json::{json, Value};
+
+/// A device line, decoded.
+pub enum DeviceLine {
+    Tool(Tool),
+    User(Message),
+    ToolResult(ToolMessage),
+    Run,
+    Done,
+    Blank,
+}
+
+/// A bad device line: a stable code (SPEC) and what is wrong.
+pub struct LineError {
+    pub code: LineCode,
+    pub message: String,
+}
+
+pub fn bad(code: LineCode, message: impl Into<String>) -> LineError {
+    LineError {
+        code,
+        message: message.into(),
+    }
+}
+
+/// Decodes one line (without its line end): sorted by the core's
+/// [`device::classify`], then the fields of the line read here.
+pub fn parse_line(bytes: &[u8]) -> Result<DeviceLine, LineError> {
+    let kind = device::classify(bytes).map_err(|e| bad(e.code(), e.to_string()))?;
+    // The core checked the JSON; serde_json can still refuse what Rust
+    // strings cannot hold (a lone surrogate escape).
+    let value = || {
+        serde_json::from_slice::<Value>(bytes)
+            .map_err(|e| bad(LineCode::NotJson, format!("not JSON: {e}")))
+    };
+    match kind {
+        device::DeviceLine::Blank | device::DeviceLine::Log(_) => Ok(DeviceLine::Blank),
+        device::DeviceLine::Run => Ok(DeviceLine::Run),
+        device::DeviceLine::Done => Ok(DeviceLine::Done),
+        device::DeviceLine::Tool => parse_tool(&value()?).map(DeviceLine::Tool),
+        device::DeviceLine::ToolResult => parse_result(&value()?).map(DeviceLine::ToolResult),
+        device::DeviceLine::User => Message::from_json(&value()?)
+            .map(DeviceLine::User)
+            .map_err(|e| bad(LineCode::BadField, format!("user message: {e}"))),
+    }
+}
+
+/// A string field, required.
+fn string_field(value: &Value, what: &str, key: &str) -> Result<String, LineError> {
+    match value.get(key) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(_) => Err(bad(
+            LineCode::BadField,
+            format!("{what}: `{key}` must be a string"),
+        )),
+        None => Err(bad(
+            LineCode::BadField,
+            format!("{what}: `{key}` is required"),
+        )),
+    }
+}
+
+/// `{"type":"TOOL","name","description"?,"parameters"?}`.
+fn parse_tool(value: &Value) -> Result<Tool, LineError> {
+    let name = string_field(value, "TOOL", "name")?;
+    let description = match value.get("description") {
+        None => String::new(),
+        Some(_) => string_field(value, "TOOL", "description")?,
+    };
+    let parameters = value
+        .get("parameters")
+        .cloned()
+        .unwrap_or_else(|| json!({"type": "object"}));
+    Ok(Tool {
+        name,
+        description,
+        parameters: Some(parameters),
+        metadata: None,
+    })
+}
+
+/// `{"type":"TOOL_CALL_RESULT","messageId","toolCallId","content","role"?}`.
+fn parse_result(value: &Value) -> Result<ToolMessage, LineError> {
+    let what = "TOOL_CALL_RESULT";
+    if let Some(role) = value.get("role") {
+        if role.as_str() != Some("tool") {
+            return Err(bad(
+                LineCode::BadField,
+                format!("{what}: `role` must be \"tool\""),
+            ));
+        }
+    }
+    Ok(ToolMessage {
+        id: string_field(value, what, "messageId")?,
+        content: UserContent::Text(string_field(value, what, "content")?),
+        tool_call_id: string_field(value, what, "toolCallId")?,
+        ..ToolMessage::default()
+    })
+}

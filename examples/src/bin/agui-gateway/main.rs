@@ -1,0 +1,168 @@
+//! `agui-gateway URL --serial DEVICE [--baud N] | --tcp HOST:PORT`: the
+//! bridge between an AG-UI agent (HTTP) and a microcontroller that links
+//! only the no-heap core.
+//!
+//! The gateway holds the conversation (`agui_alloc::conversation`); the
+//! device speaks the line protocol of docs/SPEC.md ("Device line
+//! protocol"): it declares its tools, sends user messages and tool results,
+//! asks for runs, and receives each run's verified events as NDJSON.
+//! Progress and errors go to stderr, the device's `#` log lines to stdout.
+//!
+//! Exit status: 0 after the device's `DONE` when the last run finished;
+//! 1 after `DONE` otherwise, or when the device disconnected; 2 on usage
+//! errors or when the device cannot be opened.
+
+mod gateway;
+mod lines;
+mod port;
+mod reader;
+mod relay;
+
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::{mpsc, Arc};
+use std::thread;
+use std::time::Duration;
+
+use agui_alloc::http::{check_url, HttpAgent};
+use agui_examples::headers;
+use clap::Parser;
+
+use gateway::Gateway;
+use port::DeviceOut;
+
+/// Bridge an AG-UI agent (HTTP) to a device on a serial port or a TCP
+/// socket: the device declares tools, sends messages and asks for runs,
+/// and gets each run's verified events as NDJSON (docs/SPEC.md section 11).
+///
+/// The device and the agent are both untrusted: the device's lines are
+/// bounded (--max-queued-lines, --max-tools, --max-messages,
+/// --max-input-bytes) and answered with `!error CODE MESSAGE` when refused,
+/// a device that stops reading is given up after --write-timeout, and text
+/// from either peer is shown with control characters escaped.
+///
+/// Exit status: 0 after the device's DONE when the last run finished; 1
+/// after DONE otherwise, or when the device disconnected; 2 on usage errors
+/// or when the device cannot be opened.
+#[derive(Parser, Debug)]
+#[command(name = "agui-gateway", version)]
+pub struct Args {
+    /// The agent's URL (http://host:port/path or https://...).
+    pub url: String,
+    /// For https: trust the certificates in FILE (PEM: a private CA, or a
+    /// self-signed server's certificate) instead of the built-in roots.
+    #[arg(long, value_name = "FILE")]
+    pub ca_cert: Option<std::path::PathBuf>,
+    /// The device's serial port, e.g. /dev/ttyUSB0.
+    #[arg(
+        long,
+        value_name = "DEVICE",
+        conflicts_with = "tcp",
+        required_unless_present = "tcp"
+    )]
+    pub serial: Option<String>,
+    /// The serial port's speed (8N1).
+    #[arg(long, value_name = "N", default_value_t = 115_200, requires = "serial")]
+    pub baud: u32,
+    /// The device as a TCP server (QEMU's `-serial tcp:...,server=on`).
+    #[arg(long, value_name = "HOST:PORT")]
+    pub tcp: Option<String>,
+    /// An extra HTTP header for every run, e.g. 'Authorization: Bearer X',
+    /// or @FILE for a file of such lines (a secret there does not show in
+    /// `ps`; so does one in $AGUI_HEADERS, one header a line). Repeatable.
+    #[arg(long = "header", short = 'H', value_name = "'K: V' | @FILE")]
+    pub headers: Vec<String>,
+    /// The conversation's thread id.
+    #[arg(long, value_name = "ID", default_value = "device")]
+    pub thread: String,
+    /// Seconds of silence from the agent before a run is given up
+    /// [default: the HTTP agent's, 60].
+    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    pub idle_timeout: Option<Duration>,
+    /// The longest a run may take, in seconds, however busy the agent
+    /// keeps it [default: no limit].
+    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    pub max_run_time: Option<Duration>,
+    /// Seconds a write to the device may wait without the device taking a
+    /// byte; then the run is cancelled and the gateway says so.
+    #[arg(long, value_name = "SECONDS", value_parser = seconds, default_value = "10")]
+    pub write_timeout: Duration,
+    /// Device lines that may wait for the end of a run; a line beyond them
+    /// is dropped and answered `!error busy`.
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_queued_lines: u32,
+    /// Tools the device may declare; a new one beyond them is refused with
+    /// `!error over_limit`.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    pub max_tools: usize,
+    /// Messages the thread may hold; a device message beyond them is
+    /// refused with `!error over_limit`.
+    #[arg(long, value_name = "N", default_value_t = 1_000)]
+    pub max_messages: usize,
+    /// Bytes of a run's request body (tools and messages) beyond which a
+    /// device's tool or message is refused with `!error over_limit`.
+    #[arg(long, value_name = "BYTES", default_value_t = 4 << 20)]
+    pub max_input_bytes: usize,
+    /// After each run, print on stderr how long each frame took from its
+    /// arrival from HTTP to its write to the device.
+    #[arg(long)]
+    pub latency: bool,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match serve(&args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("agui-gateway: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Opens the device and the agent, then handles the device's lines.
+fn serve(args: &Args) -> Result<ExitCode, String> {
+    let agent = http_agent(args)?;
+    let (reader, writer) = port::open(args)?;
+    let device = Arc::new(DeviceOut::new(writer, args.write_timeout));
+    let queue = usize::try_from(args.max_queued_lines).unwrap_or(usize::MAX);
+    let (tx, rx) = mpsc::sync_channel(queue);
+    let shared = Arc::new(reader::Shared {
+        cancel: agent.cancel_flag().clone(),
+        gone: AtomicBool::new(false),
+        running: AtomicBool::new(false),
+    });
+    let mut gateway = Gateway::new(args, agent, Arc::clone(&device), Arc::clone(&shared));
+    let reading = reader::Reading::new(device, queue, shared);
+    thread::spawn(move || reading.run(reader, &tx));
+    Ok(gateway.handle_lines(&rx))
+}
+
+/// A number of seconds, more than zero (fractions allowed).
+fn seconds(text: &str) -> Result<Duration, String> {
+    text.parse::<f64>()
+        .ok()
+        .and_then(|secs| Duration::try_from_secs_f64(secs).ok())
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| "must be a positive number of seconds".to_owned())
+}
+
+/// The HTTP side, with the user's headers and timeout.
+fn http_agent(args: &Args) -> Result<HttpAgent, String> {
+    check_url(&args.url).map_err(|e| e.to_string())?;
+    let mut agent = HttpAgent::new(args.url.clone());
+    if let Some(file) = &args.ca_cert {
+        let pem = std::fs::read(file)
+            .map_err(|e| format!("--ca-cert {}: cannot read: {e}", file.display()))?;
+        agent = agent
+            .root_certs_pem(&pem)
+            .map_err(|e| format!("--ca-cert {}: {e}", file.display()))?;
+    }
+    for header in headers::collect(&args.headers)? {
+        agent = agent.header(header.name, header.value);
+    }
+    if let Some(timeout) = args.idle_timeout {
+        agent = agent.idle_timeout(timeout);
+    }
+    Ok(agent.max_run_time(args.max_run_time))
+}

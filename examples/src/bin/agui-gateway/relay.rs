@@ -1,0 +1,143 @@
+//! Relaying a run's verified frames to the device.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use agui_alloc::client::Client;
+use agui_alloc::hooks::Subscriber;
+use agui_alloc::http::RunObserver;
+use agui_core::frame::{FrameEvent, Framer};
+
+use crate::port::DeviceOut;
+
+/// Sees the HTTP body as it arrives: frames it, verifies each frame with a
+/// client of its own (the same rules the conversation folds with) and writes
+/// each accepted frame to the device as one NDJSON line, at once.
+pub struct Relay<'a> {
+    device: &'a DeviceOut,
+    framer: Framer,
+    frame: Vec<u8>,
+    shadow: Client,
+    /// The shadow client rejected a frame: nothing more is relayed.
+    pub rejected: bool,
+    /// Why a write to the device failed, if one did.
+    pub device_error: Option<String>,
+    /// `--latency`: keep `latencies`.
+    latency: bool,
+    /// With `--latency`, per relayed frame: µs from the arrival of its last
+    /// bytes to its write; empty without it (8 bytes a frame otherwise).
+    pub latencies: Vec<u64>,
+    /// Set when the device fails: the run is then cancelled.
+    cancel: Arc<AtomicBool>,
+}
+
+impl<'a> Relay<'a> {
+    pub fn new(
+        device: &'a DeviceOut,
+        shadow: Client,
+        cancel: Arc<AtomicBool>,
+        latency: bool,
+    ) -> Self {
+        Relay {
+            device,
+            framer: Framer::new(None),
+            frame: Vec::new(),
+            shadow,
+            rejected: false,
+            device_error: None,
+            latency,
+            latencies: Vec::new(),
+            cancel,
+        }
+    }
+
+    /// The body ended: a last frame without its terminator still counts
+    /// (SPEC section 1), as it did for the conversation.
+    pub fn finish(&mut self) {
+        let arrived = Instant::now();
+        while let Some(event) = self.framer.finish() {
+            self.on_frame_event(event, arrived);
+        }
+    }
+
+    fn on_frame_event(&mut self, event: FrameEvent<'_>, arrived: Instant) {
+        match event {
+            FrameEvent::Start => self.frame.clear(),
+            FrameEvent::Data(data) => self.frame.extend_from_slice(data),
+            FrameEvent::End => self.on_frame(arrived),
+        }
+    }
+
+    /// A complete frame: verify, then relay.
+    fn on_frame(&mut self, arrived: Instant) {
+        if self.rejected || self.device_error.is_some() {
+            return;
+        }
+        for b in &mut self.frame {
+            if *b == b'\r' || *b == b'\n' {
+                *b = b' ';
+            }
+        }
+        self.frame.push(b'\n');
+        if self.shadow.feed(&self.frame).is_err() {
+            self.rejected = true;
+            return;
+        }
+        match self.device.write_lines(&[&self.frame]) {
+            Ok(()) if self.latency => {
+                self.latencies.push(arrived.elapsed().as_micros() as u64);
+            }
+            Ok(()) => {}
+            Err(e) => {
+                eprintln!("agui-gateway: cannot write to the device: {e}");
+                self.device_error = Some(e.to_string());
+                self.cancel.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+impl Subscriber for Relay<'_> {}
+
+impl RunObserver for Relay<'_> {
+    fn on_bytes(&mut self, mut bytes: &[u8]) {
+        let arrived = Instant::now();
+        while !bytes.is_empty() {
+            let (used, event) = self.framer.next(bytes);
+            bytes = bytes.get(used..).unwrap_or_default();
+            if let Some(event) = event {
+                self.on_frame_event(event, arrived);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io;
+    use std::time::Duration;
+
+    use super::*;
+
+    /// L2: without `--latency` no latency is kept (it was 8 bytes a frame,
+    /// for every frame of every run).
+    #[test]
+    fn latencies_are_kept_only_with_the_flag() {
+        let device = DeviceOut::new(Box::new(io::sink()), Duration::from_secs(1));
+        let start = b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n";
+        let chunk = b"{\"type\":\"TEXT_MESSAGE_CHUNK\",\"messageId\":\"m\",\"delta\":\"x\"}\n";
+        for latency in [false, true] {
+            let cancel = Arc::new(AtomicBool::new(false));
+            let mut relay = Relay::new(&device, Client::new(), cancel, latency);
+            relay.on_bytes(start);
+            for _ in 0..1_000 {
+                relay.on_bytes(chunk);
+            }
+            assert!(!relay.rejected);
+            let kept = relay.latencies.capacity();
+            assert_eq!(kept >= 1_001, latency, "latency {latency}: {kept}");
+            assert_eq!(kept == 0, !latency, "latency {latency}: {kept}");
+        }
+    }
+}
