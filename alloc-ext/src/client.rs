@@ -75,24 +75,8 @@ use crate::size::{json_size, Size};
 use crate::v1;
 use crate::value::frame_value_sized;
 
-/// Id capacity of the client's verifier, in bytes.
-pub const ID_CAPACITY: usize = 128;
-/// How many text messages may be open at once.
-pub const OPEN_MESSAGES: usize = 64;
-/// How many tool calls may be open at once.
-pub const OPEN_TOOL_CALLS: usize = 64;
-/// How many steps may be open at once.
-pub const OPEN_STEPS: usize = 32;
-/// JSON nesting limit.
-pub const DEPTH: usize = 64;
-/// AG-UI 1.0: entries per owner table of a run (the ids it mentions:
-/// messages, tool calls, reasoning and activity ids, the messages of
-/// snapshots and of the run input; SPEC 9.7); one more is a `capacity`
-/// error naming the table.
-pub const V1_OWNERS: usize = 512;
-/// AG-UI 1.0: sub-agent invocations per run (and chunk lanes; the core
-/// allows at most 8 lanes).
-pub const V1_AGENTS: usize = 8;
+pub use crate::readers::{DEPTH, ID_CAPACITY, OPEN_MESSAGES, OPEN_STEPS, OPEN_TOOL_CALLS};
+pub use crate::readers::{V1_AGENTS, V1_OWNERS};
 
 /// Resource limits of the client. Each has a default that a desktop or a
 /// kiosk can live with; a small device lowers them.
@@ -316,25 +300,32 @@ fn own_event(
     Ok(event)
 }
 
+/// The client's AG-UI 1.0 part (feature `v1`), in one value.
+#[cfg(feature = "v1")]
+#[derive(Default)]
+struct V1State {
+    /// How the protocol is chosen (SPEC 9.1).
+    select: Select,
+    /// The inbound processing of each frame's value (the compatibility
+    /// boundary and enforcement, SPEC 9.3, 9.4), once the stream speaks 1.0.
+    inbound: Option<v1::Inbound>,
+    /// The warnings so far (the first `max_errors`).
+    warnings: Vec<v1::InboundWarning>,
+    /// How many warnings there were in all.
+    warning_count: u64,
+}
+
 /// The AG-UI client: see the [module docs](self).
 pub struct Client {
     framer: Framer,
     reader: Readers,
-    /// How the protocol is chosen (SPEC 9.1).
-    #[cfg(feature = "v1")]
-    select: Select,
     /// The protocol whose shapes and fold rules apply, once the first
     /// frame decided it.
     dialect: Dialect,
-    /// AG-UI 1.0: the inbound processing of each frame's value (the
-    /// compatibility boundary and enforcement, SPEC 9.3, 9.4).
+    /// AG-UI 1.0: how the protocol is chosen, the inbound processing and
+    /// its warnings.
     #[cfg(feature = "v1")]
-    inbound: Option<v1::Inbound>,
-    /// AG-UI 1.0: the warnings so far (the first `max_errors`).
-    #[cfg(feature = "v1")]
-    warnings: Vec<v1::Warning>,
-    #[cfg(feature = "v1")]
-    warning_count: u64,
+    v1: V1State,
     frame: Vec<u8>,
     /// Keep-going: the rest of the current frame is skipped.
     skipping: bool,
@@ -506,15 +497,9 @@ impl Client {
         Client {
             framer: Framer::new(format),
             reader: Readers::new(Select::default()),
-            #[cfg(feature = "v1")]
-            select: Select::default(),
             dialect: Dialect::Current,
             #[cfg(feature = "v1")]
-            inbound: None,
-            #[cfg(feature = "v1")]
-            warnings: Vec::new(),
-            #[cfg(feature = "v1")]
-            warning_count: 0,
+            v1: V1State::default(),
             frame: Vec::new(),
             delta: String::new(),
             scratch: Scratch::default(),
@@ -576,7 +561,7 @@ impl Client {
     /// ```
     #[cfg(feature = "v1")]
     pub fn with_protocol(mut self, select: Select) -> Self {
-        self.select = select;
+        self.v1.select = select;
         self.reader = Readers::new(select);
         self
     }
@@ -591,14 +576,14 @@ impl Client {
     /// [`Limits::max_errors`]; [`warning_count`](Self::warning_count) counts
     /// them all): dropped events, stripped material, translations.
     #[cfg(feature = "v1")]
-    pub fn warnings(&self) -> &[v1::Warning] {
-        &self.warnings
+    pub fn warnings(&self) -> &[v1::InboundWarning] {
+        &self.v1.warnings
     }
 
     /// How many warnings there were in all.
     #[cfg(feature = "v1")]
     pub fn warning_count(&self) -> u64 {
-        self.warning_count
+        self.v1.warning_count
     }
 
     /// Strict (the default) or keep-going.
@@ -936,7 +921,7 @@ impl Client {
         self.reducer.set_dialect(Dialect::V1);
         #[cfg(feature = "v1")]
         {
-            self.inbound = Some(v1::Inbound::new());
+            self.v1.inbound = Some(v1::Inbound::new());
         }
     }
 
@@ -950,7 +935,7 @@ impl Client {
         &mut self,
         value: Option<(Value, EventType)>,
     ) -> Result<Option<Value>, ClientError> {
-        let Some(inbound) = self.inbound.as_mut() else {
+        let Some(inbound) = self.v1.inbound.as_mut() else {
             return Ok(value.map(|(v, _)| v));
         };
         let (value, kind) = match value {
@@ -965,9 +950,9 @@ impl Client {
         let frame = usize::try_from(self.index).unwrap_or(usize::MAX);
         let processed = inbound.process(frame, value, &mut warnings);
         for w in warnings {
-            self.warning_count = self.warning_count.saturating_add(1);
-            if self.warnings.len() < self.limits.max_errors {
-                self.warnings.push(w);
+            self.v1.warning_count = self.v1.warning_count.saturating_add(1);
+            if self.v1.warnings.len() < self.limits.max_errors {
+                self.v1.warnings.push(w);
             }
         }
         processed.map_err(|e| ClientError::decode(self.index, kind, e.into()))
@@ -1214,7 +1199,7 @@ mod tests {
     #[cfg(feature = "v1")]
     #[test]
     fn v1_delta_frames_keep_their_warnings() {
-        use crate::v1::WarningKind;
+        use crate::v1::InboundWarningKind;
         let mut client = Client::new().with_protocol(Select::Fixed(Protocol::V1));
         let stream = b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\
             {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\",\"role\":\"assistant\"}\n\
@@ -1226,17 +1211,17 @@ mod tests {
             {\"type\":\"THINKING_TEXT_MESSAGE_END\"}\n";
         client.feed(stream).unwrap();
         client.finish().unwrap();
-        let kinds: Vec<(usize, &WarningKind)> = client
+        let kinds: Vec<(usize, &InboundWarningKind)> = client
             .warnings()
             .iter()
             .map(|w| (w.frame, &w.kind))
             .collect();
         assert!(
             matches!(kinds.as_slice(), [
-                (3, WarningKind::Stripped { event_type, path }),
-                (5, WarningKind::Converted { .. }),
-                (6, WarningKind::Converted { .. }),
-                (7, WarningKind::Converted { .. }),
+                (3, InboundWarningKind::Stripped { event_type, path }),
+                (5, InboundWarningKind::Converted { .. }),
+                (6, InboundWarningKind::Converted { .. }),
+                (7, InboundWarningKind::Converted { .. }),
             ] if event_type == "TEXT_MESSAGE_CONTENT" && path == "/x"),
             "{kinds:?}"
         );

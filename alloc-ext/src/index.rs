@@ -158,8 +158,10 @@ impl Index {
 
     /// Positions of the messages of a class, in no particular order.
     pub(crate) fn positions_of(&self, class: Class) -> impl Iterator<Item = usize> + '_ {
-        self.classes[class as usize]
-            .iter()
+        self.classes
+            .get(class as usize)
+            .into_iter()
+            .flatten()
             .filter_map(|h| self.position_of(*h))
     }
 

@@ -15,9 +15,29 @@ use agui_core::protocol::{Protocol, Select};
 use agui_core::warn::Warning;
 use agui_core::EventRef;
 
-use crate::client::{DEPTH, ID_CAPACITY, OPEN_MESSAGES, OPEN_STEPS, OPEN_TOOL_CALLS};
-#[cfg(feature = "v1")]
-use crate::client::{V1_AGENTS, V1_OWNERS};
+// The capacities of the client's reader (re-exported by `client`; the
+// JSON value reader of `value` shares the nesting limit): here, in the
+// leaf module that sizes the reader, so that no module imports back from
+// `client`.
+
+/// Id capacity of the client's verifier, in bytes.
+pub const ID_CAPACITY: usize = 128;
+/// How many text messages may be open at once.
+pub const OPEN_MESSAGES: usize = 64;
+/// How many tool calls may be open at once.
+pub const OPEN_TOOL_CALLS: usize = 64;
+/// How many steps may be open at once.
+pub const OPEN_STEPS: usize = 32;
+/// JSON nesting limit.
+pub const DEPTH: usize = 64;
+/// AG-UI 1.0: entries per owner table of a run (the ids it mentions:
+/// messages, tool calls, reasoning and activity ids, the messages of
+/// snapshots and of the run input; SPEC 9.7); one more is a `capacity`
+/// error naming the table.
+pub const V1_OWNERS: usize = 512;
+/// AG-UI 1.0: sub-agent invocations per run (and chunk lanes; the core
+/// allows at most 8 lanes).
+pub const V1_AGENTS: usize = 8;
 
 type Current = EventReader<ID_CAPACITY, OPEN_MESSAGES, OPEN_TOOL_CALLS, OPEN_STEPS, DEPTH>;
 #[cfg(feature = "v1")]

@@ -17,7 +17,7 @@ use alloc::vec::Vec;
 use agui_core::json::{Token, Tokenizer};
 use serde_json::{Map, Number, Value};
 
-use crate::client::DEPTH;
+use crate::readers::DEPTH;
 use crate::size::{scalar_bytes, string_bytes, Size};
 
 /// The value of a number's text (already checked by the tokenizer's

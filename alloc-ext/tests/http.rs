@@ -1,6 +1,11 @@
 //! The HTTP transport against small misbehaving servers: each bad condition
 //! is one clear error, and the conversation keeps what was folded before.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+#![allow(
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::unwrap_used
+)]
 
 #[path = "support/server.rs"]
 mod server;

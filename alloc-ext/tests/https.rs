@@ -3,7 +3,12 @@
 //! `HttpAgent::root_certs_pem`, the run folds live as over http; untrusted,
 //! for another host name, or a server that does not speak TLS, it is one
 //! clear `Tls` error and nothing folded before is lost.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+#![allow(
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::unwrap_used
+)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};

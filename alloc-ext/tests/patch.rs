@@ -1,6 +1,11 @@
 //! JSON Patch (SPEC section 6): RFC 6902 appendix A, our edge cases,
 //! atomicity, the conformance vectors' STATE_DELTAs, and property tests.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+#![allow(
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::unwrap_used
+)]
 
 use agui_alloc::patch::{apply_patch, json_eq, PatchCause, PatchError};
 use proptest::prelude::*;

@@ -1,6 +1,12 @@
 //! Replays the conformance vectors that have no `*_CHUNK` events straight
 //! into the reducer (chunk expansion and verification are the core's job)
 //! and compares messages, state and the trace with the reference's.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use agui_alloc::event::Event;
 use agui_alloc::patch::json_eq;

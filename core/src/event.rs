@@ -166,8 +166,8 @@ event_types! {
         id: [], chunk: EndsAll, verify: RunStart, in: Both,
         fields: [ThreadId: Req Str, RunId: Req Str, ParentRunId: Opt Str, Input: Opt Obj],
         v1: [
-            ThreadId: Req Str, RunId: Req Str, ParentRunId: Opt Str,
-            Input: Opt Expect::Input, ProtocolVersion: Opt Str,
+            ThreadId: Req Str, RunId: Req Str, ProtocolVersion: Opt Str,
+            ParentRunId: Opt Str, Input: Opt Expect::Input,
         ],
     }
     /// A run ends normally.
@@ -217,7 +217,8 @@ event_types! {
     TextMessageChunk = "TEXT_MESSAGE_CHUNK" {
         id: [MessageId], chunk: Expands(Text), verify: Free, in: Both,
         fields: [MessageId: Opt Str, Delta: Opt Str, Name: Opt Str, Role: Opt TEXT_ROLE],
-        v1: same,
+        // In the reference schema's order (agui-alloc reports issues in it).
+        v1: [MessageId: Opt Str, Role: Opt TEXT_ROLE, Delta: Opt Str, Name: Opt Str],
     }
     /// A tool call begins.
     ToolCallStart = "TOOL_CALL_START" {
@@ -244,7 +245,7 @@ event_types! {
             ToolCallId: Opt Str, ToolCallName: Opt Str, Delta: Opt Str,
             ParentMessageId: Opt StrOrNull,
         ],
-        v1: [ToolCallId: Opt Str, ToolCallName: Opt Str, Delta: Opt Str, ParentMessageId: Opt Str],
+        v1: [ToolCallId: Opt Str, ToolCallName: Opt Str, ParentMessageId: Opt Str, Delta: Opt Str],
     }
     /// The result of a tool call.
     ToolCallResult = "TOOL_CALL_RESULT" {

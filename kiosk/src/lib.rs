@@ -41,6 +41,16 @@
 //! `no_std` + `alloc`; [`framebuffer::Framebuffer`] is an in-memory target
 //! for host tools and tests.
 #![no_std]
+// Test code may unwrap, index and panic: a failing test should.
+#![cfg_attr(
+    test,
+    allow(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
 #![forbid(unsafe_code)]
 extern crate alloc;
 

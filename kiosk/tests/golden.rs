@@ -2,6 +2,12 @@
 //!
 //! Regenerate the images with `UPDATE_GOLDEN=1 cargo test -p agui-kiosk
 //! --test golden`, then look at them before committing.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 mod common;
 

@@ -3,6 +3,12 @@
 //!
 //! `cargo test -p agui-kiosk --test incremental -- --nocapture` prints the
 //! measurements.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 mod common;
 

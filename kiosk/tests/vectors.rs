@@ -1,5 +1,11 @@
 //! Every public conformance stream renders without a panic, and drawing
 //! after every event gives the same final picture as one draw at the end.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 mod common;
 

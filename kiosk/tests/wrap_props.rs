@@ -1,6 +1,12 @@
 //! Word wrap properties: appending and wrapping from the last line gives
 //! exactly the full wrap (what makes streaming cheap), and the lines tile
 //! the text.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use agui_kiosk::wrap::{wrap, wrap_all, Span};
 use proptest::prelude::*;

@@ -422,3 +422,22 @@ fn a_rejected_frame_mints_nothing() {
         ]
     );
 }
+
+/// `MESSAGES_SNAPSHOT.messages` are checked against the 1.0 Message schema
+/// (as `RUN_STARTED.input.messages` are), and an activity message needs
+/// its `content` (SPEC 9.5). Found by `alloc-ext/tests/v1_agreement.rs`.
+#[test]
+fn snapshot_messages_are_checked_in_1_0() {
+    let bad = [
+        r#"{"type":"MESSAGES_SNAPSHOT","messages":[null]}"#,
+        r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m","role":"user","content":5}]}"#,
+        r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m","role":"activity","activityType":"a"}]}"#,
+    ];
+    for frame in bad {
+        let (_, _, result) = v1(&[START, frame]);
+        assert_eq!(result, Err((1, Stage::Decode, Code::Decode)), "{frame}");
+    }
+    let good = r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m","role":"activity","activityType":"a","content":{}}]}"#;
+    let (_, _, result) = v1(&[START, good]);
+    assert_eq!(result, Ok(()));
+}

@@ -27,7 +27,7 @@
 
 use std::collections::BTreeMap;
 
-use agui_alloc::v1::{Inbound, Warning, WarningKind};
+use agui_alloc::v1::{Inbound, InboundWarning, InboundWarningKind};
 use serde_json::{json, Value};
 
 const FILES: &[(&str, &str)] = &[
@@ -54,15 +54,17 @@ const FILES: &[(&str, &str)] = &[
 ];
 
 /// A warning as the vectors record it (stage, code and the code's fields).
-fn record(w: &Warning) -> Value {
+fn record(w: &InboundWarning) -> Value {
     let mut r = json!({"index": w.frame, "stage": w.stage().as_str(), "code": w.code()});
     let extra = match &w.kind {
-        WarningKind::Converted { from, to } => json!({"from": from, "to": to}),
-        WarningKind::UnknownEvent { event_type } => json!({"type": event_type}),
-        WarningKind::Stripped { event_type, path } => json!({"type": event_type, "path": path}),
-        WarningKind::DroppedTitle
-        | WarningKind::MintedId { .. }
-        | WarningKind::BinaryUnconvertible => json!({}),
+        InboundWarningKind::Converted { from, to } => json!({"from": from, "to": to}),
+        InboundWarningKind::UnknownEvent { event_type } => json!({"type": event_type}),
+        InboundWarningKind::Stripped { event_type, path } => {
+            json!({"type": event_type, "path": path})
+        }
+        InboundWarningKind::DroppedTitle
+        | InboundWarningKind::MintedId { .. }
+        | InboundWarningKind::BinaryUnconvertible => json!({}),
     };
     for (k, v) in extra.as_object().unwrap() {
         r[k] = v.clone();

@@ -10,8 +10,9 @@
 
 use std::collections::BTreeSet;
 
-use agui_alloc::v1::schema::{Object, Shape, EVENTS};
+use agui_alloc::v1::schema::{event_fields, event_type, ObjectShape, Shape};
 use agui_alloc::v1::Inbound;
+use agui_core::event::EventType;
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 
@@ -38,7 +39,7 @@ fn collect_shape(shape: &Shape, words: &mut BTreeSet<&'static str>) {
     }
 }
 
-fn collect_object(object: &Object, words: &mut BTreeSet<&'static str>) {
+fn collect_object(object: &ObjectShape<'_>, words: &mut BTreeSet<&'static str>) {
     for f in object.fields() {
         words.insert(f.name);
         collect_shape(&f.shape, words);
@@ -48,9 +49,16 @@ fn collect_object(object: &Object, words: &mut BTreeSet<&'static str>) {
 /// Keys and strings: the schema's, the retired ones, a few unknown ones.
 fn vocabulary() -> Vec<&'static str> {
     let mut words = BTreeSet::new();
-    for e in EVENTS {
-        words.insert(e.name);
-        collect_object(&e.object, &mut words);
+    let mut fields = Vec::new();
+    for kind in EventType::ALL {
+        if event_type(kind.as_str()).is_some() {
+            words.insert(kind.as_str());
+            event_fields(*kind, &mut fields);
+            for f in &fields {
+                words.insert(f.name);
+                collect_shape(&f.shape, &mut words);
+            }
+        }
     }
     words.extend([
         "THINKING_START",

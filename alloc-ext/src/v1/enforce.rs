@@ -17,7 +17,7 @@ use alloc::vec::Vec;
 use serde_json::{Map, Value};
 
 use super::report::Issue;
-use super::schema::{Field, Object, Presence, Range, Shape, Union, MAX_SAFE_INTEGER};
+use super::schema::{FieldShape, ObjectShape, Presence, Range, Shape, Union, MAX_SAFE_INTEGER};
 
 /// What stripping decided about one value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +58,7 @@ struct Walk<'a> {
 /// schema reads them.
 pub(crate) fn strip(
     event: &mut Map<String, Value>,
-    schema: &Object,
+    schema: &ObjectShape<'_>,
     path: &mut String,
 ) -> Stripped {
     path.clear();
@@ -149,7 +149,7 @@ impl Walk<'_> {
         Verdict::Keep
     }
 
-    fn object(&mut self, map: &mut Map<String, Value>, object: &Object) -> Verdict {
+    fn object(&mut self, map: &mut Map<String, Value>, object: &ObjectShape<'_>) -> Verdict {
         let mut verdict = Verdict::Keep;
         let mut required_seen = 0usize;
         let mut defaulted_seen = 0usize;
@@ -249,7 +249,7 @@ impl Walk<'_> {
 }
 
 /// The member of `union` the object's tag names, if any.
-fn member_of(map: &Map<String, Value>, union: &Union) -> Option<&'static Object> {
+fn member_of(map: &Map<String, Value>, union: &Union) -> Option<&'static ObjectShape<'static>> {
     match map.get(union.tag) {
         Some(Value::String(tag)) => union.member(tag),
         _ => None,
@@ -269,7 +269,7 @@ fn push_index(path: &mut String, index: usize) {
 /// nulls removed (an invalid event is discarded, whatever this did to it).
 pub(crate) fn validate(
     event: &mut Map<String, Value>,
-    schema: &Object,
+    schema: &ObjectShape<'_>,
     path: &mut String,
 ) -> Vec<Issue> {
     let mut issues = Vec::new();
@@ -280,7 +280,7 @@ pub(crate) fn validate(
 
 fn check_object(
     map: &mut Map<String, Value>,
-    object: &Object,
+    object: &ObjectShape<'_>,
     path: &mut String,
     issues: &mut Vec<Issue>,
 ) {
@@ -297,7 +297,7 @@ fn check_object(
 
 fn check_field(
     map: &mut Map<String, Value>,
-    field: &Field,
+    field: &FieldShape,
     path: &mut String,
     issues: &mut Vec<Issue>,
 ) {

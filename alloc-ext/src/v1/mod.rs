@@ -32,11 +32,11 @@
 //!
 //! | module | what it holds |
 //! |---|---|
-//! | [`schema`] | the 1.0 schema as tables: objects, fields, unions, events |
-//! | [`report`] | [`Warning`]s and [`DecodeFailure`]s |
+//! | [`schema`] | the 1.0 schema as walked here: the core's event table, and the nested objects as tables |
+//! | [`report`] | [`InboundWarning`]s and [`DecodeFailure`]s |
 //!
 //! ```
-//! use agui_alloc::v1::{Inbound, WarningKind};
+//! use agui_alloc::v1::{Inbound, InboundWarningKind};
 //! use serde_json::json;
 //!
 //! let mut inbound = Inbound::new();
@@ -45,7 +45,7 @@
 //! let event = inbound.process(0, frame, &mut warnings).unwrap().unwrap();
 //! assert_eq!(event["type"], "REASONING_START");
 //! assert_eq!(event["messageId"], "00000000-0000-4000-8000-000000000001");
-//! assert_eq!(warnings[1].kind, WarningKind::DroppedTitle);
+//! assert_eq!(warnings[1].kind, InboundWarningKind::DroppedTitle);
 //!
 //! // An unknown key is stripped, an unknown event dropped.
 //! let frame = json!({"type": "STEP_STARTED", "stepName": "s", "extra": 1});
@@ -59,7 +59,7 @@
 //! assert_eq!(err.to_string(), "stepName: Invalid input: expected string, received number");
 //! ```
 
-mod compat;
+mod boundary;
 mod enforce;
 pub mod report;
 pub mod schema;
@@ -70,17 +70,19 @@ use alloc::vec::Vec;
 
 use serde_json::Value;
 
-pub use report::{DecodeFailure, Issue, Stage, Warning, WarningKind};
+pub use report::{DecodeFailure, InboundStage, InboundWarning, InboundWarningKind, Issue};
 
 /// The per-stream state of inbound 1.0 processing: the compatibility
 /// boundary's open `THINKING_*` ids and its mint. One per stream; frames go
 /// through [`Inbound::process`] in arrival order.
 #[derive(Debug, Clone)]
 pub struct Inbound {
-    boundary: compat::Boundary,
+    boundary: boundary::Boundary,
     /// Scratch for the paths of the walks (kept to spare an allocation per
     /// frame).
     path: String,
+    /// Scratch for the keys of the frame's event type (likewise).
+    fields: Vec<schema::FieldShape>,
 }
 
 impl Default for Inbound {
@@ -106,8 +108,9 @@ impl Inbound {
     /// random UUID, as the reference mints).
     pub fn with_mint(mint: fn(u64) -> String) -> Self {
         Inbound {
-            boundary: compat::Boundary::new(mint),
+            boundary: boundary::Boundary::new(mint),
             path: String::new(),
+            fields: Vec::new(),
         }
     }
 
@@ -123,7 +126,7 @@ impl Inbound {
         &mut self,
         frame: usize,
         value: Value,
-        warnings: &mut Vec<Warning>,
+        warnings: &mut Vec<InboundWarning>,
     ) -> Result<Option<Value>, DecodeFailure> {
         let Value::Object(mut event) = value else {
             return Err(DecodeFailure::one(
@@ -142,34 +145,41 @@ impl Inbound {
         }
         self.boundary
             .translate(frame, &mut event, warnings)
-            .map_err(|compat::Broken(reason)| DecodeFailure::one(frame, reason))?;
-        let schema = match event.get("type") {
-            Some(Value::String(t)) => schema::event_schema(t),
+            .map_err(|boundary::Broken(reason)| DecodeFailure::one(frame, reason))?;
+        let kind = match event.get("type") {
+            Some(Value::String(t)) => schema::event_type(t),
             _ => None,
         };
-        let Some(schema) = schema else {
+        let Some(kind) = kind else {
             let event_type = match event.remove("type") {
                 Some(Value::String(t)) => t,
                 _ => String::new(),
             };
-            warnings.push(Warning {
+            warnings.push(InboundWarning {
                 frame,
-                kind: WarningKind::UnknownEvent { event_type },
+                kind: InboundWarningKind::UnknownEvent { event_type },
             });
             return Ok(None);
         };
-        let stripped = enforce::strip(&mut event, &schema.object, &mut self.path);
+        schema::event_fields(kind, &mut self.fields);
+        let groups = [self.fields.as_slice()];
+        let schema = schema::ObjectShape {
+            name: kind.as_str(),
+            groups: &groups,
+            open: false,
+        };
+        let stripped = enforce::strip(&mut event, &schema, &mut self.path);
         for path in stripped.removed {
-            warnings.push(Warning {
+            warnings.push(InboundWarning {
                 frame,
-                kind: WarningKind::Stripped {
-                    event_type: String::from(schema.name),
+                kind: InboundWarningKind::Stripped {
+                    event_type: String::from(kind.as_str()),
                     path,
                 },
             });
         }
         if !stripped.valid {
-            let issues = enforce::validate(&mut event, &schema.object, &mut self.path);
+            let issues = enforce::validate(&mut event, &schema, &mut self.path);
             if !issues.is_empty() {
                 return Err(DecodeFailure { frame, issues });
             }

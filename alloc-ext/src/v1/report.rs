@@ -8,26 +8,26 @@ use core::fmt;
 
 /// The stage a warning comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stage {
+pub enum InboundStage {
     /// The compatibility boundary (SPEC 9.3): a retired shape translated.
     Compat,
     /// Enforcement (SPEC 9.4): unknown material dropped or stripped.
     Enforce,
 }
 
-impl Stage {
+impl InboundStage {
     /// The name the vectors use: `compat` or `enforce`.
     pub fn as_str(self) -> &'static str {
         match self {
-            Stage::Compat => "compat",
-            Stage::Enforce => "enforce",
+            InboundStage::Compat => "compat",
+            InboundStage::Enforce => "enforce",
         }
     }
 }
 
 /// What a warning says.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WarningKind {
+pub enum InboundWarningKind {
     /// A retired shape was translated: `from` (e.g. `THINKING_START`,
     /// `TOOL_CALL_START.parentMessageId: null`) became `to` (e.g.
     /// `REASONING_START`, `an absent field`).
@@ -64,22 +64,24 @@ pub enum WarningKind {
 
 /// One warning, for one frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Warning {
+pub struct InboundWarning {
     /// The index of the frame it is about.
     pub frame: usize,
     /// What happened.
-    pub kind: WarningKind,
+    pub kind: InboundWarningKind,
 }
 
-impl Warning {
+impl InboundWarning {
     /// The stage that reported it.
-    pub fn stage(&self) -> Stage {
+    pub fn stage(&self) -> InboundStage {
         match self.kind {
-            WarningKind::Converted { .. }
-            | WarningKind::DroppedTitle
-            | WarningKind::MintedId { .. }
-            | WarningKind::BinaryUnconvertible => Stage::Compat,
-            WarningKind::UnknownEvent { .. } | WarningKind::Stripped { .. } => Stage::Enforce,
+            InboundWarningKind::Converted { .. }
+            | InboundWarningKind::DroppedTitle
+            | InboundWarningKind::MintedId { .. }
+            | InboundWarningKind::BinaryUnconvertible => InboundStage::Compat,
+            InboundWarningKind::UnknownEvent { .. } | InboundWarningKind::Stripped { .. } => {
+                InboundStage::Enforce
+            }
         }
     }
 
@@ -87,30 +89,30 @@ impl Warning {
     /// `binary_unconvertible`, `unknown_event`, `stripped`).
     pub fn code(&self) -> &'static str {
         match self.kind {
-            WarningKind::Converted { .. } => "converted",
-            WarningKind::DroppedTitle => "dropped_title",
-            WarningKind::MintedId { .. } => "minted_id",
-            WarningKind::BinaryUnconvertible => "binary_unconvertible",
-            WarningKind::UnknownEvent { .. } => "unknown_event",
-            WarningKind::Stripped { .. } => "stripped",
+            InboundWarningKind::Converted { .. } => "converted",
+            InboundWarningKind::DroppedTitle => "dropped_title",
+            InboundWarningKind::MintedId { .. } => "minted_id",
+            InboundWarningKind::BinaryUnconvertible => "binary_unconvertible",
+            InboundWarningKind::UnknownEvent { .. } => "unknown_event",
+            InboundWarningKind::Stripped { .. } => "stripped",
         }
     }
 }
 
-impl fmt::Display for Warning {
+impl fmt::Display for InboundWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "frame {}: {}: ", self.frame, self.stage().as_str())?;
         match &self.kind {
-            WarningKind::Converted { from, to } => write!(f, "converted {from} to {to}"),
-            WarningKind::DroppedTitle => f.write_str("THINKING_START.title dropped"),
-            WarningKind::MintedId { id } => write!(f, "minted the id '{id}'"),
-            WarningKind::BinaryUnconvertible => {
+            InboundWarningKind::Converted { from, to } => write!(f, "converted {from} to {to}"),
+            InboundWarningKind::DroppedTitle => f.write_str("THINKING_START.title dropped"),
+            InboundWarningKind::MintedId { id } => write!(f, "minted the id '{id}'"),
+            InboundWarningKind::BinaryUnconvertible => {
                 f.write_str("a binary part with only an id cannot be converted")
             }
-            WarningKind::UnknownEvent { event_type } => {
+            InboundWarningKind::UnknownEvent { event_type } => {
                 write!(f, "dropped the unknown event '{event_type}'")
             }
-            WarningKind::Stripped { event_type, path } => {
+            InboundWarningKind::Stripped { event_type, path } => {
                 write!(f, "removed '{path}' from {event_type}")
             }
         }

@@ -1,18 +1,33 @@
-//! The AG-UI 1.0 schema as tables (SPEC section 9.5).
+//! The AG-UI 1.0 schema as the alloc layer walks it (SPEC section 9.5).
 //!
-//! Every object the protocol describes is one [`Object`]: the list of its
-//! keys, each a [`Field`] saying whether the key is required and what
-//! [`Shape`] its value has. The positions that hold free JSON are the shapes
+//! The event types and their top-level fields are the core's: an event's
+//! [`ObjectShape`] is made by [`event_fields`] from
+//! [`EventType::schema_v1`] (the `v1:` column of the core's event table),
+//! with keys from [`Field::as_str`], after the fields every event may
+//! carry ([`BASE`]) and, for a [tagged](EventType::tagged) type,
+//! `subagentRunId`. A type is known in 1.0 when
+//! [`EventType::is_in`]`(Protocol::V1)`.
+//!
+//! The nested objects (run input, messages, content parts, JSON Patch
+//! operations, outcomes, token usage) are tables here, in the reference
+//! schema's key order: the validator reports its issues in that order, as
+//! the reference does, and words them as the reference does. The core
+//! checks the same objects as their tokens stream past, in tables shaped for
+//! that (`agui_core::decode`'s shapes); that the two agree is tested over
+//! every [`EventType::ALL`] (`alloc-ext/tests/v1_agreement.rs`).
+//!
+//! Every object is one [`ObjectShape`]: the list of its keys, each a
+//! [`FieldShape`] saying whether the key is required and what [`Shape`] its
+//! value has. The positions that hold free JSON are the shapes
 //! [`Shape::Json`], [`Shape::JsonNotNull`] and [`Shape::JsonObject`];
 //! discriminated unions are [`Union`]s, whose members are objects whose tag
-//! field is a [`Shape::Literal`]. The event types are [`EVENTS`], one row
-//! per type.
-//!
-//! The stripper and the validator of [`Inbound`](super::Inbound) read only these
-//! tables: adding a key to the protocol is adding a row here.
-//!
-//! The order of the fields is the schema's own order: the validator reports
-//! its issues in that order, as the reference does.
+//! field is a [`Shape::Literal`].
+
+use alloc::vec::Vec;
+
+use agui_core::decode::{Expect, Field, Need};
+use agui_core::event::EventType;
+use agui_core::protocol::Protocol;
 
 /// The kind of value a described position holds.
 #[derive(Debug, Clone, Copy)]
@@ -38,7 +53,7 @@ pub enum Shape {
     /// A free JSON object (any keys, any values): never stripped inside.
     JsonObject,
     /// A described object.
-    Object(&'static Object),
+    Object(&'static ObjectShape<'static>),
     /// An array of elements of one shape, with at least `min` elements.
     Array {
         /// The shape of every element.
@@ -93,7 +108,7 @@ pub enum Presence {
 
 /// One key of a described object.
 #[derive(Debug, Clone, Copy)]
-pub struct Field {
+pub struct FieldShape {
     /// The key, as on the wire.
     pub name: &'static str,
     /// What its value must be.
@@ -102,23 +117,23 @@ pub struct Field {
     pub presence: Presence,
 }
 
-/// An object the protocol describes.
+/// An object the protocol describes (`'s`: where its keys are held;
+/// `'static` but for an event's, made by [`event_fields`]).
 #[derive(Debug, Clone, Copy)]
-pub struct Object {
+pub struct ObjectShape<'s> {
     /// Its name in the schema (for diagnostics).
     pub name: &'static str,
-    /// Its keys, in groups read one after another (events share the base
-    /// group), in the schema's order.
-    pub groups: &'static [&'static [Field]],
+    /// Its keys, in groups read one after another, in the schema's order.
+    pub groups: &'s [&'s [FieldShape]],
     /// Whether keys it does not describe are kept (`true` only for JSON
     /// Patch operations, which RFC 6902 leaves open) or stripped.
     pub open: bool,
 }
 
-impl Object {
+impl<'s> ObjectShape<'s> {
     /// The field named `key`, if the object describes it.
-    pub fn field(&self, key: &str) -> Option<&'static Field> {
-        let groups: &'static [&'static [Field]] = self.groups;
+    pub fn field(&self, key: &str) -> Option<&'s FieldShape> {
+        let groups: &'s [&'s [FieldShape]] = self.groups;
         for group in groups {
             for f in group.iter() {
                 if f.name == key {
@@ -130,8 +145,8 @@ impl Object {
     }
 
     /// Every field, in the schema's order.
-    pub fn fields(&self) -> impl Iterator<Item = &'static Field> {
-        let groups: &'static [&'static [Field]] = self.groups;
+    pub fn fields(&self) -> impl Iterator<Item = &'s FieldShape> + use<'s> {
+        let groups: &'s [&'s [FieldShape]] = self.groups;
         groups.iter().flat_map(|g| g.iter())
     }
 
@@ -152,13 +167,13 @@ pub struct Union {
     /// The key whose value picks the member.
     pub tag: &'static str,
     /// The members; each has a [`Shape::Literal`] field named `tag`.
-    pub members: &'static [&'static Object],
+    pub members: &'static [&'static ObjectShape<'static>],
 }
 
 impl Union {
     /// The member whose tag is `value`, if any.
-    pub fn member(&self, value: &str) -> Option<&'static Object> {
-        let members: &'static [&'static Object] = self.members;
+    pub fn member(&self, value: &str) -> Option<&'static ObjectShape<'static>> {
+        let members: &'static [&'static ObjectShape<'static>] = self.members;
         members
             .iter()
             .copied()
@@ -166,24 +181,27 @@ impl Union {
     }
 }
 
-const fn req(name: &'static str, shape: Shape) -> Field {
-    Field {
+const fn req(name: &'static str, shape: Shape) -> FieldShape {
+    FieldShape {
         name,
         shape,
         presence: Presence::Required,
     }
 }
 
-const fn opt(name: &'static str, shape: Shape) -> Field {
-    Field {
+const fn opt(name: &'static str, shape: Shape) -> FieldShape {
+    FieldShape {
         name,
         shape,
         presence: Presence::Optional,
     }
 }
 
-const fn object(name: &'static str, groups: &'static [&'static [Field]]) -> Object {
-    Object {
+const fn object(
+    name: &'static str,
+    groups: &'static [&'static [FieldShape]],
+) -> ObjectShape<'static> {
+    ObjectShape {
         name,
         groups,
         open: false,
@@ -196,7 +214,7 @@ const fn array(of: &'static Shape) -> Shape {
 
 // ---------------------------------------------------------------- content
 
-const TEXT_PART: Object = object(
+const TEXT_PART: ObjectShape = object(
     "TextPart",
     &[&[
         req("type", Shape::Literal("text")),
@@ -206,7 +224,7 @@ const TEXT_PART: Object = object(
     ]],
 );
 
-const DATA_SOURCE: Object = object(
+const DATA_SOURCE: ObjectShape = object(
     "DataSource",
     &[&[
         req("type", Shape::Literal("data")),
@@ -215,7 +233,7 @@ const DATA_SOURCE: Object = object(
     ]],
 );
 
-const URL_SOURCE: Object = object(
+const URL_SOURCE: ObjectShape = object(
     "UrlSource",
     &[&[
         req("type", Shape::Literal("url")),
@@ -224,7 +242,7 @@ const URL_SOURCE: Object = object(
     ]],
 );
 
-const FILE_SOURCE: Object = object(
+const FILE_SOURCE: ObjectShape = object(
     "FileSource",
     &[&[
         req("type", Shape::Literal("file")),
@@ -241,25 +259,25 @@ pub const SOURCE: Union = Union {
     members: &[&DATA_SOURCE, &URL_SOURCE, &FILE_SOURCE],
 };
 
-const MEDIA_TAIL: &[Field] = &[
+const MEDIA_TAIL: &[FieldShape] = &[
     opt("id", Shape::String),
     req("source", Shape::Union(&SOURCE)),
     opt("metadata", Shape::JsonNotNull),
 ];
 
-const IMAGE_PART: Object = object(
+const IMAGE_PART: ObjectShape = object(
     "ImagePart",
     &[&[req("type", Shape::Literal("image"))], MEDIA_TAIL],
 );
-const AUDIO_PART: Object = object(
+const AUDIO_PART: ObjectShape = object(
     "AudioPart",
     &[&[req("type", Shape::Literal("audio"))], MEDIA_TAIL],
 );
-const VIDEO_PART: Object = object(
+const VIDEO_PART: ObjectShape = object(
     "VideoPart",
     &[&[req("type", Shape::Literal("video"))], MEDIA_TAIL],
 );
-const DOCUMENT_PART: Object = object(
+const DOCUMENT_PART: ObjectShape = object(
     "DocumentPart",
     &[&[req("type", Shape::Literal("document"))], MEDIA_TAIL],
 );
@@ -281,27 +299,30 @@ const PARTS: Shape = Shape::Union(&CONTENT_PART);
 
 // ------------------------------------------------------------------ patch
 
-const POINTER_PATH: Field = req("path", Shape::Pointer);
-const POINTER_FROM: Field = req("from", Shape::Pointer);
-const PATCH_VALUE: Field = req("value", Shape::Json);
+const POINTER_PATH: FieldShape = req("path", Shape::Pointer);
+const POINTER_FROM: FieldShape = req("from", Shape::Pointer);
+const PATCH_VALUE: FieldShape = req("value", Shape::Json);
 
-const fn patch_op(name: &'static str, fields: &'static [&'static [Field]]) -> Object {
-    Object {
+const fn patch_op(
+    name: &'static str,
+    fields: &'static [&'static [FieldShape]],
+) -> ObjectShape<'static> {
+    ObjectShape {
         name,
         groups: fields,
         open: true,
     }
 }
 
-const ADD_OP: Object = patch_op(
+const ADD_OP: ObjectShape = patch_op(
     "AddOperation",
     &[&[req("op", Shape::Literal("add")), POINTER_PATH, PATCH_VALUE]],
 );
-const REMOVE_OP: Object = patch_op(
+const REMOVE_OP: ObjectShape = patch_op(
     "RemoveOperation",
     &[&[req("op", Shape::Literal("remove")), POINTER_PATH]],
 );
-const REPLACE_OP: Object = patch_op(
+const REPLACE_OP: ObjectShape = patch_op(
     "ReplaceOperation",
     &[&[
         req("op", Shape::Literal("replace")),
@@ -309,7 +330,7 @@ const REPLACE_OP: Object = patch_op(
         PATCH_VALUE,
     ]],
 );
-const MOVE_OP: Object = patch_op(
+const MOVE_OP: ObjectShape = patch_op(
     "MoveOperation",
     &[&[
         req("op", Shape::Literal("move")),
@@ -317,7 +338,7 @@ const MOVE_OP: Object = patch_op(
         POINTER_PATH,
     ]],
 );
-const COPY_OP: Object = patch_op(
+const COPY_OP: ObjectShape = patch_op(
     "CopyOperation",
     &[&[
         req("op", Shape::Literal("copy")),
@@ -325,7 +346,7 @@ const COPY_OP: Object = patch_op(
         POINTER_PATH,
     ]],
 );
-const TEST_OP: Object = patch_op(
+const TEST_OP: ObjectShape = patch_op(
     "TestOperation",
     &[&[req("op", Shape::Literal("test")), POINTER_PATH, PATCH_VALUE]],
 );
@@ -348,14 +369,14 @@ const PATCH: Shape = array(&Shape::Union(&PATCH_OP));
 
 // --------------------------------------------------------------- messages
 
-const OWNER: Field = opt("subagentRunId", Shape::String);
+const OWNER: FieldShape = opt("subagentRunId", Shape::String);
 
-const FUNCTION_CALL: Object = object(
+const FUNCTION_CALL: ObjectShape = object(
     "FunctionCall",
     &[&[req("name", Shape::String), req("arguments", Shape::String)]],
 );
 
-const TOOL_CALL: Object = object(
+const TOOL_CALL: ObjectShape = object(
     "ToolCall",
     &[&[
         req("id", Shape::String),
@@ -368,13 +389,13 @@ const TOOL_CALL: Object = object(
 
 /// The keys the developer, system, assistant and user messages share, in
 /// order, after their role.
-const NAMED_MESSAGE: &[Field] = &[
+const NAMED_MESSAGE: &[FieldShape] = &[
     opt("name", Shape::String),
     opt("encryptedValue", Shape::String),
     opt("metadata", Shape::JsonObject),
 ];
 
-const DEVELOPER_MESSAGE: Object = object(
+const DEVELOPER_MESSAGE: ObjectShape = object(
     "DeveloperMessage",
     &[
         &[
@@ -387,7 +408,7 @@ const DEVELOPER_MESSAGE: Object = object(
     ],
 );
 
-const SYSTEM_MESSAGE: Object = object(
+const SYSTEM_MESSAGE: ObjectShape = object(
     "SystemMessage",
     &[
         &[
@@ -400,7 +421,7 @@ const SYSTEM_MESSAGE: Object = object(
     ],
 );
 
-const ASSISTANT_MESSAGE: Object = object(
+const ASSISTANT_MESSAGE: ObjectShape = object(
     "AssistantMessage",
     &[
         &[
@@ -416,7 +437,7 @@ const ASSISTANT_MESSAGE: Object = object(
     ],
 );
 
-const USER_MESSAGE: Object = object(
+const USER_MESSAGE: ObjectShape = object(
     "UserMessage",
     &[
         &[
@@ -429,7 +450,7 @@ const USER_MESSAGE: Object = object(
     ],
 );
 
-const TOOL_MESSAGE: Object = object(
+const TOOL_MESSAGE: ObjectShape = object(
     "ToolMessage",
     &[&[
         OWNER,
@@ -443,7 +464,7 @@ const TOOL_MESSAGE: Object = object(
     ]],
 );
 
-const ACTIVITY_MESSAGE: Object = object(
+const ACTIVITY_MESSAGE: ObjectShape = object(
     "ActivityMessage",
     &[&[
         OWNER,
@@ -455,7 +476,7 @@ const ACTIVITY_MESSAGE: Object = object(
     ]],
 );
 
-const REASONING_MESSAGE: Object = object(
+const REASONING_MESSAGE: ObjectShape = object(
     "ReasoningMessage",
     &[&[
         OWNER,
@@ -486,7 +507,7 @@ const MESSAGES: Shape = array(&Shape::Union(&MESSAGE));
 
 // -------------------------------------------------------------- run input
 
-const TOOL: Object = object(
+const TOOL: ObjectShape = object(
     "Tool",
     &[&[
         req("name", Shape::String),
@@ -496,7 +517,7 @@ const TOOL: Object = object(
     ]],
 );
 
-const CONTEXT: Object = object(
+const CONTEXT: ObjectShape = object(
     "Context",
     &[&[
         req("description", Shape::String),
@@ -504,7 +525,7 @@ const CONTEXT: Object = object(
     ]],
 );
 
-const RESUME_ENTRY: Object = object(
+const RESUME_ENTRY: ObjectShape = object(
     "ResumeEntry",
     &[&[
         req("interruptId", Shape::String),
@@ -515,25 +536,25 @@ const RESUME_ENTRY: Object = object(
 );
 
 /// The run input (`RUN_STARTED.input`).
-pub const RUN_AGENT_INPUT: Object = object(
+pub const RUN_AGENT_INPUT: ObjectShape = object(
     "RunAgentInput",
     &[&[
         req("threadId", Shape::String),
         req("runId", Shape::String),
         opt("protocolVersion", Shape::String),
         opt("parentRunId", Shape::String),
-        Field {
+        FieldShape {
             name: "state",
             shape: Shape::Json,
             presence: Presence::NullIsAbsent,
         },
         req("messages", MESSAGES),
-        Field {
+        FieldShape {
             name: "tools",
             shape: array(&Shape::Object(&TOOL)),
             presence: Presence::EmptyIfAbsent,
         },
-        Field {
+        FieldShape {
             name: "context",
             shape: array(&Shape::Object(&CONTEXT)),
             presence: Presence::EmptyIfAbsent,
@@ -545,7 +566,7 @@ pub const RUN_AGENT_INPUT: Object = object(
 
 // ---------------------------------------------------------------- outcome
 
-const INTERRUPT: Object = object(
+const INTERRUPT: ObjectShape = object(
     "Interrupt",
     &[&[
         OWNER,
@@ -561,7 +582,7 @@ const INTERRUPT: Object = object(
 
 const STRINGS: Shape = array(&Shape::String);
 
-const RUN_SUCCESS: Object = object(
+const RUN_SUCCESS: ObjectShape = object(
     "RunFinishedSuccessOutcome",
     &[&[
         req("type", Shape::Literal("success")),
@@ -569,7 +590,7 @@ const RUN_SUCCESS: Object = object(
     ]],
 );
 
-const RUN_INTERRUPT: Object = object(
+const RUN_INTERRUPT: ObjectShape = object(
     "RunFinishedInterruptOutcome",
     &[&[
         req("type", Shape::Literal("interrupt")),
@@ -583,7 +604,7 @@ const RUN_INTERRUPT: Object = object(
     ]],
 );
 
-const RUN_CANCELLED: Object = object(
+const RUN_CANCELLED: ObjectShape = object(
     "RunFinishedCancelledOutcome",
     &[&[req("type", Shape::Literal("cancelled"))]],
 );
@@ -595,12 +616,12 @@ pub const RUN_OUTCOME: Union = Union {
     members: &[&RUN_SUCCESS, &RUN_INTERRUPT, &RUN_CANCELLED],
 };
 
-const SUBAGENT_SUCCESS: Object = object(
+const SUBAGENT_SUCCESS: ObjectShape = object(
     "SubagentFinishedSuccessOutcome",
     &[&[req("type", Shape::Literal("success"))]],
 );
 
-const SUBAGENT_SUSPENDED: Object = object(
+const SUBAGENT_SUSPENDED: ObjectShape = object(
     "SubagentFinishedSuspendedOutcome",
     &[&[
         req("type", Shape::Literal("suspended")),
@@ -617,7 +638,7 @@ pub const SUBAGENT_OUTCOME: Union = Union {
 
 const COUNT: Shape = Shape::Integer(Range::Count);
 
-const TOKEN_USAGE: Object = object(
+const TOKEN_USAGE: ObjectShape = object(
     "TokenUsage",
     &[&[
         opt("provider", Shape::String),
@@ -635,8 +656,10 @@ const USAGE: Shape = array(&Shape::Object(&TOKEN_USAGE));
 
 // ----------------------------------------------------------------- events
 
-/// The keys every event has, first, in order.
-const BASE: &[Field] = &[
+/// The keys every 1.0 event has, first, in the reference's order (the
+/// core's are `type` and its `COMMON_V1` row; `rawEvent: null` is a legacy
+/// null the boundary made absent).
+pub const BASE: &[FieldShape] = &[
     req("type", Shape::String),
     opt("timestamp", Shape::Integer(Range::Signed)),
     opt("rawEvent", Shape::JsonNotNull),
@@ -644,431 +667,58 @@ const BASE: &[Field] = &[
 ];
 
 /// Attribution: the events of a sub-agent's work may carry its id.
-const ATTRIBUTED: &[Field] = &[OWNER];
+const OWNER_FIELD: FieldShape = OWNER;
 
-/// The `SUBAGENT_*` events name their invocation: required.
-const INVOCATION: &[Field] = &[req("subagentRunId", Shape::String)];
-
-/// How an event type relates to `subagentRunId`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Attribution {
-    /// Run-scoped (`RUN_*`, `MESSAGES_SNAPSHOT`): the key is not described.
-    RunScoped,
-    /// Optional: the sub-agent the event belongs to, absent = the parent.
-    Attributable,
-    /// Required: the event names a sub-agent invocation (`SUBAGENT_*`).
-    Invocation,
+/// The 1.0 event type named `name`: `None` for a type 1.0 does not know
+/// (an unknown name, or a type retired in 1.0).
+pub fn event_type(name: &str) -> Option<EventType> {
+    EventType::from_wire(name).filter(|kind| kind.is_in(Protocol::V1))
 }
 
-impl Attribution {
-    const fn group(self) -> &'static [Field] {
-        match self {
-            Attribution::RunScoped => &[],
-            Attribution::Attributable => ATTRIBUTED,
-            Attribution::Invocation => INVOCATION,
-        }
+/// Every key of a 1.0 event of type `kind`, in the schema's order:
+/// [`BASE`], `subagentRunId` if the type is [tagged](EventType::tagged)
+/// (optional, unless the type's own fields require it), then the type's
+/// own fields, the core's [`EventType::schema_v1`].
+pub fn event_fields(kind: EventType, out: &mut Vec<FieldShape>) {
+    out.clear();
+    out.extend_from_slice(BASE);
+    let own = kind.schema_v1();
+    if kind.tagged() && !own.iter().any(|(f, _, _)| *f == Field::SubagentRunId) {
+        out.push(OWNER_FIELD);
     }
+    out.extend(own.iter().map(|&(field, need, expect)| FieldShape {
+        name: field.as_str(),
+        shape: shape_of(field, expect),
+        presence: match need {
+            Need::Req => Presence::Required,
+            Need::Opt => Presence::Optional,
+        },
+    }));
 }
 
-/// One event type of AG-UI 1.0.
-#[derive(Debug, Clone, Copy)]
-pub struct EventSchema {
-    /// Its `type`.
-    pub name: &'static str,
-    /// Its relation to `subagentRunId`.
-    pub attribution: Attribution,
-    /// The whole object: base keys, attribution, then its own keys.
-    pub object: Object,
-}
-
-const fn event(
-    name: &'static str,
-    attribution: Attribution,
-    groups: &'static [&'static [Field]],
-) -> EventSchema {
-    EventSchema {
-        name,
-        attribution,
-        object: object(name, groups),
+/// The shape the core's `expect` means for a top-level `field` in 1.0: the
+/// kinds map one to one, the nested ones to the tables above.
+fn shape_of(field: Field, expect: Expect) -> Shape {
+    match expect {
+        Expect::Str | Expect::StrOrNull => Shape::String,
+        Expect::OneOf { values: [one] } => Shape::Literal(one),
+        Expect::OneOf { values } => Shape::OneOf(values),
+        Expect::Bool => Shape::Boolean,
+        Expect::Obj => Shape::JsonObject,
+        Expect::Arr if field == Field::Messages => MESSAGES,
+        Expect::Arr => array(&Shape::Json),
+        // A legacy `null` of the field was made absent by the boundary.
+        Expect::Any => Shape::JsonNotNull,
+        Expect::Json => Shape::Json,
+        Expect::Num | Expect::Int => Shape::Integer(Range::Signed),
+        Expect::Parts => Shape::StringOr(&PARTS),
+        Expect::Patch => PATCH,
+        Expect::Input => Shape::Object(&RUN_AGENT_INPUT),
+        Expect::Outcome | Expect::OutcomeV1 => Shape::Union(&RUN_OUTCOME),
+        Expect::Usage | Expect::UsageV1 => USAGE,
+        Expect::SubagentOutcome => Shape::Union(&SUBAGENT_OUTCOME),
     }
-}
-
-use Attribution::{Attributable as A, Invocation as I, RunScoped as R};
-
-const TEXT_ROLE: Shape = Shape::OneOf(&["developer", "system", "assistant", "user"]);
-const MESSAGE_ID: Field = req("messageId", Shape::String);
-const TOOL_CALL_ID: Field = req("toolCallId", Shape::String);
-const DELTA: Field = req("delta", Shape::String);
-
-/// Every event type of AG-UI 1.0 (SPEC 9.5); a type not here is unknown.
-pub const EVENTS: &[EventSchema] = &[
-    event(
-        "TEXT_MESSAGE_START",
-        A,
-        &[
-            BASE,
-            A.group(),
-            &[
-                MESSAGE_ID,
-                opt("role", TEXT_ROLE),
-                opt("name", Shape::String),
-            ],
-        ],
-    ),
-    event(
-        "TEXT_MESSAGE_CONTENT",
-        A,
-        &[BASE, A.group(), &[MESSAGE_ID, DELTA]],
-    ),
-    event("TEXT_MESSAGE_END", A, &[BASE, A.group(), &[MESSAGE_ID]]),
-    event(
-        "TEXT_MESSAGE_CHUNK",
-        A,
-        &[
-            BASE,
-            A.group(),
-            &[
-                opt("messageId", Shape::String),
-                opt("role", TEXT_ROLE),
-                opt("delta", Shape::String),
-                opt("name", Shape::String),
-            ],
-        ],
-    ),
-    event(
-        "TOOL_CALL_START",
-        A,
-        &[
-            BASE,
-            A.group(),
-            &[
-                TOOL_CALL_ID,
-                req("toolCallName", Shape::String),
-                opt("parentMessageId", Shape::String),
-            ],
-        ],
-    ),
-    event(
-        "TOOL_CALL_ARGS",
-        A,
-        &[BASE, A.group(), &[TOOL_CALL_ID, DELTA]],
-    ),
-    event("TOOL_CALL_END", A, &[BASE, A.group(), &[TOOL_CALL_ID]]),
-    event(
-        "TOOL_CALL_CHUNK",
-        A,
-        &[
-            BASE,
-            A.group(),
-            &[
-                opt("toolCallId", Shape::String),
-                opt("toolCallName", Shape::String),
-                opt("parentMessageId", Shape::String),
-                opt("delta", Shape::String),
-            ],
-        ],
-    ),
-    event(
-        "TOOL_CALL_RESULT",
-        A,
-        &[
-            BASE,
-            A.group(),
-            &[
-                MESSAGE_ID,
-                TOOL_CALL_ID,
-                req("content", Shape::StringOr(&PARTS)),
-                opt("role", Shape::Literal("tool")),
-            ],
-        ],
-    ),
-    event(
-        "STATE_SNAPSHOT",
-        A,
-        &[BASE, A.group(), &[req("snapshot", Shape::Json)]],
-    ),
-    event("STATE_DELTA", A, &[BASE, A.group(), &[req("delta", PATCH)]]),
-    event(
-        "MESSAGES_SNAPSHOT",
-        R,
-        &[BASE, R.group(), &[req("messages", MESSAGES)]],
-    ),
-    event(
-        "ACTIVITY_SNAPSHOT",
-        A,
-        &[
-            BASE,
-            A.group(),
-            &[
-                MESSAGE_ID,
-                req("activityType", Shape::String),
-                req("content", Shape::JsonObject),
-                opt("replace", Shape::Boolean),
-            ],
-        ],
-    ),
-    event(
-        "ACTIVITY_DELTA",
-        A,
-        &[
-            BASE,
-            A.group(),
-            &[
-                MESSAGE_ID,
-                req("activityType", Shape::String),
-                req("patch", PATCH),
-            ],
-        ],
-    ),
-    event(
-        "RAW",
-        A,
-        &[
-            BASE,
-            A.group(),
-            &[req("event", Shape::Json), opt("source", Shape::String)],
-        ],
-    ),
-    event(
-        "CUSTOM",
-        A,
-        &[
-            BASE,
-            A.group(),
-            &[req("name", Shape::String), req("value", Shape::Json)],
-        ],
-    ),
-    event(
-        "RUN_STARTED",
-        R,
-        &[
-            BASE,
-            R.group(),
-            &[
-                req("threadId", Shape::String),
-                req("runId", Shape::String),
-                opt("protocolVersion", Shape::String),
-                opt("parentRunId", Shape::String),
-                opt("input", Shape::Object(&RUN_AGENT_INPUT)),
-            ],
-        ],
-    ),
-    event(
-        "RUN_FINISHED",
-        R,
-        &[
-            BASE,
-            R.group(),
-            &[
-                req("threadId", Shape::String),
-                req("runId", Shape::String),
-                opt("result", Shape::JsonNotNull),
-                opt("outcome", Shape::Union(&RUN_OUTCOME)),
-                opt("usage", USAGE),
-            ],
-        ],
-    ),
-    event(
-        "RUN_ERROR",
-        R,
-        &[
-            BASE,
-            R.group(),
-            &[
-                req("message", Shape::String),
-                opt("code", Shape::String),
-                opt("usage", USAGE),
-            ],
-        ],
-    ),
-    event(
-        "STEP_STARTED",
-        A,
-        &[BASE, A.group(), &[req("stepName", Shape::String)]],
-    ),
-    event(
-        "STEP_FINISHED",
-        A,
-        &[BASE, A.group(), &[req("stepName", Shape::String)]],
-    ),
-    event("REASONING_START", A, &[BASE, A.group(), &[MESSAGE_ID]]),
-    event(
-        "REASONING_MESSAGE_START",
-        A,
-        &[
-            BASE,
-            A.group(),
-            &[MESSAGE_ID, req("role", Shape::Literal("reasoning"))],
-        ],
-    ),
-    event(
-        "REASONING_MESSAGE_CONTENT",
-        A,
-        &[BASE, A.group(), &[MESSAGE_ID, DELTA]],
-    ),
-    event(
-        "REASONING_MESSAGE_END",
-        A,
-        &[BASE, A.group(), &[MESSAGE_ID]],
-    ),
-    event(
-        "REASONING_MESSAGE_CHUNK",
-        A,
-        &[
-            BASE,
-            A.group(),
-            &[opt("messageId", Shape::String), opt("delta", Shape::String)],
-        ],
-    ),
-    event("REASONING_END", A, &[BASE, A.group(), &[MESSAGE_ID]]),
-    event(
-        "REASONING_ENCRYPTED_VALUE",
-        A,
-        &[
-            BASE,
-            A.group(),
-            &[
-                req("subtype", Shape::OneOf(&["tool-call", "message"])),
-                req("entityId", Shape::String),
-                req("encryptedValue", Shape::String),
-            ],
-        ],
-    ),
-    event(
-        "SUBAGENT_STARTED",
-        I,
-        &[
-            BASE,
-            I.group(),
-            &[
-                req("name", Shape::String),
-                opt("description", Shape::String),
-                opt("parentSubagentRunId", Shape::String),
-                opt("parentToolCallId", Shape::String),
-                opt("parentMessageId", Shape::String),
-            ],
-        ],
-    ),
-    event(
-        "SUBAGENT_FINISHED",
-        I,
-        &[
-            BASE,
-            I.group(),
-            &[
-                opt("result", Shape::JsonNotNull),
-                opt("outcome", Shape::Union(&SUBAGENT_OUTCOME)),
-            ],
-        ],
-    ),
-    event(
-        "SUBAGENT_ERROR",
-        I,
-        &[
-            BASE,
-            I.group(),
-            &[req("message", Shape::String), opt("code", Shape::String)],
-        ],
-    ),
-];
-
-/// The schema of the event type `name`, if 1.0 knows it.
-pub fn event_schema(name: &str) -> Option<&'static EventSchema> {
-    EVENTS.iter().find(|e| e.name == name)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use alloc::vec::Vec;
-
-    fn objects_of(shape: &Shape, out: &mut Vec<&'static Object>) {
-        match shape {
-            Shape::Object(o) => {
-                out.push(o);
-                for f in o.fields() {
-                    objects_of(&f.shape, out);
-                }
-            }
-            Shape::Array { of, .. } | Shape::StringOr(of) => objects_of(of, out),
-            Shape::Union(u) => {
-                for m in u.members {
-                    objects_of(&Shape::Object(m), out);
-                }
-            }
-            Shape::String
-            | Shape::Pointer
-            | Shape::Literal(_)
-            | Shape::OneOf(_)
-            | Shape::Boolean
-            | Shape::Integer(_)
-            | Shape::Json
-            | Shape::JsonNotNull
-            | Shape::JsonObject => {}
-        }
-    }
-
-    fn unions_of(shape: &Shape, out: &mut Vec<&'static Union>) {
-        match shape {
-            Shape::Object(o) => {
-                for f in o.fields() {
-                    unions_of(&f.shape, out);
-                }
-            }
-            Shape::Array { of, .. } | Shape::StringOr(of) => unions_of(of, out),
-            Shape::Union(u) => {
-                out.push(u);
-                for m in u.members {
-                    unions_of(&Shape::Object(m), out);
-                }
-            }
-            Shape::String
-            | Shape::Pointer
-            | Shape::Literal(_)
-            | Shape::OneOf(_)
-            | Shape::Boolean
-            | Shape::Integer(_)
-            | Shape::Json
-            | Shape::JsonNotNull
-            | Shape::JsonObject => {}
-        }
-    }
-
-    #[test]
-    fn the_tables_are_consistent() {
-        let mut objects = Vec::new();
-        let mut unions = Vec::new();
-        for (i, e) in EVENTS.iter().enumerate() {
-            // One row per type, `type` first, the attribution as declared.
-            assert!(EVENTS[..i].iter().all(|o| o.name != e.name), "{}", e.name);
-            assert_eq!(e.object.fields().next().map(|f| f.name), Some("type"));
-            let owner = e.object.field("subagentRunId").map(|f| f.presence);
-            let expected = match e.attribution {
-                Attribution::RunScoped => None,
-                Attribution::Attributable => Some(Presence::Optional),
-                Attribution::Invocation => Some(Presence::Required),
-            };
-            assert_eq!(owner, expected, "{}", e.name);
-            objects_of(&Shape::Object(&e.object), &mut objects);
-            unions_of(&Shape::Object(&e.object), &mut unions);
-        }
-        // No object names a key twice.
-        for o in &objects {
-            let names: Vec<&str> = o.fields().map(|f| f.name).collect();
-            for (i, n) in names.iter().enumerate() {
-                assert!(!names[..i].contains(n), "{}.{n}", o.name);
-            }
-        }
-        // Every union member has a literal tag, and no two share one.
-        for u in &unions {
-            let tags: Vec<&str> = u.members.iter().filter_map(|m| m.literal(u.tag)).collect();
-            assert_eq!(tags.len(), u.members.len(), "{}", u.name);
-            for (i, t) in tags.iter().enumerate() {
-                assert!(!tags[..i].contains(t), "{}: {t}", u.name);
-                assert!(u.member(t).is_some());
-            }
-        }
-        assert_eq!(EVENTS.len(), 31);
-        assert!(event_schema("THINKING_START").is_none());
-    }
-}
+mod tests;

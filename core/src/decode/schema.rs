@@ -96,10 +96,11 @@ pub(crate) fn check_field_v1<const ID: usize, const DEPTH: usize, X: Ext<ID>>(
     }
     match expect {
         Outcome | Usage => return check_field(dec, field, need, expect),
-        Str | StrOrNull | Num | Bool | Obj | Arr | Any | Json | OneOf { .. } => {
+        Str | StrOrNull | Num | Bool | Obj | Any | Json | OneOf { .. } => {
             return check_field(dec, field, need, expect)
         }
-        Int | Parts | Patch | Input | OutcomeV1 | UsageV1 | SubagentOutcome => {
+        // `Arr`: `MESSAGES_SNAPSHOT.messages`, whose messages the shapes check.
+        Arr | Int | Parts | Patch | Input | OutcomeV1 | UsageV1 | SubagentOutcome => {
             check_field(dec, field, need, Any)?;
         }
     }

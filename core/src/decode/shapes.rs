@@ -261,7 +261,7 @@ static MESSAGE: Union = Union {
             "content",
             Shape::Content(&MESSAGE_PART_SHAPE),
             ALL,
-            0b1011011,
+            0b1111011,
         ),
         m("name", Shape::Str, 0b0001111, 0),
         m("encryptedValue", Shape::Str, 0b1011111, 0),

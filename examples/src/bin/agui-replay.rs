@@ -32,7 +32,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use agui_alloc::client::{Client, ClientError, Limits, TraceEntry};
-use agui_alloc::v1::{Warning, WarningKind};
+use agui_alloc::v1::{InboundWarning, InboundWarningKind};
 use agui_core::frame::Format;
 use agui_core::protocol::{Protocol, Select};
 use agui_examples::json_out;
@@ -392,22 +392,22 @@ fn report(client: &Client, error: Option<&ClientError>) -> Value {
 }
 
 /// A 1.0 warning as the 1.0 vectors write it (`tests/vectors/v1/README.md`).
-fn warning_json(w: &Warning) -> Value {
+fn warning_json(w: &InboundWarning) -> Value {
     let mut out = json!({"index": w.frame, "stage": w.stage().as_str(), "code": w.code()});
     match &w.kind {
-        WarningKind::Converted { from, to } => {
+        InboundWarningKind::Converted { from, to } => {
             out["from"] = json!(from);
             out["to"] = json!(to);
         }
-        WarningKind::UnknownEvent { event_type } => out["type"] = json!(event_type),
-        WarningKind::Stripped { event_type, path } => {
+        InboundWarningKind::UnknownEvent { event_type } => out["type"] = json!(event_type),
+        InboundWarningKind::Stripped { event_type, path } => {
             out["type"] = json!(event_type);
             out["path"] = json!(path);
         }
         // The vectors do not name the minted id (the transcript does).
-        WarningKind::DroppedTitle
-        | WarningKind::MintedId { .. }
-        | WarningKind::BinaryUnconvertible => {}
+        InboundWarningKind::DroppedTitle
+        | InboundWarningKind::MintedId { .. }
+        | InboundWarningKind::BinaryUnconvertible => {}
     }
     out
 }

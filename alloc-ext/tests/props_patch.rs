@@ -2,7 +2,12 @@
 //! patch leaves the document exactly as it was, and the RFC's laws hold
 //! (add then remove restores, replace then test passes, move there and back
 //! restores, copy then remove restores, a document tests equal to itself).
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+#![allow(
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::unwrap_used
+)]
 
 use agui_alloc::patch::{apply_patch, json_eq};
 use proptest::prelude::*;

@@ -5,7 +5,7 @@
 //! - legacy `null`s in optional positions become absent;
 //! - legacy `binary` content parts of inbound messages become media parts.
 //!
-//! Each translation is announced by a [`Warning`].
+//! Each translation is announced by a [`InboundWarning`].
 
 use alloc::borrow::Cow;
 use alloc::collections::BTreeMap;
@@ -13,9 +13,12 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use agui_core::compat::{successor, Thread, Use};
+use agui_core::decode::{Expect, Field};
+use agui_core::event::EventType;
 use serde_json::{Map, Value};
 
-use super::report::{Warning, WarningKind};
+use super::report::{InboundWarning, InboundWarningKind};
 
 /// The translator's per-stream state: the ids the `THINKING_*` openers
 /// minted, and the mint itself.
@@ -63,7 +66,7 @@ impl Boundary {
             Some(id) => id,
             None => {
                 let id = self.mint();
-                out.push(WarningKind::MintedId { id: id.clone() });
+                out.push(InboundWarningKind::MintedId { id: id.clone() });
                 id
             }
         }
@@ -74,124 +77,123 @@ impl Boundary {
         &mut self,
         frame: usize,
         event: &mut Map<String, Value>,
-        warnings: &mut Vec<Warning>,
+        warnings: &mut Vec<InboundWarning>,
     ) -> Result<(), Broken> {
         let mut out = Sink { frame, warnings };
-        // Shared fields first, so combined old shapes go in one pass. The
-        // type is copied only for the warning (any type may carry it).
-        if matches!(event.get("rawEvent"), Some(Value::Null)) {
-            let ty = match event.get("type") {
-                Some(Value::String(t)) => t.clone(),
-                _ => String::new(),
-            };
-            omit_null(event, "rawEvent", &ty, &mut out);
-        }
-        let ty = match event.get("type") {
-            Some(Value::String(t)) => translated(t),
+        let wire = match event.get("type") {
+            Some(Value::String(t)) => (EventType::from_wire(t), t.clone()),
             _ => return Ok(()),
         };
-        if ty == "RUN_FINISHED" || ty == "SUBAGENT_FINISHED" {
-            omit_null(event, "result", ty, &mut out);
+        // Shared fields first, so combined old shapes go in one pass (any
+        // type may carry it, an unknown one too).
+        omit_null(event, Field::RawEvent.as_str(), &wire.1, &mut out);
+        let Some(kind) = wire.0 else {
+            return Ok(());
+        };
+        if let Some((next, thread, using)) = successor(kind) {
+            self.retire(kind, next, thread, using, event, &mut out);
+            return Ok(());
         }
-        match ty {
-            "THINKING_START" => {
-                let id = self.mint();
-                self.span = Some(id.clone());
-                let title = event.remove("title");
-                out.converted("THINKING_START", "REASONING_START");
-                if title.is_some() {
-                    out.push(WarningKind::DroppedTitle);
-                }
-                set_type(event, "REASONING_START");
-                event.insert(String::from("messageId"), Value::String(id));
-            }
-            "THINKING_TEXT_MESSAGE_START" => {
-                let id = self.mint();
-                self.message = Some(id.clone());
-                out.converted("THINKING_TEXT_MESSAGE_START", "REASONING_MESSAGE_START");
-                set_type(event, "REASONING_MESSAGE_START");
-                event.insert(String::from("messageId"), Value::String(id));
-                event.insert(String::from("role"), Value::from("reasoning"));
-            }
-            "THINKING_TEXT_MESSAGE_CONTENT" => {
-                out.converted("THINKING_TEXT_MESSAGE_CONTENT", "REASONING_MESSAGE_CONTENT");
-                let id = self.continuation(self.message.clone(), &mut out);
-                set_type(event, "REASONING_MESSAGE_CONTENT");
-                event.insert(String::from("messageId"), Value::String(id));
-            }
-            "THINKING_TEXT_MESSAGE_END" => {
-                let established = self.message.take();
-                let id = self.continuation(established, &mut out);
-                out.converted("THINKING_TEXT_MESSAGE_END", "REASONING_MESSAGE_END");
-                set_type(event, "REASONING_MESSAGE_END");
-                event.insert(String::from("messageId"), Value::String(id));
-            }
-            "THINKING_END" => {
-                let established = self.span.take();
-                let id = self.continuation(established, &mut out);
-                out.converted("THINKING_END", "REASONING_END");
-                set_type(event, "REASONING_END");
-                event.insert(String::from("messageId"), Value::String(id));
-            }
-            "TOOL_CALL_START" | "TOOL_CALL_CHUNK" => {
-                omit_null(event, "parentMessageId", ty, &mut out);
-            }
-            "RUN_FINISHED" => {
-                omit_null(event, "outcome", ty, &mut out);
-            }
-            "MESSAGES_SNAPSHOT" => {
-                if let Some(Value::Array(messages)) = event.get_mut("messages") {
-                    for message in messages.iter_mut() {
-                        upgrade_message(message, &mut out)?;
-                    }
+        let ty = kind.as_str();
+        if matches!(kind, EventType::RunFinished | EventType::SubagentFinished) {
+            omit_null(event, Field::Result.as_str(), ty, &mut out);
+        }
+        if matches!(kind, EventType::ToolCallStart | EventType::ToolCallChunk) {
+            omit_null(event, Field::ParentMessageId.as_str(), ty, &mut out);
+        }
+        if kind == EventType::RunFinished {
+            omit_null(event, Field::Outcome.as_str(), ty, &mut out);
+        }
+        if kind == EventType::MessagesSnapshot {
+            if let Some(Value::Array(messages)) = event.get_mut(Field::Messages.as_str()) {
+                for message in messages.iter_mut() {
+                    upgrade_message(message, &mut out)?;
                 }
             }
-            "RUN_STARTED" => {
-                if let Some(Value::Object(input)) = event.get_mut("input") {
-                    upgrade_input(input, &mut out)?;
-                }
+        }
+        if kind == EventType::RunStarted {
+            if let Some(Value::Object(input)) = event.get_mut(Field::Input.as_str()) {
+                upgrade_input(input, &mut out)?;
             }
-            _ => {}
         }
         Ok(())
     }
-}
 
-/// The event types the boundary translates something of, as static names
-/// (`""` for every other type): matching on them needs no copy of the type.
-fn translated(ty: &str) -> &'static str {
-    match ty {
-        "THINKING_START" => "THINKING_START",
-        "THINKING_TEXT_MESSAGE_START" => "THINKING_TEXT_MESSAGE_START",
-        "THINKING_TEXT_MESSAGE_CONTENT" => "THINKING_TEXT_MESSAGE_CONTENT",
-        "THINKING_TEXT_MESSAGE_END" => "THINKING_TEXT_MESSAGE_END",
-        "THINKING_END" => "THINKING_END",
-        "TOOL_CALL_START" => "TOOL_CALL_START",
-        "TOOL_CALL_CHUNK" => "TOOL_CALL_CHUNK",
-        "RUN_FINISHED" => "RUN_FINISHED",
-        "SUBAGENT_FINISHED" => "SUBAGENT_FINISHED",
-        "MESSAGES_SNAPSHOT" => "MESSAGES_SNAPSHOT",
-        "RUN_STARTED" => "RUN_STARTED",
-        _ => "",
+    /// A retired `THINKING_*` event becomes its successor (the core's
+    /// [`successor`] table): the id of its thread, minted, continued or
+    /// forgotten; a field of the retired row the successor lacks (the
+    /// title) dropped; the successor's fixed role (a reasoning message's)
+    /// set. The warnings come in the reference's order: a continuation's
+    /// after its conversion, an end's before.
+    fn retire(
+        &mut self,
+        wire: EventType,
+        next: EventType,
+        thread: Thread,
+        using: Use,
+        event: &mut Map<String, Value>,
+        out: &mut Sink<'_>,
+    ) {
+        let id = match using {
+            Use::Mints => {
+                let id = self.mint();
+                *self.thread(thread) = Some(id.clone());
+                out.converted(wire.as_str(), next.as_str());
+                id
+            }
+            Use::Continues => {
+                out.converted(wire.as_str(), next.as_str());
+                let established = self.thread(thread).clone();
+                self.continuation(established, out)
+            }
+            Use::Forgets => {
+                let established = self.thread(thread).take();
+                let id = self.continuation(established, out);
+                out.converted(wire.as_str(), next.as_str());
+                id
+            }
+        };
+        let kept = next.schema_v1();
+        for (field, _, _) in wire.schema_v1() {
+            let lost = !kept.iter().any(|(f, _, _)| f == field);
+            if lost && event.remove(field.as_str()).is_some() {
+                out.push(InboundWarningKind::DroppedTitle);
+            }
+        }
+        set_type(event, next.as_str());
+        event.insert(String::from(Field::MessageId.as_str()), Value::String(id));
+        for (field, _, expect) in kept {
+            if let Expect::OneOf { values: [fixed] } = expect {
+                event.insert(String::from(field.as_str()), Value::from(*fixed));
+            }
+        }
+    }
+
+    /// The remembered id of `thread`.
+    fn thread(&mut self, thread: Thread) -> &mut Option<String> {
+        match thread {
+            Thread::Span => &mut self.span,
+            Thread::Message => &mut self.message,
+        }
     }
 }
 
 /// Where the warnings of one frame go.
 struct Sink<'a> {
     frame: usize,
-    warnings: &'a mut Vec<Warning>,
+    warnings: &'a mut Vec<InboundWarning>,
 }
 
 impl Sink<'_> {
-    fn push(&mut self, kind: WarningKind) {
-        self.warnings.push(Warning {
+    fn push(&mut self, kind: InboundWarningKind) {
+        self.warnings.push(InboundWarning {
             frame: self.frame,
             kind,
         });
     }
 
     fn converted(&mut self, from: impl Into<Cow<'static, str>>, to: &'static str) {
-        self.push(WarningKind::Converted {
+        self.push(InboundWarningKind::Converted {
             from: from.into(),
             to: Cow::Borrowed(to),
         });
@@ -458,7 +460,7 @@ fn convert_binary<'a>(part: &'a Value, out: &mut Sink<'_>) -> Option<Converted<'
     } else if truthy(part.get("url")) {
         ("url", part.get("url"))
     } else {
-        out.push(WarningKind::BinaryUnconvertible);
+        out.push(InboundWarningKind::BinaryUnconvertible);
         return Some(Converted::Kept);
     };
     let filename = part.get("filename").filter(|f| truthy(Some(f)));

@@ -1,7 +1,12 @@
 //! Property: the result does not depend on how the bytes are split, for
 //! generated streams (valid and broken events, NDJSON and SSE), in the core
 //! pipeline and in the client, strict and keep-going.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+#![allow(
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::unwrap_used
+)]
 
 use agui_alloc::client::Client;
 use agui_core::pipeline::{DefaultPipeline, Mode, Output};
