@@ -687,6 +687,15 @@ impl Client {
             if let Some(e) = &self.failed {
                 return Err(e.clone());
             }
+            // An ordinary frame whole in `bytes` (the usual case): its
+            // three events from one framer call.
+            if let Some((used, text)) = self.framer.next_frame(bytes) {
+                bytes = bytes.get(used..).unwrap_or_default();
+                self.on_frame_event(FrameEvent::Start, subscriber)?;
+                self.on_frame_event(FrameEvent::Data(text), subscriber)?;
+                self.on_frame_event(FrameEvent::End, subscriber)?;
+                continue;
+            }
             let (used, event) = self.framer.next(bytes);
             bytes = bytes.get(used..).unwrap_or_default();
             if let Some(event) = event {

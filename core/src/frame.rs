@@ -303,6 +303,51 @@ impl Framer {
         self.steps(input)
     }
 
+    /// A whole ordinary frame at the start of `input`, in one call: SSE
+    /// `data:` (one space dropped), a value without CR or LF, and the LF
+    /// LF that ends the event; NDJSON a line that starts with no
+    /// whitespace, ends with LF and holds no other. Returns the bytes taken
+    /// and the frame's text: what [`next`](Self::next) would report as
+    /// `Start`, `Data(text)` and `End` over the same bytes, leaving the
+    /// framer in the same state. `None`, with nothing changed, for
+    /// anything else (then call `next`), and always without the feature
+    /// `fast`.
+    #[inline]
+    pub fn next_frame<'a>(&mut self, input: &'a [u8]) -> Option<(usize, &'a [u8])> {
+        if !crate::FAST || self.open || self.bom.is_some() || self.cr {
+            return None;
+        }
+        let (used, text) = match self.state {
+            State::Sse(SseLine::Start) => {
+                let name = DATA.len().saturating_add(1);
+                let value = input.get(name..).filter(|_| starts_with_data(input))?;
+                let space = usize::from(value.first() == Some(&b' '));
+                let value = value.get(space..)?;
+                let at = find_line_end(value)?;
+                // The value, then LF LF (a CR would end the line another
+                // way: CR LF is one line end).
+                if at == 0 || value.get(at..at.saturating_add(2)) != Some(b"\n\n") {
+                    return None;
+                }
+                let used = name.saturating_add(space).saturating_add(at);
+                (used.saturating_add(2), value.get(..at)?)
+            }
+            State::Ndjson if self.replay.is_empty() => {
+                let &first = input.first()?;
+                if matches!(first, b' ' | b'\t' | b'\r' | b'\n') {
+                    return None;
+                }
+                let at = find_lf(input)?;
+                let line = input.get(..at)?;
+                (at.saturating_add(1), line.strip_suffix(CR).unwrap_or(line))
+            }
+            State::Detect { .. } | State::Ndjson | State::Sse(_) => return None,
+        };
+        // `Start` then `End`: the frame is counted, and closed again.
+        self.frames = self.frames.saturating_add(1);
+        Some((used, text))
+    }
+
     /// The moves of an ordinary event (SSE: `data:`, its value, the blank
     /// line; NDJSON: the line's start, its text, its LF), when they report
     /// an event: the same moves as [`step`](Self::step) makes, without its

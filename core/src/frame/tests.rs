@@ -39,8 +39,20 @@ impl Collector {
 }
 
 /// Runs `framer` over `slices` then `finish`, checking the `next`
-/// contract on every call, and returns the frames.
+/// contract on every call, and returns the frames. A copy of the framer
+/// runs the same slices trying `next_frame` before each `next`, as
+/// `Client` does: the frames and the framer's end state must be the same.
 fn run(framer: &mut Framer, slices: &[&[u8]]) -> Vec<Vec<u8>> {
+    let mut whole = framer.clone();
+    let frames = run_with(framer, slices, false);
+    let by_frame = run_with(&mut whole, slices, true);
+    assert_eq!(frames, by_frame, "next_frame: {slices:?}");
+    assert_eq!(format!("{framer:?}"), format!("{whole:?}"), "{slices:?}");
+    frames
+}
+
+/// [`run`] one way: `next` alone, or `next_frame` first (`whole`).
+fn run_with(framer: &mut Framer, slices: &[&[u8]], whole: bool) -> Vec<Vec<u8>> {
     let mut out = Collector::default();
     for slice in slices {
         let mut buf = *slice;
@@ -50,6 +62,14 @@ fn run(framer: &mut Framer, slices: &[&[u8]]) -> Vec<Vec<u8>> {
         while !buf.is_empty() {
             budget -= 1;
             assert!(budget > 0, "no progress");
+            if let Some((used, text)) = whole.then(|| framer.next_frame(buf)).flatten() {
+                assert!(used > 0 && used <= buf.len());
+                out.push(FrameEvent::Start);
+                out.push(FrameEvent::Data(text));
+                out.push(FrameEvent::End);
+                buf = &buf[used..];
+                continue;
+            }
             let (used, event) = framer.next(buf);
             assert!(used <= buf.len());
             assert!(used > 0 || event.is_some(), "no progress");
@@ -328,6 +348,38 @@ fn ndjson_broken_bom_is_payload() {
 }
 
 // ----- SSE -----
+
+#[test]
+fn next_frame_takes_ordinary_frames_whole() {
+    // Until the first bytes rule out a byte order mark, `next` frames.
+    let mut framer = Framer::new(SSE);
+    assert_eq!(framer.next_frame(b"data: 1\n\n"), None);
+    let mut first: &[u8] = b"data: 1\n\n";
+    while !first.is_empty() {
+        first = &first[framer.next(first).0..];
+    }
+    let input = b"data: {\"a\":1}\n\ndata:x\r\n\r\n";
+    if !crate::FAST {
+        // Without the fast paths every frame goes through `next`.
+        assert_eq!(framer.next_frame(input), None);
+        return;
+    }
+    let (used, text) = framer.next_frame(input).expect("an ordinary SSE frame");
+    assert_eq!((used, text), (15, &b"{\"a\":1}"[..]));
+    assert_eq!(framer.frames(), 2);
+    // A CR line end is left to `next`.
+    assert_eq!(framer.next_frame(&input[used..]), None);
+    let mut framer = Framer::new(NDJSON);
+    let mut first: &[u8] = b"1\n";
+    while !first.is_empty() {
+        first = &first[framer.next(first).0..];
+    }
+    assert_eq!(framer.next_frame(b"{}\r\n{"), Some((4, &b"{}"[..])));
+    // No LF yet: the frame may go on.
+    assert_eq!(framer.next_frame(b"{"), None);
+    // Still detecting the format: `next` decides it.
+    assert_eq!(Framer::new(AUTO).next_frame(b"{}\n"), None);
+}
 
 #[test]
 fn sse_single_event() {
