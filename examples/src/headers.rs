@@ -15,7 +15,7 @@ pub const ENV: &str = "AGUI_HEADERS";
 
 /// One header.
 #[derive(Clone, PartialEq, Eq)]
-pub struct Header {
+pub struct HttpHeader {
     /// Its name, as given.
     pub name: String,
     /// Its value, without the spaces around it.
@@ -23,9 +23,9 @@ pub struct Header {
 }
 
 // Hand-written: the value is often a secret and must not reach a log.
-impl std::fmt::Debug for Header {
+impl std::fmt::Debug for HttpHeader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Header({}: ***)", self.name)
+        write!(f, "HttpHeader({}: ***)", self.name)
     }
 }
 
@@ -33,7 +33,7 @@ impl std::fmt::Debug for Header {
 ///
 /// # Errors
 /// A usage error that says which spec or line is wrong, without its value.
-pub fn collect(specs: &[String]) -> Result<Vec<Header>, String> {
+pub fn collect(specs: &[String]) -> Result<Vec<HttpHeader>, String> {
     let mut headers = Vec::new();
     if let Some(text) = std::env::var_os(ENV) {
         let text = text
@@ -55,7 +55,7 @@ pub fn collect(specs: &[String]) -> Result<Vec<Header>, String> {
 }
 
 /// The non-empty lines of `text` (a file, the environment), each a header.
-fn lines(text: &str, source: &str, out: &mut Vec<Header>) -> Result<(), String> {
+fn lines(text: &str, source: &str, out: &mut Vec<HttpHeader>) -> Result<(), String> {
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -70,7 +70,7 @@ fn lines(text: &str, source: &str, out: &mut Vec<Header>) -> Result<(), String> 
 ///
 /// # Errors
 /// What is wrong, naming the header but never showing its value.
-pub fn parse(spec: &str) -> Result<Header, String> {
+pub fn parse(spec: &str) -> Result<HttpHeader, String> {
     let Some((name, value)) = spec.split_once(':') else {
         return Err(
             "expected 'Name: value' (no ':' found; the text is not shown, it may be a secret)"
@@ -90,7 +90,7 @@ pub fn parse(spec: &str) -> Result<Header, String> {
             "the value of '{name}' holds a control character (CR, LF, ...), which no header may"
         ));
     }
-    Ok(Header {
+    Ok(HttpHeader {
         name: name.to_owned(),
         value: value.to_owned(),
     })
@@ -115,14 +115,14 @@ mod tests {
         assert!(e.contains("'X-Key'") && !e.contains("SECRET"), "{e}");
         assert_eq!(
             parse(" X-Key :  v 1 ").unwrap(),
-            Header {
+            HttpHeader {
                 name: "X-Key".into(),
                 value: "v 1".into()
             }
         );
         assert_eq!(
             format!("{:?}", parse("K: SECRET").unwrap()),
-            "Header(K: ***)"
+            "HttpHeader(K: ***)"
         );
     }
 }

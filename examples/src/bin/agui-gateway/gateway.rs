@@ -13,7 +13,7 @@ use agui_core::device::{self, LineCode};
 use agui_examples::transcript::Peer;
 use serde_json::json;
 
-use crate::lines::{bad, parse_line, DeviceLine, LineError};
+use crate::lines::{bad, parse_line, Decoded, Refusal};
 use crate::port::DeviceOut;
 use crate::reader::{FromDevice, Shared};
 use crate::relay::Relay;
@@ -70,7 +70,7 @@ impl Gateway {
         for message in rx {
             match message {
                 FromDevice::Line(number, bytes) => match parse_line(&bytes) {
-                    Ok(DeviceLine::Done) => return self.done(),
+                    Ok(Decoded::Done) => return self.done(),
                     Ok(line) => {
                         if let Err(e) = self.apply(line, bytes.len()) {
                             self.report(number, &e);
@@ -92,19 +92,19 @@ impl Gateway {
     }
 
     /// Applies a good line of `size` bytes to the conversation (or runs).
-    fn apply(&mut self, line: DeviceLine, size: usize) -> Result<(), LineError> {
+    fn apply(&mut self, line: Decoded, size: usize) -> Result<(), Refusal> {
         match line {
-            DeviceLine::Tool(tool) => self.declare(tool, size)?,
-            DeviceLine::User(message) => self.add(message, size)?,
-            DeviceLine::ToolResult(result) => self.add_result(result, size)?,
-            DeviceLine::Run => self.run()?,
-            DeviceLine::Done | DeviceLine::Blank => {}
+            Decoded::Tool(tool) => self.declare(tool, size)?,
+            Decoded::User(message) => self.add(message, size)?,
+            Decoded::ToolResult(result) => self.add_result(result, size)?,
+            Decoded::Run => self.run()?,
+            Decoded::Done | Decoded::Blank => {}
         }
         Ok(())
     }
 
     /// A tool, within `--max-tools` and `--max-input-bytes`.
-    fn declare(&mut self, tool: Tool, size: usize) -> Result<(), LineError> {
+    fn declare(&mut self, tool: Tool, size: usize) -> Result<(), Refusal> {
         let known = self.conv.tools().iter().any(|t| t.name == tool.name);
         if !known && self.conv.tools().len() >= self.limits.tools {
             return Err(over_limit(format!(
@@ -119,7 +119,7 @@ impl Gateway {
     }
 
     /// A message, within `--max-messages` and `--max-input-bytes`.
-    fn add(&mut self, message: Message, size: usize) -> Result<(), LineError> {
+    fn add(&mut self, message: Message, size: usize) -> Result<(), Refusal> {
         if self.conv.messages().len() >= self.limits.messages {
             return Err(over_limit(format!(
                 "the thread holds {} messages already (--max-messages)",
@@ -135,7 +135,7 @@ impl Gateway {
 
     /// Counts `size` more bytes of request body, unless they go past
     /// `--max-input-bytes`.
-    fn take_bytes(&mut self, size: usize) -> Result<(), LineError> {
+    fn take_bytes(&mut self, size: usize) -> Result<(), Refusal> {
         let total = self.input_bytes.saturating_add(size);
         if total > self.limits.input_bytes {
             return Err(over_limit(format!(
@@ -148,7 +148,7 @@ impl Gateway {
     }
 
     /// A tool result must answer a call awaiting one.
-    fn add_result(&mut self, result: ToolMessage, size: usize) -> Result<(), LineError> {
+    fn add_result(&mut self, result: ToolMessage, size: usize) -> Result<(), Refusal> {
         let awaited = self
             .conv
             .pending_tool_calls()
@@ -164,7 +164,7 @@ impl Gateway {
     }
 
     /// One run: relays its verified frames, closes a failed one with RUN_ERROR.
-    fn run(&mut self) -> Result<(), LineError> {
+    fn run(&mut self) -> Result<(), Refusal> {
         if self.conv.messages().is_empty() {
             return Err(bad(
                 LineCode::NoMessage,
@@ -228,7 +228,7 @@ impl Gateway {
     }
 
     /// A bad line: on stderr and to the device.
-    fn report(&mut self, number: u64, e: &LineError) {
+    fn report(&mut self, number: u64, e: &Refusal) {
         eprintln!(
             "agui-gateway: device line {number}: {} [{}]",
             Peer(&e.message),
@@ -259,7 +259,7 @@ impl Gateway {
     }
 }
 
-fn over_limit(message: String) -> LineError {
+fn over_limit(message: String) -> Refusal {
     bad(LineCode::OverLimit, message)
 }
 

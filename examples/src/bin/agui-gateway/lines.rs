@@ -5,7 +5,7 @@ use agui_core::device::{self, LineCode};
 use serde_json::{json, Value};
 
 /// A device line, decoded.
-pub enum DeviceLine {
+pub enum Decoded {
     Tool(Tool),
     User(Message),
     ToolResult(ToolMessage),
@@ -15,13 +15,13 @@ pub enum DeviceLine {
 }
 
 /// A bad device line: a stable code (SPEC) and what is wrong.
-pub struct LineError {
+pub struct Refusal {
     pub code: LineCode,
     pub message: String,
 }
 
-pub fn bad(code: LineCode, message: impl Into<String>) -> LineError {
-    LineError {
+pub fn bad(code: LineCode, message: impl Into<String>) -> Refusal {
+    Refusal {
         code,
         message: message.into(),
     }
@@ -29,7 +29,7 @@ pub fn bad(code: LineCode, message: impl Into<String>) -> LineError {
 
 /// Decodes one line (without its line end): sorted by the core's
 /// [`device::classify`], then the fields of the line read here.
-pub fn parse_line(bytes: &[u8]) -> Result<DeviceLine, LineError> {
+pub fn parse_line(bytes: &[u8]) -> Result<Decoded, Refusal> {
     let kind = device::classify(bytes).map_err(|e| bad(e.code(), e.to_string()))?;
     // The core checked the JSON; serde_json can still refuse what Rust
     // strings cannot hold (a lone surrogate escape).
@@ -38,19 +38,19 @@ pub fn parse_line(bytes: &[u8]) -> Result<DeviceLine, LineError> {
             .map_err(|e| bad(LineCode::NotJson, format!("not JSON: {e}")))
     };
     match kind {
-        device::DeviceLine::Blank | device::DeviceLine::Log(_) => Ok(DeviceLine::Blank),
-        device::DeviceLine::Run => Ok(DeviceLine::Run),
-        device::DeviceLine::Done => Ok(DeviceLine::Done),
-        device::DeviceLine::Tool => parse_tool(&value()?).map(DeviceLine::Tool),
-        device::DeviceLine::ToolResult => parse_result(&value()?).map(DeviceLine::ToolResult),
+        device::DeviceLine::Blank | device::DeviceLine::Log(_) => Ok(Decoded::Blank),
+        device::DeviceLine::Run => Ok(Decoded::Run),
+        device::DeviceLine::Done => Ok(Decoded::Done),
+        device::DeviceLine::Tool => parse_tool(&value()?).map(Decoded::Tool),
+        device::DeviceLine::ToolResult => parse_result(&value()?).map(Decoded::ToolResult),
         device::DeviceLine::User => Message::from_json(&value()?)
-            .map(DeviceLine::User)
+            .map(Decoded::User)
             .map_err(|e| bad(LineCode::BadField, format!("user message: {e}"))),
     }
 }
 
 /// A string field, required.
-fn string_field(value: &Value, what: &str, key: &str) -> Result<String, LineError> {
+fn string_field(value: &Value, what: &str, key: &str) -> Result<String, Refusal> {
     match value.get(key) {
         Some(Value::String(s)) => Ok(s.clone()),
         Some(_) => Err(bad(
@@ -65,7 +65,7 @@ fn string_field(value: &Value, what: &str, key: &str) -> Result<String, LineErro
 }
 
 /// `{"type":"TOOL","name","description"?,"parameters"?}`.
-fn parse_tool(value: &Value) -> Result<Tool, LineError> {
+fn parse_tool(value: &Value) -> Result<Tool, Refusal> {
     let name = string_field(value, "TOOL", "name")?;
     let description = match value.get("description") {
         None => String::new(),
@@ -84,7 +84,7 @@ fn parse_tool(value: &Value) -> Result<Tool, LineError> {
 }
 
 /// `{"type":"TOOL_CALL_RESULT","messageId","toolCallId","content","role"?}`.
-fn parse_result(value: &Value) -> Result<ToolMessage, LineError> {
+fn parse_result(value: &Value) -> Result<ToolMessage, Refusal> {
     let what = "TOOL_CALL_RESULT";
     if let Some(role) = value.get("role") {
         if role.as_str() != Some("tool") {

@@ -19,7 +19,7 @@ use agui_alloc::hooks::{Flow, HookView, Subscriber};
 use agui_alloc::http::{HttpAgent, RunObserver};
 use agui_alloc::model::{Message, Tool};
 use agui_alloc::reduce::Reducer;
-use agui_examples::headers::Header;
+use agui_examples::headers::HttpHeader;
 use agui_examples::tool_command::run_tool;
 use agui_examples::transcript::Peer;
 use agui_kiosk::framebuffer::Framebuffer;
@@ -55,7 +55,7 @@ pub struct Live<'a> {
     /// How long a run may take in all (`None`: no limit).
     pub max_run_time: Option<Duration>,
     /// Headers sent with every request (checked at start-up).
-    pub headers: Vec<Header>,
+    pub headers: Vec<HttpHeader>,
 }
 
 impl Live<'_> {
