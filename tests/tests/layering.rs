@@ -79,6 +79,57 @@ fn no_import_loop(which: usize) {
 /// The check itself can fail: a loop through a grouped `use`, a `crate::`
 /// path in code and a resolved `super::super::` is found; a submodule
 /// using its parent, test code, comments and strings are not edges.
+/// One name, one meaning: no two public types of the library crates and
+/// the host tools (`examples/src`, its binaries included) share a name,
+/// so that a name read anywhere says which thing it is.
+#[test]
+fn no_two_public_types_share_a_name() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let dirs = CRATES.iter().map(|(_, dir)| *dir).chain(["examples/src"]);
+    for dir in dirs {
+        for source in read_sources(&root.join(dir)) {
+            for name in public_types(&code_only(&source.text)) {
+                let place = format!("{dir}/{}", source.path);
+                seen.entry(name).or_default().push(place);
+            }
+        }
+    }
+    let shared: Vec<String> = seen
+        .iter()
+        .filter(|(_, places)| places.len() > 1)
+        .map(|(name, places)| format!("{name}: {}", places.join(", ")))
+        .collect();
+    assert!(
+        shared.is_empty(),
+        "public types sharing a name:\n{}",
+        shared.join("\n")
+    );
+}
+
+/// The names after `pub struct`, `pub enum`, `pub trait` and `pub type`
+/// (macro-made names, `$name`, are not names).
+fn public_types(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in code.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        for pair in words.windows(3) {
+            let [vis, kind, name] = pair else { continue };
+            let is_type = matches!(*kind, "struct" | "enum" | "trait" | "type");
+            if *vis == "pub" && is_type {
+                let ident: String = name
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if !ident.is_empty() {
+                    out.push(ident);
+                }
+            }
+        }
+    }
+    out
+}
+
 #[test]
 fn a_loop_is_found_and_spelled_out() {
     let files = [
