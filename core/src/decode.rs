@@ -1310,6 +1310,83 @@ mod tests {
         (parts, head)
     }
 
+    /// Every part of a frame as handed out (not merged), the header or
+    /// error, the id and the tokenizer's offset; by `feed_whole` if
+    /// `whole` and it takes the frame (which the flag reports).
+    #[allow(clippy::type_complexity)]
+    fn parts_of(
+        dec: &mut Decoder,
+        frame: &[u8],
+        whole: bool,
+    ) -> (
+        bool,
+        Vec<(Field, PartKind, String, bool)>,
+        Result<(Header, String), Error>,
+        u64,
+    ) {
+        let mut parts = Vec::new();
+        let mut push = |p: Part<'_>| parts.push((p.field, p.kind, p.text.as_str().into(), p.first));
+        let took = whole && dec.feed_whole(frame, &mut push);
+        let mut rest = frame;
+        while !took && !rest.is_empty() {
+            match dec.feed(rest) {
+                Ok((used, part)) => {
+                    rest = &rest[used..];
+                    part.into_iter().for_each(&mut push);
+                }
+                Err(e) => return (took, parts, Err(e), dec.json.offset()),
+            }
+        }
+        let head = dec.end_frame().map(|h| (h, dec.id().into()));
+        (took, parts, head, dec.json.offset())
+    }
+
+    /// A whole bare delta frame in one step hands out the same parts and
+    /// leaves the same state as `feed` does; any other shape is declined
+    /// with nothing changed. Two frames in a row: the second starts from
+    /// the first's ended state.
+    #[test]
+    fn a_whole_frame_in_one_step_is_feed_in_one_call() {
+        let taken: &[&str] = &[
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hi é"}"#,
+            r#"{"delta":"x","type":"TOOL_CALL_ARGS","toolCallId":"t"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":""}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","type":"TEXT_MESSAGE_CONTENT","delta":"d"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","other":"o"}"#,
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
+        ];
+        let declined: &[&str] = &[
+            r#"{"type":"TEXT_MESSAGE_CONTENT", "messageId":"m1","delta":"d"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a\nb"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"d"} "#,
+            r#"{"type":"NOT_A_TYPE","messageId":"m1","delta":"d"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"d","x":"y"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":1,"delta":"d"}"#,
+        ];
+        let frames = taken.iter().map(|f| (f.as_bytes().to_vec(), true));
+        let frames = frames.chain(declined.iter().map(|f| (f.as_bytes().to_vec(), false)));
+        // Invalid UTF-8 in the delta: declined, and `feed` reports it.
+        let mut bad = br#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"?"}"#.to_vec();
+        let at = bad.len() - 3;
+        bad[at] = 0xFF;
+        for (frame, takes) in frames.chain([(bad, false)]) {
+            let (mut fast, mut slow): (Decoder, Decoder) = (Decoder::new(), Decoder::new());
+            for _ in 0..2 {
+                let (took, parts, head, offset) = parts_of(&mut fast, &frame, true);
+                // Without the feature `fast` it takes none.
+                assert_eq!(
+                    took,
+                    takes && crate::FAST,
+                    "{}",
+                    String::from_utf8_lossy(&frame)
+                );
+                let (_, want_parts, want_head, want_offset) = parts_of(&mut slow, &frame, false);
+                assert_eq!((parts, head, offset), (want_parts, want_head, want_offset));
+            }
+        }
+    }
+
     /// Parts are provisional: before an error, how many were handed out
     /// depends on where the slices end. So for a failing frame only the
     /// error counts.
