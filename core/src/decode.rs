@@ -699,6 +699,8 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
     /// A whole key from the tokenizer's fast path: as `KeyStart`,
     /// `Text(key)`, `KeyEnd`. Keys longer than `KEY_LEN` name no known
     /// field, as on the general path.
+    // Always inlined: three calls per whole frame (`feed_whole`).
+    #[inline(always)]
     fn on_plain_key(&mut self, key: &[u8]) {
         self.field = if key.len() > KEY_LEN {
             None
@@ -717,6 +719,8 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
     /// `StrStart`, `Text(text)` (none if empty), `StrEnd` through
     /// [`on_value`](Self::on_value) and [`on_string`](Self::on_string),
     /// in one step. Returns the value's part if the field is known.
+    // Always inlined: three calls per whole frame (`feed_whole`).
+    #[inline(always)]
     fn on_plain_string<'t>(&mut self, text: &'t str) -> Option<Part<'t>> {
         self.nested.begin(self.field);
         let field = self.field;
