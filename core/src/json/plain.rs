@@ -34,11 +34,7 @@ pub(crate) fn plain_members<const N: usize>(input: &[u8]) -> Option<[Member; N]>
         }
         let from = pos.wrapping_add(2);
         let rest = input.get(from..)?;
-        let len = plain_run::<true>(rest);
-        // The key's closing quote, the colon, the value's opening quote.
-        if rest.get(len..len.wrapping_add(3))? != b"\":\"" {
-            return None;
-        }
+        let len = member_key_len(rest)?;
         let at = from.wrapping_add(len).wrapping_add(3);
         let value = input.get(at..)?;
         let value_len = plain_len(value);
@@ -54,6 +50,25 @@ pub(crate) fn plain_members<const N: usize>(input: &[u8]) -> Option<[Member; N]>
     }
     let last = pos.wrapping_add(1) == input.len() && input.get(pos) == Some(&b'}');
     last.then_some(members)
+}
+
+/// The length of the plain ASCII key at the start of `rest` if its
+/// closing quote, the colon and a string value's opening quote follow.
+/// The keys of a bare delta frame are matched whole, cheaper than the
+/// scan any other key takes (the same length for a key that is plain).
+#[inline(always)]
+fn member_key_len(rest: &[u8]) -> Option<usize> {
+    const AFTER: &[u8] = b"\":\"";
+    const KEYS: [&[u8]; 4] = [b"type", b"messageId", b"delta", b"toolCallId"];
+    let follows = |len: usize| rest.get(len..len.wrapping_add(AFTER.len())) == Some(AFTER);
+    if let Some(key) = KEYS
+        .iter()
+        .find(|key| rest.get(..key.len()) == Some(**key) && follows(key.len()))
+    {
+        return Some(key.len());
+    }
+    let len = plain_run::<true>(rest);
+    follows(len).then_some(len)
 }
 
 impl<const DEPTH: usize> Tokenizer<DEPTH> {
