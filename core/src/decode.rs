@@ -515,6 +515,73 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
         Some((used, text, hint))
     }
 
+    /// A whole frame in one step (a fast path, feature `fast`): `input`
+    /// is all of a compact object of three plain string members, as a
+    /// bare delta frame (`type`, its id, `delta`) is sent, whose `type`
+    /// names a known event type and whose other values are valid UTF-8.
+    /// Hands `f` the parts [`feed`](Self::feed) would hand out, in their
+    /// order, and leaves the state `feed` would; returns false, having
+    /// changed nothing, for anything else (`feed` then takes it).
+    pub(crate) fn feed_whole<'a>(&mut self, input: &'a [u8], f: &mut impl FnMut(Part<'a>)) -> bool {
+        if !crate::FAST || (self.pos != Pos::Start && !self.ended) {
+            return false;
+        }
+        let Some(members) = crate::json::plain_members::<3>(input) else {
+            return false;
+        };
+        let Some(texts) = self.whole_texts(input, &members) else {
+            return false;
+        };
+        if self.ended {
+            self.begin_frame();
+        }
+        if !self.json.plain_whole_object(input.len()) {
+            return false;
+        }
+        for (m, (text, hint)) in members.iter().zip(texts) {
+            self.on_plain_key(input.get(m.key.0..m.key.1).unwrap_or_default());
+            if self.field == Some(Field::Type) {
+                self.type_hint = hint;
+            }
+            if let Some(part) = self.on_plain_string(text) {
+                f(part);
+            }
+        }
+        self.pos = Pos::Done;
+        true
+    }
+
+    /// The texts of a whole frame's values (see [`feed_whole`](Self::feed_whole)),
+    /// each `type` value's with the event type it names: the others are
+    /// checked as UTF-8 in one run from the first to the last, cheaper
+    /// than one check each.
+    #[inline(always)]
+    fn whole_texts<'a>(
+        &self,
+        input: &'a [u8],
+        members: &[crate::json::Member; 3],
+    ) -> Option<[(&'a str, Option<EventType>); 3]> {
+        let is_type =
+            |m: &crate::json::Member| input.get(m.key.0..m.key.1) == Some(b"type".as_slice());
+        let (mut lo, mut hi) = (usize::MAX, 0usize);
+        for m in members.iter().filter(|m| !is_type(m)) {
+            lo = lo.min(m.value.0);
+            hi = hi.max(m.value.1);
+        }
+        let run = core::str::from_utf8(input.get(lo.min(hi)..hi)?).ok()?;
+        let mut texts = [("", None); 3];
+        for (m, t) in members.iter().zip(&mut texts) {
+            *t = if is_type(m) {
+                let kind = type_name(input.get(m.value.0..m.value.1)?, self.last_type)?;
+                (kind.as_str(), Some(kind))
+            } else {
+                let from = m.value.0.wrapping_sub(lo);
+                (run.get(from..m.value.1.wrapping_sub(lo))?, None)
+            };
+        }
+        Some(texts)
+    }
+
     /// Ends the frame: checks that the JSON is complete and that the event
     /// matches its type's schema.
     ///
@@ -632,6 +699,8 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
     /// A whole key from the tokenizer's fast path: as `KeyStart`,
     /// `Text(key)`, `KeyEnd`. Keys longer than `KEY_LEN` name no known
     /// field, as on the general path.
+    // Always inlined: three calls per whole frame (`feed_whole`).
+    #[inline(always)]
     fn on_plain_key(&mut self, key: &[u8]) {
         self.field = if key.len() > KEY_LEN {
             None
@@ -650,6 +719,8 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
     /// `StrStart`, `Text(text)` (none if empty), `StrEnd` through
     /// [`on_value`](Self::on_value) and [`on_string`](Self::on_string),
     /// in one step. Returns the value's part if the field is known.
+    // Always inlined: three calls per whole frame (`feed_whole`).
+    #[inline(always)]
     fn on_plain_string<'t>(&mut self, text: &'t str) -> Option<Part<'t>> {
         self.nested.begin(self.field);
         let field = self.field;
@@ -1241,6 +1312,83 @@ mod tests {
             .end_frame()
             .map(|h| (h, dec.id().into(), dec.tool_call_name().into()));
         (parts, head)
+    }
+
+    /// Every part of a frame as handed out (not merged), the header or
+    /// error, the id and the tokenizer's offset; by `feed_whole` if
+    /// `whole` and it takes the frame (which the flag reports).
+    #[allow(clippy::type_complexity)]
+    fn parts_of(
+        dec: &mut Decoder,
+        frame: &[u8],
+        whole: bool,
+    ) -> (
+        bool,
+        Vec<(Field, PartKind, String, bool)>,
+        Result<(Header, String), Error>,
+        u64,
+    ) {
+        let mut parts = Vec::new();
+        let mut push = |p: Part<'_>| parts.push((p.field, p.kind, p.text.as_str().into(), p.first));
+        let took = whole && dec.feed_whole(frame, &mut push);
+        let mut rest = frame;
+        while !took && !rest.is_empty() {
+            match dec.feed(rest) {
+                Ok((used, part)) => {
+                    rest = &rest[used..];
+                    part.into_iter().for_each(&mut push);
+                }
+                Err(e) => return (took, parts, Err(e), dec.json.offset()),
+            }
+        }
+        let head = dec.end_frame().map(|h| (h, dec.id().into()));
+        (took, parts, head, dec.json.offset())
+    }
+
+    /// A whole bare delta frame in one step hands out the same parts and
+    /// leaves the same state as `feed` does; any other shape is declined
+    /// with nothing changed. Two frames in a row: the second starts from
+    /// the first's ended state.
+    #[test]
+    fn a_whole_frame_in_one_step_is_feed_in_one_call() {
+        let taken: &[&str] = &[
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hi é"}"#,
+            r#"{"delta":"x","type":"TOOL_CALL_ARGS","toolCallId":"t"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":""}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","type":"TEXT_MESSAGE_CONTENT","delta":"d"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","other":"o"}"#,
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
+        ];
+        let declined: &[&str] = &[
+            r#"{"type":"TEXT_MESSAGE_CONTENT", "messageId":"m1","delta":"d"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a\nb"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"d"} "#,
+            r#"{"type":"NOT_A_TYPE","messageId":"m1","delta":"d"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"d","x":"y"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":1,"delta":"d"}"#,
+        ];
+        let frames = taken.iter().map(|f| (f.as_bytes().to_vec(), true));
+        let frames = frames.chain(declined.iter().map(|f| (f.as_bytes().to_vec(), false)));
+        // Invalid UTF-8 in the delta: declined, and `feed` reports it.
+        let mut bad = br#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"?"}"#.to_vec();
+        let at = bad.len() - 3;
+        bad[at] = 0xFF;
+        for (frame, takes) in frames.chain([(bad, false)]) {
+            let (mut fast, mut slow): (Decoder, Decoder) = (Decoder::new(), Decoder::new());
+            for _ in 0..2 {
+                let (took, parts, head, offset) = parts_of(&mut fast, &frame, true);
+                // Without the feature `fast` it takes none.
+                assert_eq!(
+                    took,
+                    takes && crate::FAST,
+                    "{}",
+                    String::from_utf8_lossy(&frame)
+                );
+                let (_, want_parts, want_head, want_offset) = parts_of(&mut slow, &frame, false);
+                assert_eq!((parts, head, offset), (want_parts, want_head, want_offset));
+            }
+        }
     }
 
     /// Parts are provisional: before an error, how many were handed out

@@ -75,6 +75,7 @@
 use core::str::from_utf8;
 
 mod plain;
+pub(crate) use plain::{plain_members, Member};
 mod skip;
 
 /// One JSON token. String and number text arrives in fragments.

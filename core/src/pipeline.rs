@@ -193,6 +193,11 @@ impl<
         f: &mut impl FnMut(Part<'b>),
     ) -> Result<(), Error> {
         let seeds = Self::RUNS_V1 && self.protocol() != Some(Protocol::Current);
+        // A whole bare delta frame in one step (feature `fast`); 1.0's
+        // seeding reads the decoder between parts, so not while it runs.
+        if crate::FAST && !seeds && self.decoder.feed_whole(text, f) {
+            return Ok(());
+        }
         while !text.is_empty() {
             let (used, part) = self.decoder.feed(text).map_err(|e| e.at(self.frame))?;
             text = text.get(used..).unwrap_or_default();

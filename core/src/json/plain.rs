@@ -9,6 +9,68 @@
 
 use super::{plain_len, plain_run, skip_ws, State, Tokenizer};
 
+/// A member of an object read by [`plain_members`]: the byte ranges of
+/// its key and of its string value (quotes excluded).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Member {
+    pub(crate) key: (usize, usize),
+    pub(crate) value: (usize, usize),
+}
+
+/// The members of a compact object that is all of `input`: exactly `N`
+/// members, each a plain ASCII key and a plain string value (no escape,
+/// no whitespace between tokens), as a bare delta frame is sent. `None`
+/// for anything else, which the general path reads (and judges).
+#[inline(always)]
+pub(crate) fn plain_members<const N: usize>(input: &[u8]) -> Option<[Member; N]> {
+    let mut members = [Member::default(); N];
+    let mut pos = 0usize;
+    for m in &mut members {
+        // `{` before the first member, `,` before the others.
+        if !matches!(input.get(pos), Some(b'{' | b','))
+            || input.get(pos.wrapping_add(1)) != Some(&b'"')
+        {
+            return None;
+        }
+        let from = pos.wrapping_add(2);
+        let rest = input.get(from..)?;
+        let len = member_key_len(rest)?;
+        let at = from.wrapping_add(len).wrapping_add(3);
+        let value = input.get(at..)?;
+        let value_len = plain_len(value);
+        if value.get(value_len) != Some(&b'"') {
+            return None;
+        }
+        let end = at.wrapping_add(value_len);
+        *m = Member {
+            key: (from, from.wrapping_add(len)),
+            value: (at, end),
+        };
+        pos = end.wrapping_add(1);
+    }
+    let last = pos.wrapping_add(1) == input.len() && input.get(pos) == Some(&b'}');
+    last.then_some(members)
+}
+
+/// The length of the plain ASCII key at the start of `rest` if its
+/// closing quote, the colon and a string value's opening quote follow.
+/// The keys of a bare delta frame are matched whole, cheaper than the
+/// scan any other key takes (the same length for a key that is plain).
+#[inline(always)]
+fn member_key_len(rest: &[u8]) -> Option<usize> {
+    const AFTER: &[u8] = b"\":\"";
+    const KEYS: [&[u8]; 4] = [b"type", b"messageId", b"delta", b"toolCallId"];
+    let follows = |len: usize| rest.get(len..len.wrapping_add(AFTER.len())) == Some(AFTER);
+    if let Some(key) = KEYS
+        .iter()
+        .find(|key| rest.get(..key.len()) == Some(**key) && follows(key.len()))
+    {
+        return Some(key.len());
+    }
+    let len = plain_run::<true>(rest);
+    follows(len).then_some(len)
+}
+
 impl<const DEPTH: usize> Tokenizer<DEPTH> {
     /// A fast path for a reader of objects: if the next token is an object
     /// key whose text is plain ASCII (no escape) and the whole key, its
@@ -148,5 +210,24 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
         let used = at.wrapping_add(1).wrapping_sub(pos);
         self.offset = self.offset.wrapping_add(used as u64);
         Some(used)
+    }
+
+    /// A fast path for a whole document that a reader has checked to be an
+    /// object of plain keys and plain string values, `used` bytes long
+    /// from the start of the document: the state afterwards is exactly the
+    /// one after its tokens. False (nothing changed) if the tokenizer is
+    /// not at the start of a document or cannot open an object.
+    #[inline(always)]
+    pub(crate) fn plain_whole_object(&mut self, used: usize) -> bool {
+        if self.state != State::Value || self.depth != 0 || DEPTH == 0 {
+            return false;
+        }
+        // As `ObjectStart` (the bit of level 1 set, which `ObjectEnd`
+        // leaves), the members (no container), then `ObjectEnd`.
+        self.stack |= 1;
+        self.in_key = false;
+        self.state = State::Done;
+        self.offset = self.offset.wrapping_add(used as u64);
+        true
     }
 }
