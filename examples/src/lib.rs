@@ -1,5 +1,6 @@
 //! Shared code of the host tools (`agui-replay`, `agui-chat`, ...).
 
+pub mod flags;
 pub mod headers;
 pub mod json_out;
 pub mod tool_command;

@@ -13,8 +13,8 @@ use agui_examples::transcript::{write_message, write_state, Peer, Printable};
 use crate::printer::{Printer, RunCalls};
 use crate::tools::{declare_tools, ToolCommand};
 use crate::{install_ctrl_c, salt, transport_failure, trust, Args, Failure, Output, ProtocolArg};
-use agui_examples::headers;
 use agui_examples::tool_command::run_tool;
+use agui_examples::{flags, headers};
 
 pub(crate) struct Chat {
     conv: Conversation,
@@ -42,12 +42,7 @@ pub(crate) struct Chat {
 impl Chat {
     pub(crate) fn new(args: &Args) -> Result<Self, Failure> {
         let secs = |s: f64, what: &str| {
-            Duration::try_from_secs_f64(s)
-                .ok()
-                .filter(|d| !d.is_zero())
-                .ok_or_else(|| {
-                    Failure::usage(format!("--{what} must be a positive number of seconds"))
-                })
+            flags::seconds(s).map_err(|e| Failure::usage(format!("--{what} {e}")))
         };
         check_url(&args.url).map_err(|e| Failure::usage(e.to_string()))?;
         let max_run_time = args

@@ -25,6 +25,7 @@ use std::thread;
 use std::time::Duration;
 
 use agui_alloc::http::{check_url, HttpAgent};
+use agui_examples::flags::parse_seconds;
 use agui_examples::headers;
 use clap::Parser;
 
@@ -77,15 +78,15 @@ pub struct Args {
     pub thread: String,
     /// Seconds of silence from the agent before a run is given up
     /// [default: the HTTP agent's, 60].
-    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub idle_timeout: Option<Duration>,
     /// The longest a run may take, in seconds, however busy the agent
     /// keeps it [default: no limit].
-    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub max_run_time: Option<Duration>,
     /// Seconds a write to the device may wait without the device taking a
     /// byte; then the run is cancelled and the gateway says so.
-    #[arg(long, value_name = "SECONDS", value_parser = seconds, default_value = "10")]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, default_value = "10")]
     pub write_timeout: Duration,
     /// Device lines that may wait for the end of a run; a line beyond them
     /// is dropped and answered `!error busy`.
@@ -136,15 +137,6 @@ fn serve(args: &Args) -> Result<ExitCode, String> {
     let reading = reader::Reading::new(device, queue, shared);
     thread::spawn(move || reading.run(reader, &tx));
     Ok(gateway.handle_lines(&rx))
-}
-
-/// A number of seconds, more than zero (fractions allowed).
-fn seconds(text: &str) -> Result<Duration, String> {
-    text.parse::<f64>()
-        .ok()
-        .and_then(|secs| Duration::try_from_secs_f64(secs).ok())
-        .filter(|d| !d.is_zero())
-        .ok_or_else(|| "must be a positive number of seconds".to_owned())
 }
 
 /// The HTTP side, with the user's headers and timeout.

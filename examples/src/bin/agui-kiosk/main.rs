@@ -41,8 +41,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use agui_alloc::client::Client;
-use agui_examples::headers;
 use agui_examples::tool_command::{MAX_TOOL_CALLS, TOOL_TIMEOUT};
+use agui_examples::{flags, headers};
 use agui_kiosk::framebuffer::Framebuffer;
 use agui_kiosk::{Config, Kiosk, Theme};
 use clap::Parser;
@@ -188,10 +188,7 @@ fn live_main(args: &Args, url: &str, message: &str) -> ExitCode {
 
 /// A positive number of seconds, or a usage error naming the flag.
 fn seconds(s: f64, flag: &str) -> Result<Duration, String> {
-    Duration::try_from_secs_f64(s)
-        .ok()
-        .filter(|d| !d.is_zero())
-        .ok_or_else(|| format!("--{flag} must be a positive number of seconds"))
+    flags::seconds(s).map_err(|e| format!("--{flag} {e}"))
 }
 
 fn usage(reason: &str) -> ExitCode {
