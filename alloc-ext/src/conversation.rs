@@ -22,7 +22,7 @@
 //!    [`pending_interrupts`](Conversation::pending_interrupts) lists the
 //!    questions the agent paused the run to ask a person: answer each
 //!    ([`answer`](Conversation::answer)), and the next run carries the
-//!    answers ([`interrupts`] module).
+//!    answers (`resume`, SPEC section 10 "Answering interrupts").
 //!
 //! The transport is yours: `agui_alloc::http` (feature `http`) does steps
 //! 2–4 over HTTP; a gateway can do them over a serial line.
