@@ -238,3 +238,63 @@ fn an_expired_interrupt_is_cancelled() {
         ],
     );
 }
+
+/// At a terminal (a pseudo-terminal made by util-linux `script`, as a
+/// person's would be), the person is asked: a wrong answer gets a reason
+/// and the question again, `n` denies, and the agent says so.
+#[test]
+fn at_a_terminal_the_person_is_asked() {
+    use std::io::Write;
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+
+    let backend = Backend::start("pydantic_server.py");
+    let command = format!(
+        "'{}' '{}approval'",
+        env!("CARGO_BIN_EXE_agui-chat"),
+        backend.url
+    );
+    let mut child = Command::new("script")
+        .args(["-qfec", &command, "/dev/null"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("util-linux `script` (Debian: bsdutils) makes the terminal");
+    let stdout = agui_examples::tool_command::drain(child.stdout.take());
+    // Typed ahead: the terminal hands the tool one line per read. Ctrl-D
+    // at the last prompt ends the session. Stdin stays open until then.
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"open the front door\nmaybe\nn\n\x04")
+        .unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > hostile_agent::WATCHDOG {
+            let _ = child.kill();
+            panic!("agui-chat at a terminal hung");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    drop(stdin);
+    let out = text(&stdout.join().unwrap()).replace('\r', "");
+    assert!(status.success(), "{out}");
+    let expected = [
+        "[interrupt int-call_unlock_door_1] tool_call: Approve unlock_door({\"door\":\"front\"})? (tool call call_unlock_door_1)\n",
+        "approve? [y]es, [n]o, [c]ancel: ",
+        "agui-chat: answer y (approve), n (deny) or c (cancel)\n",
+        "approve? [y]es, [n]o, [c]ancel: ",
+        "[answer int-call_unlock_door_1] denied\n",
+        "[assistant] unlock_door says: \"The tool call was denied.\".",
+    ];
+    let mut rest = out.as_str();
+    for want in expected {
+        let at = rest
+            .find(want)
+            .unwrap_or_else(|| panic!("missing {want:?} (or out of order) in:\n{out}"));
+        rest = &rest[at + want.len()..];
+    }
+}
