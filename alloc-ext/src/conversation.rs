@@ -895,7 +895,7 @@ impl Conversation {
         // failed one leaves them, to be answered again by the next run.
         if let RunStatus::Finished { interrupts, .. } = &status {
             self.interrupts =
-                Interrupts::from_run(interrupts.clone(), run.ending.legacy, self.max_interrupts);
+                Interrupts::from_run(interrupts, run.ending.legacy, self.max_interrupts);
         }
         let accepted = run.client.accepted();
         let (messages, state) = run.client.into_parts();

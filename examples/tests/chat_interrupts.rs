@@ -298,3 +298,26 @@ fn at_a_terminal_the_person_is_asked() {
         rest = &rest[at + want.len()..];
     }
 }
+
+/// Everything an interrupt carries is the agent's text: escaped when
+/// shown (ids, reason, message, tool call, expiry), as all agent text.
+#[test]
+fn interrupt_text_is_escaped() {
+    let hostile = hostile_agent::HOSTILE;
+    let agent = asking_agent(
+        vec![],
+        json!([{"id": hostile, "reason": hostile, "message": hostile, "toolCallId": hostile, "expiresAt": hostile}]),
+    );
+    for output in ["transcript", "live"] {
+        let out = chat(
+            &[&agent.url(), "--interrupt", "deny", "--output", output],
+            "hi\n",
+        );
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+        assert!(stdout.contains("[interrupt hi\\u{1b}]0;pwned"), "{stdout}");
+        assert!(stdout.contains("[answer hi\\u{1b}]0;pwned"), "{stdout}");
+        hostile_agent::assert_inert(&stdout, "stdout");
+        hostile_agent::assert_inert(&stderr, "stderr");
+    }
+}

@@ -150,12 +150,10 @@ pub(crate) enum Answers {
 impl Interrupts {
     /// A finished run's interrupts: `outcome`'s when it has any, else the
     /// legacy events'; at most `max` (else none, and the overflow noted).
-    pub(crate) fn from_run(outcome: Vec<Interrupt>, legacy: LegacyInterrupts, max: usize) -> Self {
-        let (list, count, source) = if outcome.is_empty() {
-            (legacy.kept, legacy.seen, InterruptSource::LegacyEvent)
-        } else {
-            let count = outcome.len();
-            (outcome, count, InterruptSource::Outcome)
+    pub(crate) fn from_run(outcome: &[Interrupt], legacy: LegacyInterrupts, max: usize) -> Self {
+        let count = match outcome.len() {
+            0 => legacy.seen,
+            n => n,
         };
         if count > max {
             return Interrupts {
@@ -163,6 +161,12 @@ impl Interrupts {
                 overflow: Some(TooManyInterrupts { count, max }),
             };
         }
+        // Copied only under the limit: a flood costs no copy.
+        let (list, source) = if outcome.is_empty() {
+            (legacy.kept, InterruptSource::LegacyEvent)
+        } else {
+            (outcome.to_vec(), InterruptSource::Outcome)
+        };
         let open = list
             .into_iter()
             .map(|interrupt| PendingInterrupt {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use agui_alloc::conversation::{
-    is_expired, Conversation, Counter, PendingToolCall, Resolution, RunStatus,
+    is_expired, Conversation, Counter, InterruptSource, PendingToolCall, Resolution, RunStatus,
 };
 use agui_alloc::http::{check_url, HttpAgent};
 use agui_core::protocol::Protocol;
@@ -200,6 +200,13 @@ impl Chat {
             eprintln!(
                 "agui-chat: the agent asks {} question(s) and stdin is not a terminal: \
                  each is cancelled (--interrupt approve|deny answers them)",
+                pending.len()
+            );
+        }
+        if pending.len() > 1 && pending[0].source == InterruptSource::LegacyEvent {
+            eprintln!(
+                "agui-chat: the agent asks {} questions as legacy on_interrupt events, which carry \
+                 one answer back: only the first answer is sent",
                 pending.len()
             );
         }
