@@ -6,8 +6,8 @@
 //! lines, each ending with `\n`.
 //!
 //! - **Device to gateway:** JSON objects (`TOOL`, a user message,
-//!   `TOOL_CALL_RESULT`, `RUN`, `DONE`), `#` log lines and blank lines.
-//!   The device writes them with [`RUN`], [`DONE`], [`write_log`] and the
+//!   `TOOL_CALL_RESULT`, `RESUME`, `RUN`, `DONE`), `#` log lines and blank
+//!   lines. The device writes them with [`RUN`], [`DONE`], [`write_log`] and the
 //!   writers of [`reply`](crate::reply); the gateway sorts them with
 //!   [`classify`], which checks everything but the fields of a line.
 //! - **Gateway to device:** the run's events as NDJSON, and the gateway's
@@ -83,7 +83,8 @@ pub enum LineCode {
     UnknownLine,
     /// A required field is missing or has the wrong type.
     BadField,
-    /// A tool result answers no call that awaits one.
+    /// A tool result answers no call that awaits one, or a `RESUME` no
+    /// pending interrupt.
     NotAwaited,
     /// `RUN` while the thread holds no message.
     NoMessage,
@@ -93,11 +94,14 @@ pub enum LineCode {
     /// The line would take the conversation past one of the gateway's
     /// limits (tools, messages, bytes): it was not taken.
     OverLimit,
+    /// `RUN` while an interrupt of the last run has no answer: answer each
+    /// with a `RESUME` line first.
+    Unanswered,
 }
 
 impl LineCode {
     /// Every code, in the order of the SPEC's table.
-    pub const ALL: [LineCode; 9] = [
+    pub const ALL: [LineCode; 10] = [
         LineCode::LineTooLong,
         LineCode::NotUtf8,
         LineCode::NotJson,
@@ -107,6 +111,7 @@ impl LineCode {
         LineCode::NoMessage,
         LineCode::Busy,
         LineCode::OverLimit,
+        LineCode::Unanswered,
     ];
 
     /// The code as written in an `!error` line.
@@ -121,6 +126,7 @@ impl LineCode {
             LineCode::NoMessage => "no_message",
             LineCode::Busy => "busy",
             LineCode::OverLimit => "over_limit",
+            LineCode::Unanswered => "unanswered",
         }
     }
 
@@ -158,6 +164,8 @@ pub enum DeviceLine<'a> {
     User,
     /// `{"type":"TOOL_CALL_RESULT",...}`: a tool message.
     ToolResult,
+    /// `{"type":"RESUME",...}`: answers an interrupt of the last run.
+    Resume,
     /// `{"type":"RUN"}`: starts a run.
     Run,
     /// `{"type":"DONE"}`: the device is finished.
@@ -404,6 +412,7 @@ fn line_named(kind: &[u8]) -> Option<DeviceLine<'static>> {
     match kind {
         b"TOOL" => Some(DeviceLine::Tool),
         b"TOOL_CALL_RESULT" => Some(DeviceLine::ToolResult),
+        b"RESUME" => Some(DeviceLine::Resume),
         b"RUN" => Some(DeviceLine::Run),
         b"DONE" => Some(DeviceLine::Done),
         _ => None,

@@ -1,12 +1,14 @@
 //! The main thread: the conversation, runs, and answers to the device.
 
+use std::collections::HashMap;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use agui_alloc::client::Client;
-use agui_alloc::conversation::{Conversation, RunStatus};
+use agui_alloc::conversation::{AnswerError, Conversation, Resolution, RunStatus};
 use agui_alloc::http::{HttpAgent, HttpErrorKind};
 use agui_alloc::model::{Message, Tool, ToolMessage};
 use agui_core::device::{self, LineCode};
@@ -35,6 +37,9 @@ pub struct Gateway {
     /// The size of the next run's request body: exact after each run, plus
     /// the device lines taken since.
     input_bytes: usize,
+    /// The bytes counted for each interrupt's answer since the last run:
+    /// an answer given again replaces the last one, so its bytes do too.
+    answered: HashMap<String, usize>,
 }
 
 /// What the device may put into the conversation (`--max-*`).
@@ -62,6 +67,7 @@ impl Gateway {
                 input_bytes: args.max_input_bytes,
             },
             input_bytes,
+            answered: HashMap::new(),
         }
     }
 
@@ -97,6 +103,7 @@ impl Gateway {
             Decoded::Tool(tool) => self.declare(tool, size)?,
             Decoded::User(message) => self.add(message, size)?,
             Decoded::ToolResult(result) => self.add_result(result, size)?,
+            Decoded::Resume(id, resolution) => self.resume(id, resolution, size)?,
             Decoded::Run => self.run()?,
             Decoded::Done | Decoded::Blank => {}
         }
@@ -163,6 +170,57 @@ impl Gateway {
         self.add(Message::Tool(result), size)
     }
 
+    /// An answer to a pending interrupt, within `--max-input-bytes`.
+    fn resume(&mut self, id: String, resolution: Resolution, size: usize) -> Result<(), Refusal> {
+        if !self
+            .conv
+            .pending_interrupts()
+            .iter()
+            .any(|p| p.interrupt.id == id)
+        {
+            return Err(not_pending(&id, self.conv.pending_interrupts().len()));
+        }
+        let before = self.answered.get(&id).copied().unwrap_or(0);
+        self.input_bytes = self.input_bytes.saturating_sub(before);
+        if let Err(e) = self.take_bytes(size) {
+            self.input_bytes = self.input_bytes.saturating_add(before);
+            return Err(e);
+        }
+        match self.conv.answer(&id, resolution) {
+            Ok(()) => {}
+            // Checked above; no run is in progress between lines.
+            Err(AnswerError::Unknown(_)) => return Err(not_pending(&id, 0)),
+            Err(AnswerError::RunInProgress) => {
+                return Err(bad(LineCode::Busy, AnswerError::RunInProgress.to_string()))
+            }
+        }
+        self.answered.insert(id, size);
+        Ok(())
+    }
+
+    /// RUN is refused while an interrupt of the last run has no answer (the
+    /// agent would refuse the run); an expired one is answered `cancelled`.
+    fn check_answered(&mut self) -> Result<(), Refusal> {
+        self.conv.cancel_expired(now_ms());
+        let open: Vec<&str> = self
+            .conv
+            .pending_interrupts()
+            .iter()
+            .filter(|p| p.answer.is_none())
+            .map(|p| p.interrupt.id.as_str())
+            .collect();
+        if open.is_empty() {
+            return Ok(());
+        }
+        Err(bad(
+            LineCode::Unanswered,
+            format!(
+                "RUN while the last run's interrupt(s) {} have no answer: send a RESUME line for each first",
+                open.join(", ")
+            ),
+        ))
+    }
+
     /// One run: relays its verified frames, closes a failed one with RUN_ERROR.
     fn run(&mut self) -> Result<(), Refusal> {
         if self.conv.messages().is_empty() {
@@ -171,6 +229,7 @@ impl Gateway {
                 "RUN with no message in the thread",
             ));
         }
+        self.check_answered()?;
         let shadow =
             Client::new().with_initial(self.conv.messages().to_vec(), self.conv.state().clone());
         let cancel = self.agent.cancel_flag().clone();
@@ -183,6 +242,8 @@ impl Gateway {
         self.shared.running.store(false, Ordering::Relaxed);
         relay.finish();
         self.input_bytes = self.conv.run_input("").len();
+        self.answered.clear();
+        self.show_questions();
         let cancelled = match (
             &relay.device_error,
             self.shared.gone.load(Ordering::Relaxed),
@@ -227,6 +288,25 @@ impl Gateway {
         Ok(())
     }
 
+    /// The questions the run ended with, on stderr (the device reads them
+    /// in the relayed RUN_FINISHED).
+    fn show_questions(&self) {
+        if let Some(over) = self.conv.interrupt_overflow() {
+            eprintln!("agui-gateway: {over}");
+        }
+        for p in self.conv.pending_interrupts() {
+            let asked = format!(
+                "interrupt {}: {}",
+                p.interrupt.id,
+                p.interrupt
+                    .message
+                    .as_deref()
+                    .unwrap_or(&p.interrupt.reason)
+            );
+            eprintln!("agui-gateway: {}", Peer(&asked));
+        }
+    }
+
     /// A bad line: on stderr and to the device.
     fn report(&mut self, number: u64, e: &Refusal) {
         eprintln!(
@@ -257,6 +337,21 @@ impl Gateway {
         );
         ExitCode::from(1)
     }
+}
+
+/// A RESUME for an interrupt that is not pending.
+fn not_pending(id: &str, pending: usize) -> Refusal {
+    bad(
+        LineCode::NotAwaited,
+        format!("RESUME: no pending interrupt has the id '{id}' (the last run left {pending})"),
+    )
+}
+
+/// Now, in milliseconds since 1970-01-01 UTC (for `expiresAt`).
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 fn over_limit(message: String) -> Refusal {
