@@ -67,15 +67,17 @@ impl Console {
 
     /// Waits for a line; `Some(true)` for `y`/`yes`, `Some(false)` for
     /// `n`/`no` (any case, spaces around), `None` for anything else (a
-    /// line with a damaged byte or longer than 16 bytes included).
+    /// line with a damaged byte or longer than 16 bytes included). A line
+    /// ends with CR or LF (a terminal in raw mode sends CR for Enter); an
+    /// empty line is skipped, so CR LF is one line end.
     fn read_yes_no(&mut self) -> Option<bool> {
         let mut line = [0u8; ANSWER];
         let mut len = 0usize;
         let mut bad = false;
         loop {
             match self.read_byte() {
-                Some(b'\n') => break,
-                Some(b'\r') => {}
+                Some(b'\n' | b'\r') if len == 0 && !bad => {}
+                Some(b'\n' | b'\r') => break,
                 Some(b) => match line.get_mut(len) {
                     Some(slot) => {
                         *slot = b.to_ascii_lowercase();

@@ -189,7 +189,9 @@ impl Gateway {
         match self.conv.answer(&id, resolution) {
             Ok(()) => {}
             // Checked above; no run is in progress between lines.
-            Err(AnswerError::Unknown(_)) => return Err(not_pending(&id, 0)),
+            Err(AnswerError::Unknown(_)) => {
+                return Err(not_pending(&id, self.conv.pending_interrupts().len()))
+            }
             Err(AnswerError::RunInProgress) => {
                 return Err(bad(LineCode::Busy, AnswerError::RunInProgress.to_string()))
             }
@@ -243,7 +245,6 @@ impl Gateway {
         relay.finish();
         self.input_bytes = self.conv.run_input("").len();
         self.answered.clear();
-        self.show_questions();
         let cancelled = match (
             &relay.device_error,
             self.shared.gone.load(Ordering::Relaxed),
@@ -276,6 +277,7 @@ impl Gateway {
                 Some(("gateway_transport", e.to_string()))
             }
         };
+        self.show_questions();
         self.last_run_ok = matches!(&outcome, Ok(r) if r.status.is_finished());
         if self.latency {
             print_latency(std::mem::take(&mut relay.latencies));
