@@ -224,12 +224,14 @@ fn connect(port: u16) -> TcpStream {
 }
 
 /// The firmware against pydantic-ai's approval agent through the gateway;
-/// the person's console (UART1) answers `typed`. Returns the gateway's
-/// stdout (the device's log lines) and the console's text.
+/// the person's console (UART1) answers `typed` (each with its line end).
+/// Returns the gateway's stdout (the device's log lines) and the console's
+/// text.
 fn firmware_asks(typed: &[&str]) -> (String, String) {
     assert!(
         Command::new("sh")
             .args(["-c", "command -v qemu-system-arm"])
+            .stdout(Stdio::null())
             .status()
             .map(|s| s.success())
             .unwrap_or(false),
@@ -279,7 +281,6 @@ fn firmware_asks(typed: &[&str]) -> (String, String) {
         }
         shown.push_str(&text(&got));
         writer.write_all(answer.as_bytes()).unwrap();
-        writer.write_all(b"\r\n").unwrap();
     }
     let mut rest = String::new();
     let _ = reader.read_line(&mut rest);
@@ -298,11 +299,12 @@ fn firmware_asks(typed: &[&str]) -> (String, String) {
 }
 
 /// Approve at the device: the door opens; deny: the agent says so. A
-/// wrong key is asked again.
+/// wrong key is asked again; Enter on a raw terminal (CR alone) ends an
+/// answer as LF and CR LF do.
 #[test]
 fn firmware_in_qemu_approves_and_denies_through_the_gateway() {
     let question = r#"Approve unlock_door({"door":"front"})?"#;
-    let (stdout, console) = firmware_asks(&["y"]);
+    let (stdout, console) = firmware_asks(&["y\n"]);
     assert_eq!(
         stdout.lines().collect::<Vec<_>>(),
         [
@@ -316,7 +318,7 @@ fn firmware_in_qemu_approves_and_denies_through_the_gateway() {
         "{console}"
     );
 
-    let (stdout, console) = firmware_asks(&["maybe", "n"]);
+    let (stdout, console) = firmware_asks(&["maybe\r\n", "n\r"]);
     assert_eq!(
         stdout.lines().collect::<Vec<_>>(),
         [
