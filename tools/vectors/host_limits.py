@@ -16,8 +16,9 @@ tools/oracle/run.mjs. Deterministic: no randomness, the sizes are below.
 The expected results come from the reference client (tools/vectors/host.sh),
 never from this script.
 
-Names ending in `-past-limit` go beyond the host's own limits where the
-reference still folds: the Rust test states what this client does there
+Names ending in `-past-limit` go beyond the host's own depth limit (512)
+where the reference still folds; `NAME/before-K` is such a stream's first K
+frames. The Rust test states what this client does there
 (tests/tests/host_limits.rs, `KNOWN`).
 """
 
@@ -205,10 +206,65 @@ BOTH = {
     "state-delta-nested-500": lambda: deep_delta(DEEP_NEAR_LIMIT),
     "tool-args-nested-500": lambda: deep_tool_args(DEEP_NEAR_LIMIT),
     "messages-snapshot-3000": big_snapshot,
+}
+
+# Past the host's depth limit (512), where the reference still folds. Each is
+# followed by its prefixes, `NAME/before-K` (frames 0..K-1), for every K from
+# the first frame that goes past the limit to the last frame: the reference's
+# fold of what came before the frame where a host stops with its error.
+PAST_LIMIT = {
     "state-snapshot-nested-600-past-limit": lambda: deep_state(DEEP_PAST_LIMIT),
     "state-delta-nested-600-past-limit": lambda: deep_delta(DEEP_PAST_LIMIT),
     "tool-args-nested-600-past-limit": lambda: deep_tool_args(DEEP_PAST_LIMIT),
 }
+HOST_DEPTH = 512
+
+
+def depth_of_text(text_value):
+    """The deepest nesting reached in JSON text (complete or cut short)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text_value:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def first_past(events, limit):
+    """Index of the first frame nested deeper than `limit`, counting a tool
+    call's arguments as received so far."""
+    args = {}
+    for index, event in enumerate(events):
+        deepest = depth_of_text(json.dumps(event))
+        if event["type"] == "TOOL_CALL_ARGS":
+            args[event["toolCallId"]] = args.get(event["toolCallId"], "") + event["delta"]
+            deepest = max(deepest, depth_of_text(args[event["toolCallId"]]))
+        if deepest > limit:
+            return index
+    raise ValueError("no frame is past the limit")
+
+
+def with_prefixes(streams):
+    """Each stream, then its `/before-K` prefixes."""
+    out = {}
+    for name, build in streams.items():
+        events = build()
+        out[name] = lambda events=events: events
+        for k in range(first_past(events, HOST_DEPTH), len(events)):
+            out[f"{name}/before-{k}"] = lambda events=events, k=k: events[:k]
+    return out
 
 # ---------------------------------------------------------------- AG-UI 1.0 only
 
@@ -307,10 +363,10 @@ V1_ONLY = {
 
 FILES = {
     # file name -> (protocol, streams)
-    "v1": ("1.0", {**BOTH, **{k: v for k, v in V1_ONLY.items() if not k.startswith("thread-")}}),
+    "v1": ("1.0", {**BOTH, **{k: v for k, v in V1_ONLY.items() if not k.startswith("thread-")}, **with_prefixes(PAST_LIMIT)}),
     # The thread alone: its snapshots make it the one large stream.
     "v1-thread": ("1.0", {k: v for k, v in V1_ONLY.items() if k.startswith("thread-")}),
-    "current": ("current", BOTH),
+    "current": ("current", {**BOTH, **with_prefixes(PAST_LIMIT)}),
 }
 
 
