@@ -3,7 +3,8 @@
 //! at once, a 120-run thread whose snapshots pass 512 messages, a snapshot
 //! of 3,000 messages, 300 open tool calls and text messages, 200 open
 //! steps, 2,000-byte ids, JSON nested 300 and 500 deep in a state snapshot,
-//! a patch and tool arguments) fold, in both protocols, exactly as
+//! a patch and tool arguments, 600 finished items then one of them used
+//! again) fold, in both protocols, exactly as
 //! `@ag-ui/client` 1.0.0 folds them: the vectors of `tests/vectors/host/`
 //! (made by `tools/vectors/host.sh`) through the whole client, fed whole as
 //! NDJSON and as SSE, comparing the error (frame, stage, code), the
@@ -70,6 +71,14 @@ fn v1_streams_fold_as_the_reference() {
 #[test]
 fn v1_thread_of_120_runs_folds_as_the_reference() {
     with_main_stack(|| check_file("v1-thread.jsonl"));
+}
+
+/// What the reference keeps of finished items, with 600 of them: a finished
+/// id may be reopened (a sub-agent's may not, until the next run), a late
+/// continuation is refused, a finished item's owner is kept for the run.
+#[test]
+fn v1_finished_items_as_the_reference() {
+    with_main_stack(|| check_file("v1-finished.jsonl"));
 }
 
 #[test]

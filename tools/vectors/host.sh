@@ -19,7 +19,7 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 oracle="$root/tools/oracle"
 out="$root/tests/vectors/host"
 gen="$root/tools/vectors/host_limits.py"
-files=(v1.jsonl v1-thread.jsonl current.jsonl)
+files=(v1.jsonl v1-thread.jsonl v1-finished.jsonl current.jsonl)
 
 need() {
     command -v "$1" >/dev/null 2>&1 || {
@@ -39,13 +39,14 @@ setup() {
     (cd "$oracle" && node build.mjs >/dev/null)
 }
 
-# generate <dir>: writes the three files into <dir>. AG-UI 1.0 streams go
+# generate <dir>: writes the four files into <dir>. AG-UI 1.0 streams go
 # through the 1.0.0 client; current-protocol streams through 1.0.0 (the
 # expectation) and 0.0.58 (kept beside it only where it differs).
 generate() {
     local dir="$1"
     python3 "$gen" --file v1 | node "$oracle/run.mjs" --protocol 1.0 >"$dir/v1.jsonl"
     python3 "$gen" --file v1-thread | node "$oracle/run.mjs" --protocol 1.0 >"$dir/v1-thread.jsonl"
+    python3 "$gen" --file v1-finished | node "$oracle/run.mjs" --protocol 1.0 >"$dir/v1-finished.jsonl"
     python3 "$gen" --file current | node "$oracle/run.mjs" --protocol 1.0 >"$dir/current.1.0.0"
     python3 "$gen" --file current | node "$oracle/run.mjs" --protocol 0.0.58 >"$dir/current.0.0.58"
     python3 "$gen" --merge "$dir/current.1.0.0" "$dir/current.0.0.58" >"$dir/current.jsonl"

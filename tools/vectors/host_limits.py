@@ -8,6 +8,7 @@ steps, id bytes, JSON depth, AG-UI 1.0 owner and sub-agent tables):
 
     python3 tools/vectors/host_limits.py --file v1         # AG-UI 1.0 streams
     python3 tools/vectors/host_limits.py --file v1-thread  # the 120-run thread (1.0)
+    python3 tools/vectors/host_limits.py --file v1-finished  # finished items (1.0)
     python3 tools/vectors/host_limits.py --file current    # current-protocol streams
     python3 tools/vectors/host_limits.py --merge A B       # join 1.0.0's and 0.0.58's results
 
@@ -19,7 +20,7 @@ never from this script.
 Names ending in `-past-limit` go beyond the host's own depth limit (512)
 where the reference still folds; `NAME/before-K` is such a stream's first K
 frames. The Rust test states what this client does there
-(tests/tests/host_limits.rs, `KNOWN`).
+(`KNOWN` in tests/tests/common/host.rs).
 """
 
 import argparse
@@ -193,6 +194,33 @@ def history(count):
     return out
 
 
+# What is kept of a finished item (docs: /work/helpers/ref-findings.md):
+# many items end, then one of the first is used again.
+FINISHED_ITEMS = 600
+
+
+def finished_tool_calls():
+    """600 tool calls one after another; then the first is reopened: the
+    reference appends to its arguments, and the run's outcome lists all
+    600 as pending."""
+    events = [run_started()]
+    for i in range(FINISHED_ITEMS):
+        events += tool_call(f"tc{i}", "{}")
+    events += tool_call("tc0", '{"again":1}')
+    return events + [run_finished()]
+
+
+def finished_messages(late):
+    """600 text messages one after another; then the first is used again
+    (allowed), or sent a late continuation (an error)."""
+    events = [run_started()]
+    for i in range(FINISHED_ITEMS):
+        events += text(f"m{i}", "t")
+    if late:
+        return events + [{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m0", "delta": "late"}]
+    return events + text("m0", " again") + [run_finished()]
+
+
 BOTH = {
     "parallel-tool-calls-300": parallel_tool_calls,
     "open-text-messages-300": open_messages,
@@ -206,6 +234,12 @@ BOTH = {
     "state-delta-nested-500": lambda: deep_delta(DEEP_NEAR_LIMIT),
     "tool-args-nested-500": lambda: deep_tool_args(DEEP_NEAR_LIMIT),
     "messages-snapshot-3000": big_snapshot,
+}
+
+FINISHED = {
+    "finished-tool-calls-600-then-reopen": finished_tool_calls,
+    "finished-messages-600-then-reuse": lambda: finished_messages(late=False),
+    "finished-messages-600-then-late-content": lambda: finished_messages(late=True),
 }
 
 # Past the host's depth limit (512), where the reference still folds. Each is
@@ -349,6 +383,29 @@ def thread_of_runs():
     return events
 
 
+def sequential_then(tail):
+    """The 30 sequential sub-agents, then `tail` instead of RUN_FINISHED."""
+    return sequential_subagents()[:-1] + tail
+
+
+def owners_kept_after_close():
+    """600 messages of sub-agent sA, all finished, sA finished too; then sB
+    reopens the first: the reference kept its owner (an error)."""
+    events = [run_started(), subagent_started("sA")]
+    for i in range(FINISHED_ITEMS):
+        events += text(f"m{i}", "x", owner="sA")
+    events += [subagent_finished("sA"), subagent_started("sB")]
+    events.append({"type": "TEXT_MESSAGE_START", "messageId": "m0", "role": "assistant", "subagentRunId": "sB"})
+    return events
+
+
+def owners_cleared_by_next_run():
+    """The same, but sB reopens the first message in the next run: allowed."""
+    events = owners_kept_after_close()[:-2] + [run_finished("r"), run_started("r2"), subagent_started("sB")]
+    events += text("m0", " more", owner="sB")
+    return events + [subagent_finished("sB"), run_finished("r2")]
+
+
 V1_ONLY = {
     "subagents-sequential-30": sequential_subagents,
     "subagents-open-40": concurrent_subagents,
@@ -360,13 +417,27 @@ V1_ONLY = {
     + [subagent_finished("sub0"), run_finished()],
 }
 
+V1_FINISHED = {
+    # A finished sub-agent's id is kept for the run (it cannot start again,
+    # it may still be a parent), and forgotten at the next run.
+    "subagents-sequential-30-then-reuse": lambda: sequential_then([subagent_started("sub3")]),
+    "subagents-sequential-30-then-finish-again": lambda: sequential_then([subagent_finished("sub3")]),
+    "subagents-sequential-30-then-reuse-next-run": lambda: sequential_then(
+        [run_finished(), run_started("r2"), subagent_started("sub3"), subagent_finished("sub3"), run_finished("r2")]
+    ),
+    "owners-kept-after-close-600": owners_kept_after_close,
+    "owners-cleared-by-next-run-600": owners_cleared_by_next_run,
+}
+
 
 FILES = {
     # file name -> (protocol, streams)
     "v1": ("1.0", {**BOTH, **{k: v for k, v in V1_ONLY.items() if not k.startswith("thread-")}, **with_prefixes(PAST_LIMIT)}),
+    # What the reference keeps of finished items, with many of them.
+    "v1-finished": ("1.0", {**FINISHED, **V1_FINISHED}),
     # The thread alone: its snapshots make it the one large stream.
     "v1-thread": ("1.0", {k: v for k, v in V1_ONLY.items() if k.startswith("thread-")}),
-    "current": ("current", {**BOTH, **with_prefixes(PAST_LIMIT)}),
+    "current": ("current", {**BOTH, **with_prefixes(PAST_LIMIT), **FINISHED}),
 }
 
 

@@ -43,10 +43,11 @@ pub const KNOWN: &[Known] = &[
 ];
 
 /// The files and how many vectors each holds.
-pub const FILES: [(&str, usize); 3] = [
+pub const FILES: [(&str, usize); 4] = [
     ("v1.jsonl", 28),
     ("v1-thread.jsonl", 1),
-    ("current.jsonl", 24),
+    ("v1-finished.jsonl", 8),
+    ("current.jsonl", 27),
 ];
 
 /// One host-limit vector.
