@@ -383,6 +383,26 @@ def thread_of_runs():
     return events
 
 
+def open_reasoning():
+    """300 reasoning spans, each with its reasoning message, open at once."""
+    n = OPEN_MESSAGES
+    events = [run_started()]
+    events += [{"type": "REASONING_START", "messageId": f"r{i}"} for i in range(n)]
+    events += [{"type": "REASONING_MESSAGE_START", "messageId": f"r{i}", "role": "reasoning"} for i in range(n)]
+    events += [{"type": "REASONING_MESSAGE_CONTENT", "messageId": f"r{i}", "delta": f"thought {i}"} for i in range(n)]
+    events += [{"type": "REASONING_MESSAGE_END", "messageId": f"r{i}"} for i in range(n)]
+    events += [{"type": "REASONING_END", "messageId": f"r{i}"} for i in range(n)]
+    return events + [run_finished()]
+
+
+def run_input_history():
+    """A RUN_STARTED whose input echoes 600 messages of history (seeding
+    their owners), then the agent answers."""
+    started = run_started()
+    started["input"] = {"threadId": "t", "runId": "r", "messages": history(FINISHED_ITEMS)}
+    return [started, *text("next", "answer"), run_finished()]
+
+
 def sequential_then(tail):
     """The 30 sequential sub-agents, then `tail` instead of RUN_FINISHED."""
     return sequential_subagents()[:-1] + tail
@@ -415,6 +435,8 @@ V1_ONLY = {
     + [subagent_started("sub0")]
     + parallel_tool_calls(owner="sub0")[1:-1]
     + [subagent_finished("sub0"), run_finished()],
+    "open-reasoning-300": open_reasoning,
+    "run-input-history-600": run_input_history,
 }
 
 V1_FINISHED = {

@@ -44,7 +44,7 @@ pub const KNOWN: &[Known] = &[
 
 /// The files and how many vectors each holds.
 pub const FILES: [(&str, usize); 4] = [
-    ("v1.jsonl", 28),
+    ("v1.jsonl", 30),
     ("v1-thread.jsonl", 1),
     ("v1-finished.jsonl", 8),
     ("current.jsonl", 27),
