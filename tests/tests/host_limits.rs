@@ -108,3 +108,35 @@ fn every_past_limit_stream_is_known() {
         }
     });
 }
+
+/// The judge of a known difference passes a client that stops where and as
+/// `KNOWN` says with the reference's fold of the frames before, and fails
+/// one that stops before the limit, with another code, or with other
+/// content: checked on made-up results, so that it holds before the host
+/// storage exists.
+#[test]
+fn the_known_difference_is_judged_both_ways() {
+    with_main_stack(|| {
+        let vectors = load("current.jsonl");
+        let name = "state-snapshot-nested-600-past-limit";
+        let v = vectors.iter().find(|v| v.name == name).unwrap();
+        let prefix = vectors
+            .iter()
+            .find(|v| v.name == format!("{name}/before-1"));
+        let mut good = prefix.unwrap().expect.clone();
+        good["error"] = serde_json::json!({"index": 1, "kind": "decode", "code": "capacity"});
+        assert_eq!(judge(v, &vectors, "made up", &good), Ok(()));
+
+        let mut early = good.clone();
+        early["error"]["index"] = 0.into();
+        let mut other_code = good.clone();
+        other_code["error"]["code"] = "decode".into();
+        let mut other_state = good.clone();
+        other_state["state"] = serde_json::json!({"root": 1});
+        let mut folded = v.expect.clone();
+        folded["error"] = serde_json::Value::Null;
+        for bad in [early, other_code, other_state, folded] {
+            assert!(judge(v, &vectors, "made up", &bad).is_err(), "{bad}");
+        }
+    });
+}
