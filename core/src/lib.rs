@@ -72,6 +72,7 @@ pub mod pipeline;
 pub mod protocol;
 pub mod reply;
 pub mod spec;
+pub mod store;
 pub mod verify;
 pub mod warn;
 

@@ -2,12 +2,13 @@
 
 use super::table::{hash, Index};
 use super::{Id, Owner};
+use crate::store::{Seq as _, Store, Text as _};
 
 /// An open step: its name and owner, and its place in the order the
 /// steps opened.
 #[derive(Debug, Clone)]
-pub(super) struct Step<const ID: usize> {
-    pub(super) name: Id<ID>,
+pub(super) struct Step<const ID: usize, S: Store> {
+    pub(super) name: Id<ID, S>,
     pub(super) owner: Owner,
     /// When it opened (`Steps::opened` then): of the steps a name
     /// finds, the earliest wins.
@@ -22,8 +23,8 @@ pub(super) struct Step<const ID: usize> {
 /// slots (a closed step's slot is reused), with an index by name, so
 /// that opening or closing a step costs the same however many are open.
 #[derive(Debug, Clone)]
-pub(super) struct Steps<const ID: usize, const N: usize> {
-    pub(super) slots: heapless::Vec<Step<ID>, N, u16>,
+pub(super) struct Steps<const ID: usize, const N: usize, S: Store> {
+    pub(super) slots: S::Vec16<Step<ID, S>, N>,
     /// The open steps by name.
     pub(super) index: Index<N>,
     /// The first and last open step, and the first free slot (position
@@ -38,10 +39,10 @@ pub(super) struct Steps<const ID: usize, const N: usize> {
     pub(super) opened: u32,
 }
 
-impl<const ID: usize, const N: usize> Steps<ID, N> {
-    pub(super) const fn new() -> Self {
+impl<const ID: usize, const N: usize, S: Store> Steps<ID, N, S> {
+    pub(super) fn new() -> Self {
         Steps {
-            slots: heapless::Vec::new(),
+            slots: Default::default(),
             index: Index::new(),
             first: 0,
             last: 0,
@@ -57,7 +58,7 @@ impl<const ID: usize, const N: usize> Steps<ID, N> {
         self.index
             .candidates(name)
             .filter_map(step)
-            .filter(|(s, _)| s.name == name && pick(s.owner))
+            .filter(|(s, _)| s.name.as_str() == name && pick(s.owner))
             .max_by_key(|(s, _)| self.opened.wrapping_sub(s.opened))
             .map(|(_, at)| at)
     }
@@ -67,7 +68,7 @@ impl<const ID: usize, const N: usize> Steps<ID, N> {
     }
 
     /// Opens a step; `Err` if `N` are open.
-    pub(super) fn open(&mut self, name: Id<ID>, owner: Owner) -> Result<(), ()> {
+    pub(super) fn open(&mut self, name: Id<ID, S>, owner: Owner) -> Result<(), ()> {
         let step = Step {
             name,
             owner,
@@ -272,7 +273,7 @@ mod tests {
         /// several owners, behave as a list kept in opening order.
         #[test]
         fn steps_behave_as_a_list(ops in prop::collection::vec((0u8..6, 0u8..3, any::<bool>()), 1..80)) {
-            let mut steps = Steps::<4, 8>::new();
+            let mut steps = Steps::<4, 8, crate::store::Fixed>::new();
             let mut model: Vec<(std::string::String, Owner)> = Vec::new();
             for (name, owner, open) in ops {
                 let name = std::format!("{}", name);

@@ -2,11 +2,12 @@
 //! hashed index over their ids ([`HashIndex`]).
 
 use super::{Full, Id, Owner, FRESH, LOOSE, PENDING, SEED, TOUCHED};
+use crate::store::{Seq as _, Store, Text as _};
 
 /// One owner entry: the id, its owner, and (reasoning) what is open.
 #[derive(Debug, Clone)]
-pub(super) struct Entry<const ID: usize> {
-    pub(super) id: Id<ID>,
+pub(super) struct Entry<const ID: usize, S: Store> {
+    pub(super) id: Id<ID, S>,
     pub(super) owner: Owner,
     /// Open flags (reasoning) and seeding flags.
     pub(super) open: u8,
@@ -15,10 +16,10 @@ pub(super) struct Entry<const ID: usize> {
     pub(super) seeded: Option<Owner>,
 }
 
-impl<const ID: usize> Entry<ID> {
-    pub(super) const fn seed(open: u8) -> Self {
+impl<const ID: usize, S: Store> Entry<ID, S> {
+    pub(super) fn seed(open: u8) -> Self {
         Entry {
-            id: heapless::String::new(),
+            id: Default::default(),
             owner: None,
             open,
             seeded: None,
@@ -151,35 +152,39 @@ impl<const N: usize> Index<N> {
 /// `discard` and `commit` visit only what the frame seeded: no event's
 /// cost grows with the entries held.
 #[derive(Debug, Clone)]
-pub(super) struct HashIndex<const ID: usize, const N: usize> {
-    pub(super) entries: heapless::Vec<Entry<ID>, N, u16>,
+pub(super) struct HashIndex<const ID: usize, const N: usize, S: Store> {
+    pub(super) entries: S::Vec16<Entry<ID, S>, N>,
     /// Every entry but a `LOOSE` one (at most one: the last).
     pub(super) index: Index<N>,
     /// The entries before `base` the frame's seeding marked, each once
     /// (flagged `TOUCHED`); from `base` on, all entries are the frame's.
-    pub(super) touched: heapless::Vec<u16, N, u16>,
+    pub(super) touched: S::Vec16<u16, N>,
     /// The length when the frame began seeding: seeding adds and removes
     /// entries only from there on.
     pub(super) base: u16,
 }
 
-impl<const ID: usize, const N: usize> HashIndex<ID, N> {
-    pub(super) const fn new() -> Self {
+impl<const ID: usize, const N: usize, S: Store> HashIndex<ID, N, S> {
+    pub(super) fn new() -> Self {
         HashIndex {
-            entries: heapless::Vec::new(),
+            entries: Default::default(),
             index: Index::new(),
-            touched: heapless::Vec::new(),
+            touched: Default::default(),
             base: 0,
         }
     }
 
     /// The first entry (by position) holding `id` that `pick` accepts:
     /// what a scan of the entries would find.
-    pub(super) fn find(&self, id: &str, pick: impl Fn(usize, &Entry<ID>) -> bool) -> Option<usize> {
+    pub(super) fn find(
+        &self,
+        id: &str,
+        pick: impl Fn(usize, &Entry<ID, S>) -> bool,
+    ) -> Option<usize> {
         let hit = |at: &usize| {
             self.entries
                 .get(*at)
-                .is_some_and(|e| e.id == id && pick(*at, e))
+                .is_some_and(|e| e.id.as_str() == id && pick(*at, e))
         };
         let first = self.index.candidates(id).filter(hit).min();
         if first.is_some() {
@@ -189,7 +194,7 @@ impl<const ID: usize, const N: usize> HashIndex<ID, N> {
         let last = self.entries.len().checked_sub(1)?;
         self.entries
             .last()
-            .filter(|e| e.open & LOOSE != 0 && e.id == id && pick(last, e))
+            .filter(|e| e.open & LOOSE != 0 && e.id.as_str() == id && pick(last, e))
             .map(|_| last)
     }
 
@@ -218,7 +223,7 @@ impl<const ID: usize, const N: usize> HashIndex<ID, N> {
     }
 
     /// Adds an entry (indexed unless `LOOSE`); `Err` if the table is full.
-    pub(super) fn push(&mut self, entry: Entry<ID>) -> Result<(), Entry<ID>> {
+    pub(super) fn push(&mut self, entry: Entry<ID, S>) -> Result<(), Entry<ID, S>> {
         self.seal();
         let loose = entry.open & LOOSE != 0;
         self.entries.push(entry)?;
@@ -236,7 +241,7 @@ impl<const ID: usize, const N: usize> HashIndex<ID, N> {
     }
 
     /// The last entry's id, to be written on (out of the index till sealed).
-    pub(super) fn unseal(&mut self) -> Option<&mut Id<ID>> {
+    pub(super) fn unseal(&mut self) -> Option<&mut Id<ID, S>> {
         let last = self.entries.len().checked_sub(1)?;
         if self.entries.last()?.open & LOOSE == 0 {
             self.unindex(last);
@@ -246,13 +251,13 @@ impl<const ID: usize, const N: usize> HashIndex<ID, N> {
         Some(&mut e.id)
     }
 
-    pub(super) fn pop(&mut self) -> Option<Entry<ID>> {
+    pub(super) fn pop(&mut self) -> Option<Entry<ID, S>> {
         self.unindex(self.entries.len().checked_sub(1)?);
         self.entries.pop()
     }
 
     /// Keeps, from position `from` on, the entries `keep` accepts, in order.
-    pub(super) fn retain_from(&mut self, from: usize, keep: impl Fn(&Entry<ID>) -> bool) {
+    pub(super) fn retain_from(&mut self, from: usize, keep: impl Fn(&Entry<ID, S>) -> bool) {
         let mut to = from;
         for at in from..self.entries.len() {
             if !self.entries.get(at).is_some_and(&keep) {
@@ -307,7 +312,7 @@ impl<const ID: usize, const N: usize> HashIndex<ID, N> {
 
     /// Applies `f` to each entry the frame's seeding marked or made, and
     /// clears the frame's record.
-    pub(super) fn each_seeded(&mut self, mut f: impl FnMut(&mut Entry<ID>)) {
+    pub(super) fn each_seeded(&mut self, mut f: impl FnMut(&mut Entry<ID, S>)) {
         for at in self.touched.iter() {
             if let Some(e) = self.entries.get_mut(usize::from(*at)) {
                 f(e);
@@ -364,12 +369,12 @@ impl<const ID: usize, const N: usize> HashIndex<ID, N> {
     }
 
     /// The committed entry of `id` (provisional ones do not count yet).
-    pub(super) fn get(&self, id: &str) -> Option<&Entry<ID>> {
+    pub(super) fn get(&self, id: &str) -> Option<&Entry<ID, S>> {
         let at = self.find(id, |_, e| e.open & SEED == 0)?;
         self.entries.get(at)
     }
 
-    pub(super) fn get_mut(&mut self, id: &str) -> Option<&mut Entry<ID>> {
+    pub(super) fn get_mut(&mut self, id: &str) -> Option<&mut Entry<ID, S>> {
         let at = self.find(id, |_, e| e.open & SEED == 0)?;
         self.entries.get_mut(at)
     }
@@ -394,7 +399,7 @@ impl<const ID: usize, const N: usize> HashIndex<ID, N> {
             }
             return Ok(());
         }
-        let mut slot = heapless::String::new();
+        let mut slot: Id<ID, S> = Default::default();
         slot.push_str(id).map_err(|_| Full::Slot)?;
         self.push(Entry {
             id: slot,
@@ -492,12 +497,12 @@ mod tests {
         /// entries finds, after any pushes, pops, drops and writes.
         #[test]
         fn index_finds_what_a_scan_finds(ops in prop::collection::vec(op(), 1..80)) {
-            let mut t = HashIndex::<4, 8>::new();
+            let mut t = HashIndex::<4, 8, crate::store::Fixed>::new();
             for op in ops {
                 let len = t.entries.len();
                 match op {
                     Op::Push(i, loose) => {
-                        let mut e = Entry::seed(if loose { LOOSE } else { 0 });
+                        let mut e = Entry::<4, crate::store::Fixed>::seed(if loose { LOOSE } else { 0 });
                         e.id.push_str(&std::format!("{}", i)).unwrap();
                         let _ = t.push(e);
                     }

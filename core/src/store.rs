@@ -1,0 +1,268 @@
+//! Storage: where the reader keeps what it must remember (ids, open
+//! items, the 1.0 tables, the JSON depth stack), chosen apart from the
+//! rules that read and change it.
+//!
+//! Every stage of the core is written once, over a [`Store`]: the
+//! tokenizer, the decoder's id slots, the chunk expander, the verifier and
+//! the 1.0 tables. [`Fixed`] (the default, and the only store of the core)
+//! keeps everything in `heapless` arrays whose sizes are the const
+//! generics of [`Pipeline`](crate::pipeline::Pipeline): no heap, memory
+//! fixed at compile time, and one item past a capacity is a `capacity`
+//! error. `agui-alloc` adds a growable store (`Vec`, `String`) for hosts,
+//! where the same const generics are upper bounds that may be
+//! `usize::MAX` (no bound): the rules, their order and their errors are
+//! the same code, so a growable store capped at the fixed capacities gives
+//! the fixed store's verdicts exactly (SPEC 7, "Host and device").
+//!
+//! The traits below are the few container operations the stages use, with
+//! `heapless`'s signatures, so that the fixed store is `heapless` itself.
+
+use core::fmt::Debug;
+use core::ops::{Deref, DerefMut};
+
+/// A store: the container types every stage of the core uses.
+pub trait Store: Clone + Copy + Debug + Default + PartialEq + Eq + 'static {
+    /// A text of at most `N` bytes (an id slot).
+    type Str<const N: usize>: Text;
+    /// A text of at most `N` bytes whose length is a `u16` (the 1.0
+    /// tables, where it saves RAM on a device).
+    type Str16<const N: usize>: Text;
+    /// A list of at most `N` items.
+    type Vec<T: Clone + Debug, const N: usize>: Seq<T>;
+    /// A list of at most `N` items whose length is a `u16`.
+    type Vec16<T: Clone + Debug, const N: usize>: Seq<T>;
+    /// The JSON tokenizer's container stack for `N` levels: one bit per
+    /// open container (object or array).
+    type Bits<const N: usize>: Bits;
+    /// The tokenizer's nesting level (`u8` on a device).
+    type Level: Level;
+
+    /// An empty container stack. The fixed store fails to compile for
+    /// more levels than its 64-bit stack holds.
+    fn bits<const N: usize>() -> Self::Bits<N>;
+}
+
+/// A text with a capacity (see [`Store::Str`]).
+pub trait Text: Deref<Target = str> + Default + Clone + Debug + PartialEq + Eq {
+    /// Appends `s`; `Err(())` (and no change) if it does not fit.
+    #[allow(clippy::result_unit_err)]
+    fn push_str(&mut self, s: &str) -> Result<(), ()>;
+    /// Empties the text.
+    fn clear(&mut self);
+    /// Cuts the text to `len` bytes (a char boundary).
+    fn truncate(&mut self, len: usize);
+    /// The text.
+    fn as_str(&self) -> &str;
+    /// The bytes this text keeps beside its own size (0 in a fixed slot):
+    /// what a growable store counts in `kept_bytes`.
+    fn heap_bytes(&self) -> usize;
+}
+
+/// A list with a capacity (see [`Store::Vec`]).
+pub trait Seq<T>: Deref<Target = [T]> + DerefMut + Default + Clone + Debug {
+    /// Appends `item`; gives it back if the list is full.
+    ///
+    /// # Errors
+    /// The item, when the list is full.
+    fn push(&mut self, item: T) -> Result<(), T>;
+    /// Removes the last item.
+    fn pop(&mut self) -> Option<T>;
+    /// Inserts `item` at `at` (at most the length); gives it back if the
+    /// list is full.
+    ///
+    /// # Errors
+    /// The item, when the list is full.
+    fn insert(&mut self, at: usize, item: T) -> Result<(), T>;
+    /// Removes the item at `at`, keeping the order (the caller checked
+    /// that it is there).
+    fn remove(&mut self, at: usize) -> T;
+    /// Removes every item.
+    fn clear(&mut self);
+    /// Keeps the first `len` items.
+    fn truncate(&mut self, len: usize);
+    /// Keeps the items `keep` says yes to, in order.
+    fn retain_mut(&mut self, keep: impl FnMut(&mut T) -> bool);
+    /// True when one more item does not fit.
+    fn is_full(&self) -> bool;
+    /// Grows to `len` items, filling with `value`.
+    ///
+    /// # Errors
+    /// `Err(())` when `len` is past the capacity.
+    #[allow(clippy::result_unit_err)]
+    fn resize(&mut self, len: usize, value: T) -> Result<(), ()>
+    where
+        T: Clone;
+    /// The bytes this list keeps beside its own size (0 in a fixed list).
+    fn heap_bytes(&self) -> usize;
+}
+
+/// The tokenizer's container stack: bit `i` says whether level `i + 1`
+/// is an object.
+pub trait Bits: Clone + Debug {
+    /// Whether level `at + 1` is an object.
+    fn object(&self, at: usize) -> bool;
+    /// Marks level `at + 1` as an object or an array.
+    fn set(&mut self, at: usize, object: bool);
+}
+
+/// The tokenizer's nesting level.
+pub trait Level: Copy + Clone + Debug + Default + PartialEq + Eq {
+    /// The level as a number.
+    fn get(self) -> usize;
+    /// One deeper (the caller checked the limit).
+    #[must_use]
+    fn up(self) -> Self;
+    /// One shallower (0 stays 0).
+    #[must_use]
+    fn down(self) -> Self;
+}
+
+/// The core's store: `heapless` arrays sized by the const generics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Fixed;
+
+impl Store for Fixed {
+    type Str<const N: usize> = heapless::String<N>;
+    type Str16<const N: usize> = heapless::String<N, u16>;
+    type Vec<T: Clone + Debug, const N: usize> = heapless::Vec<T, N>;
+    type Vec16<T: Clone + Debug, const N: usize> = heapless::Vec<T, N, u16>;
+    type Bits<const N: usize> = u64;
+    type Level = u8;
+
+    #[inline(always)]
+    fn bits<const N: usize>() -> u64 {
+        const { assert!(N <= 64, "Tokenizer DEPTH must be at most 64") };
+        0
+    }
+}
+
+macro_rules! fixed_text {
+    ($len:ty) => {
+        impl<const N: usize> Text for heapless::String<N, $len> {
+            #[inline(always)]
+            fn push_str(&mut self, s: &str) -> Result<(), ()> {
+                heapless::String::push_str(self, s).map_err(drop)
+            }
+            #[inline(always)]
+            fn clear(&mut self) {
+                heapless::String::clear(self);
+            }
+            #[inline(always)]
+            fn truncate(&mut self, len: usize) {
+                heapless::String::truncate(self, len);
+            }
+            #[inline(always)]
+            fn as_str(&self) -> &str {
+                heapless::String::as_str(self)
+            }
+            #[inline(always)]
+            fn heap_bytes(&self) -> usize {
+                0
+            }
+        }
+    };
+}
+fixed_text!(usize);
+fixed_text!(u16);
+
+macro_rules! fixed_seq {
+    ($len:ty) => {
+        impl<T: Clone + Debug, const N: usize> Seq<T> for heapless::Vec<T, N, $len> {
+            #[inline(always)]
+            fn push(&mut self, item: T) -> Result<(), T> {
+                heapless::Vec::push(self, item)
+            }
+            #[inline(always)]
+            fn pop(&mut self) -> Option<T> {
+                heapless::Vec::pop(self)
+            }
+            #[inline(always)]
+            fn insert(&mut self, at: usize, item: T) -> Result<(), T> {
+                heapless::Vec::insert(self, at, item)
+            }
+            #[inline(always)]
+            fn remove(&mut self, at: usize) -> T {
+                heapless::Vec::remove(self, at)
+            }
+            #[inline(always)]
+            fn clear(&mut self) {
+                heapless::Vec::clear(self);
+            }
+            #[inline(always)]
+            fn truncate(&mut self, len: usize) {
+                heapless::Vec::truncate(self, len);
+            }
+            #[inline(always)]
+            fn retain_mut(&mut self, keep: impl FnMut(&mut T) -> bool) {
+                heapless::Vec::retain_mut(self, keep);
+            }
+            #[inline(always)]
+            fn is_full(&self) -> bool {
+                heapless::Vec::is_full(self)
+            }
+            #[inline(always)]
+            fn resize(&mut self, len: usize, value: T) -> Result<(), ()> {
+                heapless::Vec::resize(self, len, value).map_err(drop)
+            }
+            #[inline(always)]
+            fn heap_bytes(&self) -> usize {
+                0
+            }
+        }
+    };
+}
+fixed_seq!(usize);
+fixed_seq!(u16);
+
+impl Bits for u64 {
+    #[inline(always)]
+    fn object(&self, at: usize) -> bool {
+        // `at` < 64: the tokenizer checked its depth limit.
+        self.wrapping_shr(at as u32) & 1 == 1
+    }
+
+    #[inline(always)]
+    fn set(&mut self, at: usize, object: bool) {
+        let bit = 1u64.wrapping_shl(at as u32);
+        if object {
+            *self |= bit;
+        } else {
+            *self &= !bit;
+        }
+    }
+}
+
+impl Level for u8 {
+    #[inline(always)]
+    fn get(self) -> usize {
+        usize::from(self)
+    }
+
+    #[inline(always)]
+    fn up(self) -> Self {
+        self.wrapping_add(1)
+    }
+
+    #[inline(always)]
+    fn down(self) -> Self {
+        self.saturating_sub(1)
+    }
+}
+
+/// A growable store's level (a host's nesting limit may pass 255).
+impl Level for u32 {
+    #[inline(always)]
+    fn get(self) -> usize {
+        self as usize
+    }
+
+    #[inline(always)]
+    fn up(self) -> Self {
+        self.wrapping_add(1)
+    }
+
+    #[inline(always)]
+    fn down(self) -> Self {
+        self.saturating_sub(1)
+    }
+}
