@@ -1,8 +1,8 @@
 //! The client's core reader: the current protocol's, or one with AG-UI
 //! 1.0's tables (owner tables and sub-agent lanes, SPEC 9.7), chosen when
-//! the client is made. The 1.0 reader is some 400 KB (its tables have fixed
-//! capacities, below), so a client that only speaks the current protocol
-//! does not carry it.
+//! the client is made. Both run the core's rules over the host's growable
+//! store ([`Grow`]): open items and ids have no bound but the client's
+//! byte limits, and JSON may nest [`DEPTH`] deep.
 
 use alloc::boxed::Box;
 
@@ -15,21 +15,60 @@ use agui_core::protocol::{Protocol, Select};
 use agui_core::warn::Warning;
 use agui_core::EventRef;
 
-// The capacities of the client's reader (re-exported by `client`; the
-// JSON value reader of `value` shares the nesting limit): here, in the
-// leaf module that sizes the reader, so that no module imports back from
-// `client`.
+#[cfg(feature = "grow")]
+use crate::store::Grow;
 
-/// Id capacity of the client's verifier, in bytes.
-pub const ID_CAPACITY: usize = 128;
-/// How many text messages may be open at once.
-pub const OPEN_MESSAGES: usize = 64;
-/// How many tool calls may be open at once.
-pub const OPEN_TOOL_CALLS: usize = 64;
-/// How many steps may be open at once.
-pub const OPEN_STEPS: usize = 32;
-/// JSON nesting limit.
-pub const DEPTH: usize = 64;
+// The bounds of the client's reader (re-exported by `client`; the JSON
+// value readers of `value` and `partial` share the nesting limit): here,
+// in the leaf module that sizes the reader, so that no module imports
+// back from `client`. With the feature `grow` (a host) the tables grow
+// and only the depth is bounded; without it (a microcontroller) the
+// reader has the fixed capacities it always had.
+
+/// No bound: a growable table takes as many items, and an id slot as many
+/// bytes, as the stream brings (the client's byte limits bound them).
+pub const UNBOUNDED: usize = usize::MAX;
+
+/// The store of the client's reader: [`Grow`] on a host (feature `grow`).
+#[cfg(feature = "grow")]
+pub(crate) type HostStore = Grow;
+/// The store of the client's reader: the core's fixed one without the
+/// feature `grow`.
+#[cfg(not(feature = "grow"))]
+pub(crate) type HostStore = agui_core::store::Fixed;
+
+/// Id capacity of the client's verifier, in bytes: [`UNBOUNDED`] with the
+/// feature `grow`, else 128.
+pub const ID_CAPACITY: usize = if cfg!(feature = "grow") {
+    UNBOUNDED
+} else {
+    128
+};
+/// How many text messages may be open at once: [`UNBOUNDED`] with the
+/// feature `grow`, else 64.
+pub const OPEN_MESSAGES: usize = if cfg!(feature = "grow") {
+    UNBOUNDED
+} else {
+    64
+};
+/// How many tool calls may be open at once: [`UNBOUNDED`] with the
+/// feature `grow`, else 64.
+pub const OPEN_TOOL_CALLS: usize = if cfg!(feature = "grow") {
+    UNBOUNDED
+} else {
+    64
+};
+/// How many steps may be open at once: [`UNBOUNDED`] with the feature
+/// `grow`, else 32.
+pub const OPEN_STEPS: usize = if cfg!(feature = "grow") {
+    UNBOUNDED
+} else {
+    32
+};
+/// JSON nesting limit (frames, snapshots, patches, tool call arguments):
+/// 512 with the feature `grow` (the depth stack costs a bit a level), else
+/// 64. One level deeper is a `json` error.
+pub const DEPTH: usize = if cfg!(feature = "grow") { 512 } else { 64 };
 /// AG-UI 1.0: entries per owner table of a run (the ids it mentions:
 /// messages, tool calls, reasoning and activity ids, the messages of
 /// snapshots and of the run input; SPEC 9.7); one more is a `capacity`
@@ -39,7 +78,17 @@ pub const V1_OWNERS: usize = 512;
 /// allows at most 8 lanes).
 pub const V1_AGENTS: usize = 8;
 
-type Current = EventReader<ID_CAPACITY, OPEN_MESSAGES, OPEN_TOOL_CALLS, OPEN_STEPS, DEPTH>;
+type Current = EventReader<
+    ID_CAPACITY,
+    OPEN_MESSAGES,
+    OPEN_TOOL_CALLS,
+    OPEN_STEPS,
+    DEPTH,
+    0,
+    0,
+    (),
+    HostStore,
+>;
 #[cfg(feature = "v1")]
 type WithV1 = EventReader<
     ID_CAPACITY,
@@ -49,7 +98,8 @@ type WithV1 = EventReader<
     DEPTH,
     V1_OWNERS,
     V1_AGENTS,
-    V1<ID_CAPACITY>,
+    V1<ID_CAPACITY, HostStore>,
+    HostStore,
 >;
 
 /// The reader in use. Its methods are always inlined: each is one branch
@@ -64,9 +114,9 @@ pub(crate) enum Readers {
 /// client makes one per frame, on the stack, and drops it.
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum Undo {
-    Current(Checkpoint<ID_CAPACITY, 0>),
+    Current(Checkpoint<ID_CAPACITY, 0, HostStore>),
     #[cfg(feature = "v1")]
-    V1(Checkpoint<ID_CAPACITY, V1_AGENTS>),
+    V1(Checkpoint<ID_CAPACITY, V1_AGENTS, HostStore>),
 }
 
 impl Readers {

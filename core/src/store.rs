@@ -36,6 +36,10 @@ pub trait Store: Clone + Copy + Debug + Default + PartialEq + Eq + 'static {
     type Bits<const N: usize>: Bits;
     /// The tokenizer's nesting level (`u8` on a device).
     type Level: Level;
+    /// The verifier's set of open ids (text messages, tool calls or
+    /// steps): at most `N` ids of at most `ID` bytes, in the order they
+    /// opened.
+    type Ids<const N: usize, const ID: usize>: IdSet<Id = Self::Str<ID>>;
 
     /// An empty container stack. The fixed store fails to compile for
     /// more levels than its 64-bit stack holds.
@@ -96,6 +100,93 @@ pub trait Seq<T>: Deref<Target = [T]> + DerefMut + Default + Clone + Debug {
     fn heap_bytes(&self) -> usize;
 }
 
+/// An insertion-ordered set of ids (see [`Store::Ids`]). A position
+/// ([`position`](IdSet::position)) is the store's own mark of where an id
+/// sits, which [`put_back`](IdSet::put_back) takes to restore the order.
+pub trait IdSet: Default + Clone + Debug {
+    /// An id as the set keeps it.
+    type Id: Text;
+    /// True if `id` is in the set.
+    fn contains(&self, id: &str) -> bool;
+    /// Adds `id` last; `Err(())` (and no change) if the set is full or the
+    /// id too long.
+    #[allow(clippy::result_unit_err)]
+    fn insert(&mut self, id: &str) -> Result<(), ()>;
+    /// Where `id` sits.
+    fn position(&self, id: &str) -> Option<usize>;
+    /// Removes `id`, keeping the others in order.
+    fn remove(&mut self, id: &str);
+    /// The ids, oldest first.
+    fn iter(&self) -> impl Iterator<Item = &str>;
+    /// How many ids.
+    fn len(&self) -> usize;
+    /// Removes every id.
+    fn clear(&mut self);
+    /// Removes the newest id.
+    fn pop_last(&mut self) -> Option<Self::Id>;
+    /// Puts `id` back where [`position`](IdSet::position) said it was.
+    #[allow(clippy::result_unit_err)]
+    fn put_back(&mut self, at: usize, id: Self::Id) -> Result<(), ()>;
+    /// The bytes the set keeps beside its own size (0 when fixed).
+    fn heap_bytes(&self) -> usize;
+}
+
+/// The fixed store's id set: a list searched from the oldest (a device's
+/// tables hold a few ids). A position is an index.
+#[derive(Debug, Clone, Default)]
+pub struct FixedIds<const N: usize, const ID: usize> {
+    ids: heapless::Vec<heapless::String<ID>, N>,
+}
+
+impl<const N: usize, const ID: usize> IdSet for FixedIds<N, ID> {
+    type Id = heapless::String<ID>;
+
+    fn contains(&self, id: &str) -> bool {
+        self.ids.iter().any(|x| x.as_str() == id)
+    }
+
+    fn insert(&mut self, id: &str) -> Result<(), ()> {
+        let mut slot = heapless::String::new();
+        slot.push_str(id).map_err(drop)?;
+        self.ids.push(slot).map_err(drop)
+    }
+
+    fn position(&self, id: &str) -> Option<usize> {
+        self.ids.iter().position(|x| x.as_str() == id)
+    }
+
+    fn remove(&mut self, id: &str) {
+        if let Some(at) = self.position(id) {
+            self.ids.remove(at);
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        self.ids.iter().map(|s| s.as_str())
+    }
+
+    fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    fn clear(&mut self) {
+        self.ids.clear();
+    }
+
+    fn pop_last(&mut self) -> Option<Self::Id> {
+        self.ids.pop()
+    }
+
+    fn put_back(&mut self, at: usize, id: Self::Id) -> Result<(), ()> {
+        let at = at.min(self.ids.len());
+        self.ids.insert(at, id).map_err(drop)
+    }
+
+    fn heap_bytes(&self) -> usize {
+        0
+    }
+}
+
 /// The tokenizer's container stack: bit `i` says whether level `i + 1`
 /// is an object.
 pub trait Bits: Clone + Debug {
@@ -128,6 +219,7 @@ impl Store for Fixed {
     type Vec16<T: Clone + Debug, const N: usize> = heapless::Vec<T, N, u16>;
     type Bits<const N: usize> = u64;
     type Level = u8;
+    type Ids<const N: usize, const ID: usize> = FixedIds<N, ID>;
 
     #[inline(always)]
     fn bits<const N: usize>() -> u64 {

@@ -44,16 +44,17 @@
 
 use crate::error::{error_text, Code, Detail, Error, Stage, Table};
 use crate::event::EventRef;
-use crate::store::{Fixed, Seq as _, Store, Text as _};
+use crate::store::{Fixed, IdSet as _, Store, Text as _};
 
 pub use crate::spec::{Rule, TableOp, Tracked};
 
 pub mod v1;
 
-/// An insertion-ordered set of ids with room for `N` ids of `ID` bytes.
+/// An insertion-ordered set of ids with room for `N` ids of `ID` bytes,
+/// kept as the store `S` keeps it ([`Store::Ids`]).
 #[derive(Debug, Clone, Default)]
-pub struct IdTable<const N: usize, const ID: usize, S: Store> {
-    ids: S::Vec<S::Str<ID>, N>,
+pub struct IdTable<const N: usize, const ID: usize, S: Store = Fixed> {
+    ids: S::Ids<N, ID>,
 }
 
 impl<const N: usize, const ID: usize, S: Store> IdTable<N, ID, S> {
@@ -66,32 +67,28 @@ impl<const N: usize, const ID: usize, S: Store> IdTable<N, ID, S> {
 
     /// True if `id` is in the table.
     pub fn contains(&self, id: &str) -> bool {
-        self.ids.iter().any(|x| x.as_str() == id)
+        self.ids.contains(id)
     }
 
     /// Adds `id`; `Err(())` if the table is full or the id too long.
     #[allow(clippy::result_unit_err)]
     pub fn insert(&mut self, id: &str) -> Result<(), ()> {
-        let mut slot: S::Str<ID> = Default::default();
-        slot.push_str(id).map_err(drop)?;
-        self.ids.push(slot).map_err(drop)
+        self.ids.insert(id)
     }
 
     /// Removes `id`, keeping the others in order.
     pub fn remove(&mut self, id: &str) {
-        if let Some(at) = self.position(id) {
-            self.ids.remove(at);
-        }
+        self.ids.remove(id);
     }
 
-    /// Where `id` is, oldest first.
-    fn position(&self, id: &str) -> Option<usize> {
-        self.ids.iter().position(|x| x.as_str() == id)
+    /// Where `id` is (the store's mark, for an undo).
+    pub(crate) fn position(&self, id: &str) -> Option<usize> {
+        self.ids.position(id)
     }
 
     /// The ids, oldest first.
     pub fn iter(&self) -> impl Iterator<Item = &str> {
-        self.ids.iter().map(|s| s.as_str())
+        self.ids.iter()
     }
 
     /// Number of ids.
@@ -101,12 +98,17 @@ impl<const N: usize, const ID: usize, S: Store> IdTable<N, ID, S> {
 
     /// True if empty.
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.ids.len() == 0
     }
 
     /// Empties the table.
     pub fn clear(&mut self) {
         self.ids.clear();
+    }
+
+    /// The bytes the table keeps beside its own size (0 when fixed).
+    pub fn heap_bytes(&self) -> usize {
+        self.ids.heap_bytes()
     }
 }
 
@@ -416,7 +418,7 @@ impl<const ID: usize, const MSGS: usize, const TOOLS: usize, const STEPS: usize,
             Change::Opened(which) => self.with_table(which, |ids| drop(ids.pop_last())),
             Change::Closed(which, at, id) => self.with_table(which, |ids| {
                 // The slot was freed by the close, so the id fits again.
-                let _ = ids.put_back(at.min(ids.len()), id);
+                let _ = ids.put_back(at, id);
             }),
         }
     }
@@ -490,21 +492,16 @@ impl<const ID: usize, const MSGS: usize, const TOOLS: usize, const STEPS: usize,
 /// The two table edits an undo needs, for any table size.
 trait TableOps<const ID: usize, S: Store> {
     fn pop_last(&mut self) -> Option<S::Str<ID>>;
-    fn len(&self) -> usize;
     fn put_back(&mut self, at: usize, id: S::Str<ID>) -> Result<(), ()>;
 }
 
 impl<const N: usize, const ID: usize, S: Store> TableOps<ID, S> for IdTable<N, ID, S> {
     fn pop_last(&mut self) -> Option<S::Str<ID>> {
-        self.ids.pop()
-    }
-
-    fn len(&self) -> usize {
-        self.ids.len()
+        self.ids.pop_last()
     }
 
     fn put_back(&mut self, at: usize, id: S::Str<ID>) -> Result<(), ()> {
-        self.ids.insert(at, id).map_err(drop)
+        self.ids.put_back(at, id)
     }
 }
 
