@@ -71,12 +71,16 @@ pub const OPEN_STEPS: usize = if cfg!(feature = "grow") {
 pub const DEPTH: usize = if cfg!(feature = "grow") { 512 } else { 64 };
 /// AG-UI 1.0: entries per owner table of a run (the ids it mentions:
 /// messages, tool calls, reasoning and activity ids, the messages of
-/// snapshots and of the run input; SPEC 9.7); one more is a `capacity`
-/// error naming the table.
-pub const V1_OWNERS: usize = 512;
-/// AG-UI 1.0: sub-agent invocations per run (and chunk lanes; the core
-/// allows at most 8 lanes).
-pub const V1_AGENTS: usize = 8;
+/// snapshots and of the run input; SPEC 9.7; the reference keeps them for
+/// the run); one more is a `capacity` error naming the table. With the
+/// feature `grow` 65,534 (the most a table's `u16` positions address; the
+/// tables grow as they fill), else 512.
+pub const V1_OWNERS: usize = if cfg!(feature = "grow") { 65_534 } else { 512 };
+/// AG-UI 1.0: sub-agent invocations per run (started, or only named by a
+/// tag; a finished one keeps its id for the run, as the reference does).
+/// With the feature `grow` 255 (an owner is a `u8` index), else 8. At
+/// most 8 of them have a chunk open at once (the core's chunk lanes).
+pub const V1_AGENTS: usize = if cfg!(feature = "grow") { 255 } else { 8 };
 
 type Current = EventReader<
     ID_CAPACITY,

@@ -25,7 +25,7 @@ use core::fmt::Debug;
 use core::mem::size_of;
 use core::ops::{Deref, DerefMut};
 
-use agui_core::store::{Bits, IdSet, Seq, Store, Text};
+use agui_core::store::{id_hash, Bits, IdSet, OwnerIndex, Seq, Store, Text};
 
 /// The host's store: every table grows as it needs to, up to the const
 /// generic bound it is given (`usize::MAX`: none).
@@ -40,6 +40,7 @@ impl Store for Grow {
     type Bits<const N: usize> = GrowBits;
     type Level = u32;
     type Ids<const N: usize, const ID: usize> = GrowIds<N, ID>;
+    type Index<const N: usize> = GrowIndex;
 
     fn bits<const N: usize>() -> GrowBits {
         GrowBits::default()
@@ -284,5 +285,129 @@ impl<const N: usize, const ID: usize> IdSet for GrowIds<N, ID> {
 
     fn heap_bytes(&self) -> usize {
         self.bytes
+    }
+}
+
+/// The 1.0 owner tables' index on a host: open addressing with linear
+/// probing, as the fixed one, but the slots double when half full (each
+/// keeps its id's hash, so growing reads no id) and removal shifts back
+/// the run after the hole. A lookup costs about the id's length, and an
+/// insert is amortised O(1), however many ids the table holds.
+#[derive(Debug, Clone, Default)]
+pub struct GrowIndex {
+    /// `(hash, position + 1)`; a position of 0 is a free slot. A power of
+    /// two long (or empty).
+    slots: Vec<(u32, u32)>,
+    used: usize,
+}
+
+impl GrowIndex {
+    fn mask(&self) -> usize {
+        self.slots.len().wrapping_sub(1)
+    }
+
+    /// The slots from `hash`'s home up to (not past) the first free one.
+    fn run(&self, hash: u32) -> impl Iterator<Item = usize> + '_ {
+        let mask = self.mask();
+        let start = (hash as usize) & mask;
+        (0..self.slots.len())
+            .map(move |i| start.wrapping_add(i) & mask)
+            .take_while(|&s| self.slots.get(s).is_some_and(|v| v.1 != 0))
+    }
+
+    fn slot_of(&self, id: &str, at: usize) -> Option<usize> {
+        let want = u32::try_from(at.checked_add(1)?).ok()?;
+        let hash = id_hash(id) as u32;
+        self.run(hash)
+            .find(|&s| self.slots.get(s).is_some_and(|v| v.1 == want))
+    }
+
+    fn place(&mut self, hash: u32, value: u32) {
+        let mask = self.mask();
+        let start = (hash as usize) & mask;
+        for i in 0..self.slots.len() {
+            if let Some(slot) = self.slots.get_mut(start.wrapping_add(i) & mask) {
+                if slot.1 == 0 {
+                    *slot = (hash, value);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Doubles the slots (8 at first) and places every entry again.
+    fn grow(&mut self) {
+        let size = self.slots.len().saturating_mul(2).max(8);
+        let old = core::mem::replace(&mut self.slots, alloc::vec![(0, 0); size]);
+        for (hash, value) in old.into_iter().filter(|v| v.1 != 0) {
+            self.place(hash, value);
+        }
+    }
+}
+
+impl OwnerIndex for GrowIndex {
+    fn candidates(&self, id: &str) -> impl Iterator<Item = usize> + '_ {
+        let hash = id_hash(id) as u32;
+        self.run(hash).filter_map(move |s| {
+            let (h, value) = *self.slots.get(s)?;
+            (h == hash).then(|| (value as usize).wrapping_sub(1))
+        })
+    }
+
+    fn holds(&self, id: &str, at: usize) -> bool {
+        self.slot_of(id, at).is_some()
+    }
+
+    fn insert(&mut self, id: &str, at: usize) {
+        let Ok(value) = u32::try_from(at.saturating_add(1)) else {
+            return;
+        };
+        if self.used.saturating_add(1).saturating_mul(2) > self.slots.len() {
+            self.grow();
+        }
+        self.place(id_hash(id) as u32, value);
+        self.used = self.used.saturating_add(1);
+    }
+
+    fn relabel(&mut self, id: &str, at: usize, to: usize) {
+        let slot = self.slot_of(id, at);
+        let value = u32::try_from(to.saturating_add(1));
+        if let (Some(slot), Ok(v)) = (slot.and_then(|s| self.slots.get_mut(s)), value) {
+            slot.1 = v;
+        }
+    }
+
+    fn remove(&mut self, id: &str, at: usize, _hash_at: impl Fn(usize) -> Option<usize>) {
+        let Some(mut hole) = self.slot_of(id, at) else {
+            return;
+        };
+        let mask = self.mask();
+        let mut next = hole;
+        for _ in 0..self.slots.len() {
+            next = next.wrapping_add(1) & mask;
+            let Some(&(hash, value)) = self.slots.get(next).filter(|v| v.1 != 0) else {
+                break;
+            };
+            let home = (hash as usize) & mask;
+            // Cyclic distances to `next`: the entry may fill the hole
+            // unless its home lies after the hole.
+            let from = |s: usize| next.wrapping_sub(s) & mask;
+            if from(home) >= from(hole) {
+                if let Some(slot) = self.slots.get_mut(hole) {
+                    *slot = (hash, value);
+                }
+                hole = next;
+            }
+        }
+        if let Some(slot) = self.slots.get_mut(hole) {
+            *slot = (0, 0);
+        }
+        self.used = self.used.saturating_sub(1);
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.slots
+            .capacity()
+            .saturating_mul(size_of::<(u32, u32)>())
     }
 }

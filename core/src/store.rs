@@ -40,6 +40,9 @@ pub trait Store: Clone + Copy + Debug + Default + PartialEq + Eq + 'static {
     /// steps): at most `N` ids of at most `ID` bytes, in the order they
     /// opened.
     type Ids<const N: usize, const ID: usize>: IdSet<Id = Self::Str<ID>>;
+    /// The 1.0 owner tables' index: where each of at most `N` ids sits in
+    /// its table (positions below 65,535).
+    type Index<const N: usize>: OwnerIndex;
 
     /// An empty container stack. The fixed store fails to compile for
     /// more levels than its 64-bit stack holds.
@@ -187,6 +190,170 @@ impl<const N: usize, const ID: usize> IdSet for FixedIds<N, ID> {
     }
 }
 
+/// The 1.0 owner tables' hashed index over ids held elsewhere, by
+/// position (see [`Store::Index`]). A lookup costs about the id's length,
+/// however many ids are held.
+pub trait OwnerIndex: Default + Clone + Debug {
+    /// The positions `id`'s probe meets: those holding `id` among them
+    /// (the caller compares the ids).
+    fn candidates(&self, id: &str) -> impl Iterator<Item = usize> + '_;
+    /// Whether position `at`, of id `id`, is in the index.
+    fn holds(&self, id: &str, at: usize) -> bool;
+    /// Enters position `at`, of id `id`.
+    fn insert(&mut self, id: &str, at: usize);
+    /// Position `at`, of id `id`, is now at `to`.
+    fn relabel(&mut self, id: &str, at: usize, to: usize);
+    /// Takes out position `at`, of id `id`; `hash_at` gives the
+    /// [`id_hash`] of the id at a position.
+    fn remove(&mut self, id: &str, at: usize, hash_at: impl Fn(usize) -> Option<usize>);
+    /// The bytes the index keeps beside its own size (0 when fixed).
+    fn heap_bytes(&self) -> usize;
+}
+
+/// FNV-1a: where an id's probe starts in an owner index.
+pub fn id_hash(id: &str) -> usize {
+    let h = id.bytes().fold(0x811c_9dc5u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    });
+    h as usize
+}
+
+/// A hashed index over up to `N` ids held elsewhere (by position), so
+/// that a lookup costs about the id's length however many ids are held.
+/// `2 N` slots (as `N` pairs: stable Rust cannot size an array `2 * N`),
+/// each 0 (free) or a position plus one, placed by linear probing from
+/// the id's hash. At most half full, so a probe meets a free slot after
+/// about two.
+///
+/// The slots are a `heapless::Vec` filled (zeroed) at the first insert,
+/// not an array: a new pipeline then only sets lengths, which the
+/// compiler does in place (zeroed arrays made it build the 1.0 tables on
+/// the stack and copy them, doubling the 1.0 firmware's stack).
+#[derive(Debug, Clone, Default)]
+pub struct FixedIndex<const N: usize> {
+    slots: heapless::Vec<[u16; 2], N, u16>,
+}
+
+impl<const N: usize> FixedIndex<N> {
+    /// Positions plus one fit a `u16`.
+    const FITS: () = assert!(N < u16::MAX as usize, "at most 65534 entries per 1.0 table");
+
+    /// The slots in the order `id` probes them.
+    fn probe_(id: &str) -> impl Iterator<Item = usize> {
+        let size = N.saturating_mul(2);
+        let start = id_hash(id).checked_rem(size).unwrap_or(0);
+        (start..size).chain(0..start)
+    }
+
+    /// The positions `id`'s probe meets before a free slot: those holding
+    /// `id` among them (the caller compares).
+    fn candidates_(&self, id: &str) -> impl Iterator<Item = usize> + '_ {
+        let slots = self.slots.as_flattened();
+        Self::probe_(id).map_while(|s| slots.get(s).and_then(|v| usize::from(*v).checked_sub(1)))
+    }
+
+    /// The slot holding position `at`, of id `id`.
+    fn slot_of_(&self, id: &str, at: usize) -> Option<usize> {
+        let want = u16::try_from(at.checked_add(1)?).ok()?;
+        let slots = self.slots.as_flattened();
+        Self::probe_(id)
+            .take_while(|s| slots.get(*s).is_some_and(|v| *v != 0))
+            .find(|s| slots.get(*s) == Some(&want))
+    }
+
+    /// Enters position `at`, of id `id`.
+    fn insert_(&mut self, id: &str, at: usize) {
+        let () = Self::FITS;
+        let Ok(value) = u16::try_from(at.saturating_add(1)) else {
+            return;
+        };
+        // Once per table's life: every slot free.
+        if self.slots.len() < N {
+            let _ = self.slots.resize(N, [0; 2]);
+        }
+        let slots = self.slots.as_flattened_mut();
+        if let Some(free) = Self::probe_(id).find(|s| slots.get(*s) == Some(&0)) {
+            if let Some(slot) = slots.get_mut(free) {
+                *slot = value;
+            }
+        }
+    }
+
+    /// Position `at`, of id `id`, is now at `to`.
+    fn relabel_(&mut self, id: &str, at: usize, to: usize) {
+        let slot = self.slot_of_(id, at);
+        let slot = slot.and_then(|s| self.slots.as_flattened_mut().get_mut(s));
+        if let (Some(slot), Ok(v)) = (slot, u16::try_from(to.saturating_add(1))) {
+            *slot = v;
+        }
+    }
+
+    /// Takes out position `at`, of id `id`; `hash_at` gives the hash of
+    /// the id at a position. The positions after it in its probe run
+    /// move back as far as their own probes allow, so that no probe meets
+    /// a gap before their slots (backward-shift deletion).
+    fn remove_(&mut self, id: &str, at: usize, hash_at: impl Fn(usize) -> Option<usize>) {
+        let Some(mut hole) = self.slot_of_(id, at) else {
+            return;
+        };
+        let size = N.saturating_mul(2);
+        let slots = self.slots.as_flattened_mut();
+        let mut next = hole;
+        for _ in 0..size {
+            next = next.wrapping_add(1).checked_rem(size).unwrap_or(0);
+            let Some(value) = slots.get(next).copied().filter(|v| *v != 0) else {
+                break;
+            };
+            let home = hash_at(usize::from(value).wrapping_sub(1))
+                .and_then(|h| h.checked_rem(size))
+                .unwrap_or(next);
+            // Cyclic distances to `next`: the position may fill the hole
+            // unless its home lies after the hole.
+            let from = |s: usize| next.wrapping_add(size).wrapping_sub(s).checked_rem(size);
+            if from(home) >= from(hole) {
+                if let Some(slot) = slots.get_mut(hole) {
+                    *slot = value;
+                }
+                hole = next;
+            }
+        }
+        if let Some(slot) = slots.get_mut(hole) {
+            *slot = 0;
+        }
+    }
+}
+
+impl<const N: usize> OwnerIndex for FixedIndex<N> {
+    #[inline]
+    fn candidates(&self, id: &str) -> impl Iterator<Item = usize> + '_ {
+        self.candidates_(id)
+    }
+
+    #[inline]
+    fn holds(&self, id: &str, at: usize) -> bool {
+        self.slot_of_(id, at).is_some()
+    }
+
+    #[inline]
+    fn insert(&mut self, id: &str, at: usize) {
+        self.insert_(id, at);
+    }
+
+    #[inline]
+    fn relabel(&mut self, id: &str, at: usize, to: usize) {
+        self.relabel_(id, at, to);
+    }
+
+    #[inline]
+    fn remove(&mut self, id: &str, at: usize, hash_at: impl Fn(usize) -> Option<usize>) {
+        self.remove_(id, at, hash_at);
+    }
+
+    fn heap_bytes(&self) -> usize {
+        0
+    }
+}
+
 /// The tokenizer's container stack: bit `i` says whether level `i + 1`
 /// is an object.
 pub trait Bits: Clone + Debug {
@@ -220,6 +387,7 @@ impl Store for Fixed {
     type Bits<const N: usize> = u64;
     type Level = u8;
     type Ids<const N: usize, const ID: usize> = FixedIds<N, ID>;
+    type Index<const N: usize> = FixedIndex<N>;
 
     #[inline(always)]
     fn bits<const N: usize>() -> u64 {

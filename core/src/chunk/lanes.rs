@@ -116,8 +116,9 @@ fn hash(text: &str) -> u32 {
 }
 
 impl<const ID: usize, const AGENTS: usize, S: Store> Chunker<ID, AGENTS, S> {
-    /// A plan lists every open lane: the parent's and at most 8 others.
-    const LANES_FIT: () = assert!(AGENTS <= 8, "at most 8 sub-agent lanes (AGENTS <= 8)");
+    /// A plan lists every open lane: the parent's and at most 8 others,
+    /// whatever the number of sub-agents.
+    const LANES: usize = if AGENTS < 8 { AGENTS } else { 8 };
 
     /// The lane of `owner` (`None`: the parent), if it has one.
     fn lane_of(&self, owner: Option<&str>) -> Option<LaneKey> {
@@ -225,14 +226,14 @@ impl<const ID: usize, const AGENTS: usize, S: Store> Chunker<ID, AGENTS, S> {
         let free = self.lanes.iter().position(|l| l.item.is_none());
         match free {
             Some(i) => Ok(LaneKey::Sub(i as u8)),
-            None if self.lanes.len() < AGENTS => Ok(LaneKey::Sub(self.lanes.len() as u8)),
+            None if self.lanes.len() < Self::LANES => Ok(LaneKey::Sub(self.lanes.len() as u8)),
             None => Err(Error::new(
                 Stage::Transform,
                 Code::Capacity,
                 Some(kind),
                 Detail::Capacity {
                     table: Table::Lanes,
-                    limit: AGENTS,
+                    limit: Self::LANES,
                     field: None,
                     id: error_text(tag.unwrap_or("")),
                 },
@@ -258,7 +259,6 @@ impl<const ID: usize, const AGENTS: usize, S: Store> Chunker<ID, AGENTS, S> {
         head: &Header,
         dec: &Decoder<ID, DEPTH, X, S>,
     ) -> Result<PlanV1, Error> {
-        let () = Self::LANES_FIT;
         let mut plan = PlanV1 {
             closes: 0,
             closing: heapless::Vec::new(),

@@ -1,8 +1,8 @@
 //! The open steps, keyed by name and owner, in the order they opened.
 
-use super::table::{hash, Index};
+use super::table::hash;
 use super::{Id, Owner};
-use crate::store::{Seq as _, Store, Text as _};
+use crate::store::{OwnerIndex as _, Seq as _, Store, Text as _};
 
 /// An open step: its name and owner, and its place in the order the
 /// steps opened.
@@ -26,7 +26,7 @@ pub(super) struct Step<const ID: usize, S: Store> {
 pub(super) struct Steps<const ID: usize, const N: usize, S: Store> {
     pub(super) slots: S::Vec16<Step<ID, S>, N>,
     /// The open steps by name.
-    pub(super) index: Index<N>,
+    pub(super) index: S::Index<N>,
     /// The first and last open step, and the first free slot (position
     /// + 1; 0: none).
     pub(super) first: u16,
@@ -43,7 +43,7 @@ impl<const ID: usize, const N: usize, S: Store> Steps<ID, N, S> {
     pub(super) fn new() -> Self {
         Steps {
             slots: Default::default(),
-            index: Index::new(),
+            index: Default::default(),
             first: 0,
             last: 0,
             free: 0,

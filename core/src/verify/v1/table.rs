@@ -2,7 +2,7 @@
 //! hashed index over their ids ([`HashIndex`]).
 
 use super::{Full, Id, Owner, FRESH, LOOSE, PENDING, SEED, TOUCHED};
-use crate::store::{Seq as _, Store, Text as _};
+use crate::store::{OwnerIndex as _, Seq as _, Store, Text as _};
 
 /// One owner entry: the id, its owner, and (reasoning) what is open.
 #[derive(Debug, Clone)]
@@ -27,124 +27,7 @@ impl<const ID: usize, S: Store> Entry<ID, S> {
     }
 }
 
-/// FNV-1a: where an id's probe starts.
-pub(super) fn hash(id: &str) -> usize {
-    let h = id.bytes().fold(0x811c_9dc5u32, |h, b| {
-        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
-    });
-    h as usize
-}
-
-/// A hashed index over up to `N` ids held elsewhere (by position), so
-/// that a lookup costs about the id's length however many ids are held.
-/// `2 N` slots (as `N` pairs: stable Rust cannot size an array `2 * N`),
-/// each 0 (free) or a position plus one, placed by linear probing from
-/// the id's hash. At most half full, so a probe meets a free slot after
-/// about two.
-///
-/// The slots are a `heapless::Vec` filled (zeroed) at the first insert,
-/// not an array: a new pipeline then only sets lengths, which the
-/// compiler does in place (zeroed arrays made it build the 1.0 tables on
-/// the stack and copy them, doubling the 1.0 firmware's stack).
-#[derive(Debug, Clone)]
-pub(super) struct Index<const N: usize> {
-    pub(super) slots: heapless::Vec<[u16; 2], N, u16>,
-}
-
-impl<const N: usize> Index<N> {
-    /// Positions plus one fit a `u16`.
-    const FITS: () = assert!(N < u16::MAX as usize, "at most 65534 entries per 1.0 table");
-
-    pub(super) const fn new() -> Self {
-        let () = Self::FITS;
-        Index {
-            slots: heapless::Vec::new(),
-        }
-    }
-
-    /// The slots in the order `id` probes them.
-    pub(super) fn probe(id: &str) -> impl Iterator<Item = usize> {
-        let size = N.saturating_mul(2);
-        let start = hash(id).checked_rem(size).unwrap_or(0);
-        (start..size).chain(0..start)
-    }
-
-    /// The positions `id`'s probe meets before a free slot: those holding
-    /// `id` among them (the caller compares).
-    pub(super) fn candidates(&self, id: &str) -> impl Iterator<Item = usize> + '_ {
-        let slots = self.slots.as_flattened();
-        Self::probe(id).map_while(|s| slots.get(s).and_then(|v| usize::from(*v).checked_sub(1)))
-    }
-
-    /// The slot holding position `at`, of id `id`.
-    pub(super) fn slot_of(&self, id: &str, at: usize) -> Option<usize> {
-        let want = u16::try_from(at.checked_add(1)?).ok()?;
-        let slots = self.slots.as_flattened();
-        Self::probe(id)
-            .take_while(|s| slots.get(*s).is_some_and(|v| *v != 0))
-            .find(|s| slots.get(*s) == Some(&want))
-    }
-
-    /// Enters position `at`, of id `id`.
-    pub(super) fn insert(&mut self, id: &str, at: usize) {
-        let Ok(value) = u16::try_from(at.saturating_add(1)) else {
-            return;
-        };
-        // Once per table's life: every slot free.
-        if self.slots.len() < N {
-            let _ = self.slots.resize(N, [0; 2]);
-        }
-        let slots = self.slots.as_flattened_mut();
-        if let Some(free) = Self::probe(id).find(|s| slots.get(*s) == Some(&0)) {
-            if let Some(slot) = slots.get_mut(free) {
-                *slot = value;
-            }
-        }
-    }
-
-    /// Position `at`, of id `id`, is now at `to`.
-    pub(super) fn relabel(&mut self, id: &str, at: usize, to: usize) {
-        let slot = self.slot_of(id, at);
-        let slot = slot.and_then(|s| self.slots.as_flattened_mut().get_mut(s));
-        if let (Some(slot), Ok(v)) = (slot, u16::try_from(to.saturating_add(1))) {
-            *slot = v;
-        }
-    }
-
-    /// Takes out position `at`, of id `id`; `hash_at` gives the hash of
-    /// the id at a position. The positions after it in its probe run
-    /// move back as far as their own probes allow, so that no probe meets
-    /// a gap before their slots (backward-shift deletion).
-    pub(super) fn remove(&mut self, id: &str, at: usize, hash_at: impl Fn(usize) -> Option<usize>) {
-        let Some(mut hole) = self.slot_of(id, at) else {
-            return;
-        };
-        let size = N.saturating_mul(2);
-        let slots = self.slots.as_flattened_mut();
-        let mut next = hole;
-        for _ in 0..size {
-            next = next.wrapping_add(1).checked_rem(size).unwrap_or(0);
-            let Some(value) = slots.get(next).copied().filter(|v| *v != 0) else {
-                break;
-            };
-            let home = hash_at(usize::from(value).wrapping_sub(1))
-                .and_then(|h| h.checked_rem(size))
-                .unwrap_or(next);
-            // Cyclic distances to `next`: the position may fill the hole
-            // unless its home lies after the hole.
-            let from = |s: usize| next.wrapping_add(size).wrapping_sub(s).checked_rem(size);
-            if from(home) >= from(hole) {
-                if let Some(slot) = slots.get_mut(hole) {
-                    *slot = value;
-                }
-                hole = next;
-            }
-        }
-        if let Some(slot) = slots.get_mut(hole) {
-            *slot = 0;
-        }
-    }
-}
+pub(super) use crate::store::id_hash as hash;
 
 /// An owner table: ids in first-mention order, with a hashed index so
 /// that a lookup costs about the id's length however many ids the run
@@ -155,7 +38,7 @@ impl<const N: usize> Index<N> {
 pub(super) struct HashIndex<const ID: usize, const N: usize, S: Store> {
     pub(super) entries: S::Vec16<Entry<ID, S>, N>,
     /// Every entry but a `LOOSE` one (at most one: the last).
-    pub(super) index: Index<N>,
+    pub(super) index: S::Index<N>,
     /// The entries before `base` the frame's seeding marked, each once
     /// (flagged `TOUCHED`); from `base` on, all entries are the frame's.
     pub(super) touched: S::Vec16<u16, N>,
@@ -168,7 +51,7 @@ impl<const ID: usize, const N: usize, S: Store> HashIndex<ID, N, S> {
     pub(super) fn new() -> Self {
         HashIndex {
             entries: Default::default(),
-            index: Index::new(),
+            index: Default::default(),
             touched: Default::default(),
             base: 0,
         }
@@ -202,7 +85,7 @@ impl<const ID: usize, const N: usize, S: Store> HashIndex<ID, N, S> {
     #[cfg(test)]
     pub(super) fn indexed(&self, at: usize) -> bool {
         let id = self.entries.get(at).map_or("", |e| e.id.as_str());
-        self.index.slot_of(id, at).is_some()
+        self.index.holds(id, at)
     }
 
     /// Enters entry `at` in the index.
