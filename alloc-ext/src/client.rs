@@ -623,6 +623,28 @@ impl Client {
         self.reducer.messages()
     }
 
+    /// The bytes the core reader keeps on the heap for the rules (issue
+    /// 22): open ids, id slots, chunk lanes, the 1.0 owner and sub-agent
+    /// tables and the JSON depth stacks, as the host's growable store
+    /// counts them while they change ([`crate::store`]); 0 without the
+    /// feature `grow`. Reading it costs the same whatever the tables hold.
+    ///
+    /// ```
+    /// use agui_alloc::Client;
+    ///
+    /// let mut client = Client::new();
+    /// let before = client.kept_bytes();
+    /// let open = format!(
+    ///     "{{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}}\n{{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"{}\",\"role\":\"assistant\"}}\n",
+    ///     "m".repeat(1000)
+    /// );
+    /// client.feed(open.as_bytes()).unwrap();
+    /// assert!(client.kept_bytes() >= before + 1000);
+    /// ```
+    pub fn kept_bytes(&self) -> usize {
+        self.reader.kept_bytes()
+    }
+
     /// The shared state so far.
     pub fn state(&self) -> &Value {
         self.reducer.state()

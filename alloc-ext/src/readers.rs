@@ -141,6 +141,18 @@ impl Readers {
         }
     }
 
+    /// The bytes the reader keeps on the heap beside its fixed part: id
+    /// slots, open ids, chunk lanes, 1.0 tables and depth stacks (see
+    /// `EventReader::kept_bytes`); read in constant time.
+    #[inline(always)]
+    pub(crate) fn kept_bytes(&self) -> usize {
+        match self {
+            Readers::Current(r) => r.kept_bytes(),
+            #[cfg(feature = "v1")]
+            Readers::V1(r) => r.kept_bytes(),
+        }
+    }
+
     /// The stream's protocol, once its first frame decided it.
     #[inline(always)]
     pub(crate) fn protocol(&self) -> Option<Protocol> {

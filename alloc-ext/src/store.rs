@@ -39,6 +39,7 @@ impl Store for Grow {
     type Vec16<T: Clone + Debug, const N: usize> = GrowList<T, N>;
     type Bits<const N: usize> = GrowBits;
     type Level = u32;
+    type Tally = usize;
     type Ids<const N: usize, const ID: usize> = GrowIds<N, ID>;
     type Index<const N: usize> = GrowIndex;
 
@@ -193,6 +194,10 @@ impl Bits for GrowBits {
                 *w &= !bit;
             }
         }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.0.capacity().saturating_mul(size_of::<u64>())
     }
 }
 

@@ -18,7 +18,7 @@
 use crate::decode::{Decoder, Ext, Field, Header};
 use crate::error::{Code, Detail, Error, Stage};
 use crate::event::{EventType, Origin};
-use crate::store::{Fixed, Store, Text as _};
+use crate::store::{Fixed, Seq as _, Store, Text as _};
 
 mod lanes;
 pub use crate::spec::{Chunking, Item};
@@ -195,7 +195,7 @@ impl<const ID: usize, const AGENTS: usize, S: Store> Chunker<ID, AGENTS, S> {
         let frame_id = dec.id();
         let names_id = item.id_field().is_some_and(|f| dec.has_text(f));
         let differs = names_id
-            && frame_id != self.id.as_str()
+            && !frame_id.eq(self.id.as_str())
             && !(item == Item::Reasoning && frame_id.is_empty());
         let continues = self.open == Some(item) && !differs;
         if !continues {
@@ -241,6 +241,17 @@ impl<const ID: usize, const AGENTS: usize, S: Store> Chunker<ID, AGENTS, S> {
             }
             Origin::Frame | Origin::Chunk => {}
         }
+    }
+
+    /// The bytes the expander keeps beside its own size (0 in the fixed
+    /// store): its id slot and the sub-agents' lanes (at most 8).
+    pub fn heap_bytes(&self) -> usize {
+        self.lanes
+            .iter()
+            .fold(self.id.heap_bytes(), |n, l| {
+                n.saturating_add(l.heap_bytes())
+            })
+            .saturating_add(self.lanes.heap_bytes())
     }
 
     /// The id for a step: the open item's, or the frame's.

@@ -648,6 +648,21 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID, S>, S: Store> Decoder<ID, D
     }
 
     /// `toolCallName` of a TOOL_CALL_START or TOOL_CALL_CHUNK ("" if absent).
+    pub fn heap_bytes(&self) -> usize {
+        [
+            &self.message_id,
+            &self.tool_call_id,
+            &self.tool_call_name,
+            &self.step_name,
+        ]
+        .iter()
+        .fold(self.json.heap_bytes(), |n, s| {
+            n.saturating_add(s.heap_bytes())
+        })
+        .saturating_add(self.ext.heap_bytes())
+    }
+
+    /// The frame's tool call name.
     pub fn tool_call_name(&self) -> &str {
         self.slot(Slot::ToolCallName)
     }

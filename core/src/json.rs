@@ -495,6 +495,12 @@ impl<const DEPTH: usize, S: Store> Tokenizer<DEPTH, S> {
         }
     }
 
+    /// The bytes the container stack keeps beside its own size (0 in the
+    /// fixed store).
+    pub fn heap_bytes(&self) -> usize {
+        self.stack.heap_bytes()
+    }
+
     /// Forgets everything (error included): ready for a new document.
     pub fn reset(&mut self) {
         *self = Self::new();

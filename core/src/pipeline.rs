@@ -514,6 +514,20 @@ impl<
         &self.chunker
     }
 
+    /// The bytes the reader keeps beside its own size: none in the fixed
+    /// store; in a growable one (`agui_alloc::store::Grow`) its id slots,
+    /// open ids, chunk lanes, 1.0 tables (entries, indexes, ids) and JSON
+    /// depth stacks. A sum over a fixed number of tables, each counted as
+    /// it changes, so reading it costs the same whatever they hold (the
+    /// 1.0 sub-agents, at most `AGENTS`, are walked).
+    pub fn kept_bytes(&self) -> usize {
+        self.decoder
+            .heap_bytes()
+            .saturating_add(self.chunker.heap_bytes())
+            .saturating_add(self.verifier.heap_bytes())
+            .saturating_add(self.owners.heap_bytes())
+    }
+
     /// Back to the state before the first frame, keeping the protocol
     /// choice (a [`Select::Auto`] decides again at the next first frame).
     pub fn reset(&mut self) {

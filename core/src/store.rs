@@ -36,6 +36,8 @@ pub trait Store: Clone + Copy + Debug + Default + PartialEq + Eq + 'static {
     type Bits<const N: usize>: Bits;
     /// The tokenizer's nesting level (`u8` on a device).
     type Level: Level;
+    /// A running count of bytes (nothing on a device: `()`).
+    type Tally: Tally;
     /// The verifier's set of open ids (text messages, tool calls or
     /// steps): at most `N` ids of at most `ID` bytes, in the order they
     /// opened.
@@ -354,6 +356,45 @@ impl<const N: usize> OwnerIndex for FixedIndex<N> {
     }
 }
 
+/// A running count of the bytes a growable table holds beside its own
+/// size, kept as it changes (see [`Store::Tally`]).
+pub trait Tally: Copy + Clone + Debug + Default {
+    /// `n` bytes more.
+    fn add(&mut self, n: usize);
+    /// `n` bytes fewer.
+    fn sub(&mut self, n: usize);
+    /// The count.
+    fn get(self) -> usize;
+}
+
+/// No count: a fixed table's memory is its size.
+impl Tally for () {
+    #[inline(always)]
+    fn add(&mut self, _: usize) {}
+    #[inline(always)]
+    fn sub(&mut self, _: usize) {}
+    #[inline(always)]
+    fn get(self) -> usize {
+        0
+    }
+}
+
+/// A growable store's count.
+impl Tally for usize {
+    #[inline(always)]
+    fn add(&mut self, n: usize) {
+        *self = self.saturating_add(n);
+    }
+    #[inline(always)]
+    fn sub(&mut self, n: usize) {
+        *self = self.saturating_sub(n);
+    }
+    #[inline(always)]
+    fn get(self) -> usize {
+        self
+    }
+}
+
 /// The tokenizer's container stack: bit `i` says whether level `i + 1`
 /// is an object.
 pub trait Bits: Clone + Debug {
@@ -361,6 +402,8 @@ pub trait Bits: Clone + Debug {
     fn object(&self, at: usize) -> bool;
     /// Marks level `at + 1` as an object or an array.
     fn set(&mut self, at: usize, object: bool);
+    /// The bytes the stack keeps beside its own size (0 when fixed).
+    fn heap_bytes(&self) -> usize;
 }
 
 /// The tokenizer's nesting level.
@@ -386,6 +429,7 @@ impl Store for Fixed {
     type Vec16<T: Clone + Debug, const N: usize> = heapless::Vec<T, N, u16>;
     type Bits<const N: usize> = u64;
     type Level = u8;
+    type Tally = ();
     type Ids<const N: usize, const ID: usize> = FixedIds<N, ID>;
     type Index<const N: usize> = FixedIndex<N>;
 
@@ -489,6 +533,11 @@ impl Bits for u64 {
         } else {
             *self &= !bit;
         }
+    }
+
+    #[inline(always)]
+    fn heap_bytes(&self) -> usize {
+        0
     }
 }
 

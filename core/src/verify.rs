@@ -342,6 +342,15 @@ impl<const ID: usize, const MSGS: usize, const TOOLS: usize, const STEPS: usize,
         &self.steps
     }
 
+    /// The bytes the id tables keep beside their own size (0 in the
+    /// fixed store).
+    pub fn heap_bytes(&self) -> usize {
+        self.messages
+            .heap_bytes()
+            .saturating_add(self.tool_calls.heap_bytes())
+            .saturating_add(self.steps.heap_bytes())
+    }
+
     /// True while a run is started and neither finished nor errored.
     pub fn run_active(&self) -> bool {
         self.life.run == Run::Active

@@ -45,6 +45,12 @@ pub(crate) struct Lane<const ID: usize, S: Store> {
     opener: Opener,
 }
 
+impl<const ID: usize, S: Store> Lane<ID, S> {
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.owner.heap_bytes().saturating_add(self.id.heap_bytes())
+    }
+}
+
 /// A lane: the parent agent's, or a sub-agent's (index into the lanes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LaneKey {

@@ -116,6 +116,12 @@ impl<const DEPTH: usize, S: Store> Seeder<DEPTH, S> {
         }
     }
 
+    /// The bytes the reader keeps beside its own size (0 in the fixed
+    /// store).
+    pub fn heap_bytes(&self) -> usize {
+        self.json.heap_bytes()
+    }
+
     /// A value of `field` begins: `messages` (a snapshot's list) or
     /// `input` (a run input holding one); other fields are not read.
     pub fn begin(&mut self, field: Field) {

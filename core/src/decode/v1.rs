@@ -66,6 +66,9 @@ pub trait Ext<const ID: usize, S: Store = Fixed>: Clone + core::fmt::Debug {
     fn get(&self) -> Option<&V1<ID, S>>;
     /// The same, to change.
     fn get_mut(&mut self) -> Option<&mut V1<ID, S>>;
+    /// The bytes the part keeps beside its own size (0 in the fixed
+    /// store).
+    fn heap_bytes(&self) -> usize;
 }
 
 impl<const ID: usize, S: Store> Ext<ID, S> for () {
@@ -79,6 +82,10 @@ impl<const ID: usize, S: Store> Ext<ID, S> for () {
     #[inline(always)]
     fn get_mut(&mut self) -> Option<&mut V1<ID, S>> {
         None
+    }
+    #[inline(always)]
+    fn heap_bytes(&self) -> usize {
+        0
     }
 }
 
@@ -95,6 +102,19 @@ impl<const ID: usize, S: Store> Ext<ID, S> for V1<ID, S> {
     #[inline(always)]
     fn get_mut(&mut self) -> Option<&mut V1<ID, S>> {
         Some(self)
+    }
+    fn heap_bytes(&self) -> usize {
+        [
+            &self.subagent,
+            &self.parent_message,
+            &self.parent_subagent,
+            &self.entity,
+            &self.name,
+        ]
+        .iter()
+        .fold(self.seeder.heap_bytes(), |n, s| {
+            n.saturating_add(s.heap_bytes())
+        })
     }
 }
 

@@ -73,6 +73,28 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize, S: Store> Defaul
 impl<const ID: usize, const OWNERS: usize, const AGENTS: usize, S: Store>
     Owners<ID, OWNERS, AGENTS, S>
 {
+    /// The bytes the 1.0 tables keep beside their own size (0 in the
+    /// fixed store): entries, indexes and ids of the owner tables, the
+    /// open steps, the sub-agents (at most `AGENTS`).
+    pub fn heap_bytes(&self) -> usize {
+        let agents = self
+            .agents
+            .iter()
+            .fold(self.agents.heap_bytes(), |n, (id, _)| {
+                n.saturating_add(id.heap_bytes())
+            });
+        [
+            &self.messages,
+            &self.tool_calls,
+            &self.reasoning,
+            &self.activities,
+        ]
+        .iter()
+        .fold(agents, |n, t| n.saturating_add(t.heap_bytes()))
+        .saturating_add(self.steps.heap_bytes())
+        .saturating_add(self.pending.heap_bytes())
+    }
+
     /// Empty tables.
     pub fn new() -> Self {
         Owners {

@@ -2,7 +2,7 @@
 
 use super::table::hash;
 use super::{Id, Owner};
-use crate::store::{OwnerIndex as _, Seq as _, Store, Text as _};
+use crate::store::{OwnerIndex as _, Seq as _, Store, Tally as _, Text as _};
 
 /// An open step: its name and owner, and its place in the order the
 /// steps opened.
@@ -37,6 +37,8 @@ pub(super) struct Steps<const ID: usize, const N: usize, S: Store> {
     /// (`opened` less theirs), exact while fewer than 2^32 open after
     /// one that is still open.
     pub(super) opened: u32,
+    /// The bytes of the open steps' names (a growable store's).
+    pub(super) bytes: S::Tally,
 }
 
 impl<const ID: usize, const N: usize, S: Store> Steps<ID, N, S> {
@@ -49,6 +51,7 @@ impl<const ID: usize, const N: usize, S: Store> Steps<ID, N, S> {
             free: 0,
             len: 0,
             opened: 0,
+            bytes: Default::default(),
         }
     }
 
@@ -95,6 +98,7 @@ impl<const ID: usize, const N: usize, S: Store> Steps<ID, N, S> {
         }
         self.last = me;
         if let Some(s) = self.slots.get(at) {
+            self.bytes.add(s.name.heap_bytes());
             self.index.insert(&s.name, at);
         }
         self.len = self.len.saturating_add(1);
@@ -109,6 +113,7 @@ impl<const ID: usize, const N: usize, S: Store> Steps<ID, N, S> {
             return;
         };
         let (prev, next) = (s.prev, s.next);
+        self.bytes.sub(s.name.heap_bytes());
         self.index
             .remove(&s.name, at, |p| slots.get(p).map(|s| hash(&s.name)));
         match self.slots.get_mut(usize::from(prev).wrapping_sub(1)) {
@@ -183,6 +188,7 @@ impl<const ID: usize, const N: usize, S: Store> Steps<ID, N, S> {
         let at = usize::from(undo.at);
         let slots = &self.slots;
         if let (true, Some(s)) = (undo.opened, slots.get(at)) {
+            self.bytes.sub(s.name.heap_bytes());
             self.index
                 .remove(&s.name, at, |p| slots.get(p).map(|s| hash(&s.name)));
         }
@@ -204,6 +210,7 @@ impl<const ID: usize, const N: usize, S: Store> Steps<ID, N, S> {
         self.len = undo.len;
         self.opened = undo.count;
         if let (false, Some(s)) = (undo.opened, self.slots.get(at)) {
+            self.bytes.add(s.name.heap_bytes());
             self.index.insert(&s.name, at);
         }
     }
@@ -215,6 +222,14 @@ impl<const ID: usize, const N: usize, S: Store> Steps<ID, N, S> {
         core::iter::successors(first, move |s| at(s.next).and_then(|a| self.slots.get(a)))
             .take(self.len())
             .map(|s| s.name.as_str())
+    }
+
+    /// The bytes the steps keep beside their own size (0 when fixed).
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.slots
+            .heap_bytes()
+            .saturating_add(self.index.heap_bytes())
+            .saturating_add(self.bytes.get())
     }
 
     pub(super) fn len(&self) -> usize {

@@ -2,7 +2,7 @@
 //! hashed index over their ids ([`HashIndex`]).
 
 use super::{Full, Id, Owner, FRESH, LOOSE, PENDING, SEED, TOUCHED};
-use crate::store::{OwnerIndex as _, Seq as _, Store, Text as _};
+use crate::store::{OwnerIndex as _, Seq as _, Store, Tally as _, Text as _};
 
 /// One owner entry: the id, its owner, and (reasoning) what is open.
 #[derive(Debug, Clone)]
@@ -45,6 +45,9 @@ pub(super) struct HashIndex<const ID: usize, const N: usize, S: Store> {
     /// The length when the frame began seeding: seeding adds and removes
     /// entries only from there on.
     pub(super) base: u16,
+    /// The bytes of the indexed ids (a growable store's; the one loose
+    /// entry counts once sealed).
+    pub(super) bytes: S::Tally,
 }
 
 impl<const ID: usize, const N: usize, S: Store> HashIndex<ID, N, S> {
@@ -54,6 +57,7 @@ impl<const ID: usize, const N: usize, S: Store> HashIndex<ID, N, S> {
             index: Default::default(),
             touched: Default::default(),
             base: 0,
+            bytes: Default::default(),
         }
     }
 
@@ -92,6 +96,7 @@ impl<const ID: usize, const N: usize, S: Store> HashIndex<ID, N, S> {
     pub(super) fn index(&mut self, at: usize) {
         if let Some(e) = self.entries.get_mut(at) {
             e.open &= !LOOSE;
+            self.bytes.add(e.id.heap_bytes());
             self.index.insert(&e.id, at);
         }
     }
@@ -101,6 +106,7 @@ impl<const ID: usize, const N: usize, S: Store> HashIndex<ID, N, S> {
         let entries = &self.entries;
         if let Some(e) = entries.get(at).filter(|e| e.open & LOOSE == 0) {
             let hash_at = |p: usize| entries.get(p).map(|e| hash(&e.id));
+            self.bytes.sub(e.id.heap_bytes());
             self.index.remove(&e.id, at, hash_at);
         }
     }
@@ -163,6 +169,16 @@ impl<const ID: usize, const N: usize, S: Store> HashIndex<ID, N, S> {
             to = to.saturating_add(1);
         }
         self.entries.truncate(to);
+    }
+
+    /// The bytes the table keeps beside its own size (0 when fixed): its
+    /// entries, index and frame record, and the text of its indexed ids.
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.entries
+            .heap_bytes()
+            .saturating_add(self.index.heap_bytes())
+            .saturating_add(self.touched.heap_bytes())
+            .saturating_add(self.bytes.get())
     }
 
     pub(super) fn base(&self) -> usize {
