@@ -9,9 +9,10 @@
 //! container refuses an item past its bound exactly as the fixed one does
 //! (the same `capacity` error, table and detail), and `usize::MAX` means
 //! no bound. So a reader over `Grow` with a device's capacities gives the
-//! device's verdicts (tested in `tests/store.rs`), and the client's reader
-//! ([`HostCapacity`](crate::client::HostCapacity)) has no bound but its
-//! depth limit and the client's byte limits.
+//! device's verdicts (tested in `tests/props_store.rs`), and the client's
+//! reader (feature `grow`; [`crate::client::UNBOUNDED`]) has no bound but
+//! its depth limit ([`crate::client::DEPTH`], 512), the 1.0 tables'
+//! (65,534 entries, 255 sub-agents) and the client's byte limits.
 //!
 //! Each container counts the heap bytes it holds in O(1) per change
 //! (`heap_bytes`), which [`kept_bytes`](crate::client::Client::kept_bytes)

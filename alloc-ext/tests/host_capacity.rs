@@ -9,6 +9,13 @@
 //! `tests/vectors/host/` (`tests/tests/host_limits.rs`); here each case is
 //! checked on its own, with what it must hold.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use agui_alloc::client::Client;
 use agui_core::protocol::{Protocol, Select};
 use serde_json::{json, Value};

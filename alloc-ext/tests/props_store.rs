@@ -10,6 +10,13 @@
 //! Random streams of both protocols, in keep-going mode so that every
 //! frame's verdict counts, fed in random pieces.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use agui_alloc::client::{DEPTH, UNBOUNDED};
 use agui_alloc::store::Grow;
 use agui_core::decode::{Ext, V1};

@@ -125,6 +125,10 @@ pub trait IdSet: Default + Clone + Debug {
     fn iter(&self) -> impl Iterator<Item = &str>;
     /// How many ids.
     fn len(&self) -> usize;
+    /// True when there is no id.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// Removes every id.
     fn clear(&mut self);
     /// Removes the newest id.
