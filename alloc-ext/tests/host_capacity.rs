@@ -9,6 +9,7 @@
 //! `tests/vectors/host/` (`tests/tests/host_limits.rs`); here each case is
 //! checked on its own, with what it must hold.
 
+#![cfg(all(feature = "v1", feature = "grow"))]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -147,7 +148,6 @@ fn a_snapshot_of_3000_messages() {
     both(&frames, |c| assert_eq!(c.messages().len(), 3000));
 }
 
-#[cfg(feature = "v1")]
 mod v1 {
     use super::*;
 

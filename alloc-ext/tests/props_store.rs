@@ -10,6 +10,7 @@
 //! Random streams of both protocols, in keep-going mode so that every
 //! frame's verdict counts, fed in random pieces.
 
+#![cfg(all(feature = "v1", feature = "grow"))]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
