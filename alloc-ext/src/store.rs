@@ -26,7 +26,7 @@ use core::fmt::Debug;
 use core::mem::size_of;
 use core::ops::{Deref, DerefMut};
 
-use agui_core::store::{id_hash, Bits, IdSet, OwnerIndex, Seq, Store, Text};
+use agui_core::store::{id_hash, Bits, IdSet, IdText, OwnerIndex, Seq, Store};
 
 /// The host's store: every table grows as it needs to, up to the const
 /// generic bound it is given (`usize::MAX`: none).
@@ -67,7 +67,7 @@ impl<const N: usize> Borrow<str> for GrowText<N> {
     }
 }
 
-impl<const N: usize> Text for GrowText<N> {
+impl<const N: usize> IdText for GrowText<N> {
     fn push_str(&mut self, s: &str) -> Result<(), ()> {
         if s.len() > N.saturating_sub(self.0.len()) {
             return Err(());

@@ -18,7 +18,7 @@
 use crate::decode::{Decoder, Ext, Field, Header};
 use crate::error::{Code, Detail, Error, Stage};
 use crate::event::{EventType, Origin};
-use crate::store::{Fixed, Seq as _, Store, Text as _};
+use crate::store::{Fixed, IdText as _, Seq as _, Store};
 
 mod lanes;
 pub use crate::spec::{Chunking, Item};

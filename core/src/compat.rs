@@ -13,7 +13,7 @@
 //! per stream: the core has no randomness, and this is the sequence the
 //! vectors' oracle mints, so results compare byte for byte.
 
-use crate::store::{Store, Text as _};
+use crate::store::{IdText as _, Store};
 use core::fmt::Write;
 
 use crate::error::{Code, Detail, Error, ErrorText, Stage, Table};

@@ -44,7 +44,7 @@
 use crate::error::{error_text, Code, Detail, Error, Stage, Table};
 use crate::event::{EventType, Role};
 use crate::json::{Token, Tokenizer};
-use crate::store::{Fixed, Store, Text as _};
+use crate::store::{Fixed, IdText as _, Store};
 
 pub mod nested;
 mod schema;

@@ -23,10 +23,10 @@ use core::ops::{Deref, DerefMut};
 /// A store: the container types every stage of the core uses.
 pub trait Store: Clone + Copy + Debug + Default + PartialEq + Eq + 'static {
     /// A text of at most `N` bytes (an id slot).
-    type Str<const N: usize>: Text;
+    type Str<const N: usize>: IdText;
     /// A text of at most `N` bytes whose length is a `u16` (the 1.0
     /// tables, where it saves RAM on a device).
-    type Str16<const N: usize>: Text;
+    type Str16<const N: usize>: IdText;
     /// A list of at most `N` items.
     type Vec<T: Clone + Debug, const N: usize>: Seq<T>;
     /// A list of at most `N` items whose length is a `u16`.
@@ -52,7 +52,7 @@ pub trait Store: Clone + Copy + Debug + Default + PartialEq + Eq + 'static {
 }
 
 /// A text with a capacity (see [`Store::Str`]).
-pub trait Text: Deref<Target = str> + Default + Clone + Debug + PartialEq + Eq {
+pub trait IdText: Deref<Target = str> + Default + Clone + Debug + PartialEq + Eq {
     /// Appends `s`; `Err(())` (and no change) if it does not fit.
     #[allow(clippy::result_unit_err)]
     fn push_str(&mut self, s: &str) -> Result<(), ()>;
@@ -110,7 +110,7 @@ pub trait Seq<T>: Deref<Target = [T]> + DerefMut + Default + Clone + Debug {
 /// sits, which [`put_back`](IdSet::put_back) takes to restore the order.
 pub trait IdSet: Default + Clone + Debug {
     /// An id as the set keeps it.
-    type Id: Text;
+    type Id: IdText;
     /// True if `id` is in the set.
     fn contains(&self, id: &str) -> bool;
     /// Adds `id` last; `Err(())` (and no change) if the set is full or the
@@ -446,7 +446,7 @@ impl Store for Fixed {
 
 macro_rules! fixed_text {
     ($len:ty) => {
-        impl<const N: usize> Text for heapless::String<N, $len> {
+        impl<const N: usize> IdText for heapless::String<N, $len> {
             #[inline(always)]
             fn push_str(&mut self, s: &str) -> Result<(), ()> {
                 heapless::String::push_str(self, s).map_err(drop)

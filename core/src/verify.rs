@@ -44,7 +44,7 @@
 
 use crate::error::{error_text, Code, Detail, Error, Stage, Table};
 use crate::event::EventRef;
-use crate::store::{Fixed, IdSet as _, Store, Text as _};
+use crate::store::{Fixed, IdSet as _, IdText as _, Store};
 
 pub use crate::spec::{Rule, TableOp, Tracked};
 

@@ -17,7 +17,7 @@ use super::{chunk_error, Chunker, Item, Planned};
 use crate::decode::{Decoder, Ext, Field, Header};
 use crate::error::{cut_text, error_text, Code, Detail, Error, Stage, Table};
 use crate::event::{EventType, Origin};
-use crate::store::{Seq as _, Store, Text as _};
+use crate::store::{IdText as _, Seq as _, Store};
 
 /// The opener fields of a lane's item (hashed) and when it opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -16,7 +16,7 @@ use crate::event::EventType;
 use crate::json::Token;
 use crate::protocol::{announces_v1, Protocol, Version};
 use crate::spec::{Expect, Need, Schema};
-use crate::store::{Fixed, Store, Text as _};
+use crate::store::{Fixed, IdText as _, Store};
 use crate::warn::{WarnCode, Warning};
 
 use super::seed::{Seeder, Seeds};

@@ -2,7 +2,7 @@
 
 use super::steps::StepUndo;
 use super::{Kind, Life, Owner};
-use crate::store::{Fixed, Store, Text as _};
+use crate::store::{Fixed, IdText as _, Store};
 use crate::verify::{self, Lifecycle, Reversal, Tracked};
 
 /// A field of the 1.0 tables an event changed, as it was.

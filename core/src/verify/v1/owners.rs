@@ -8,7 +8,7 @@ use super::{Facts, Full, Id, Kind, Life, Owner, FRESH, LOOSE, MESSAGE, PENDING, 
 use crate::decode::seed::{SeedText, Seeds};
 use crate::error::{cut_text, error_text, Code, Detail, Error, ErrorText, Stage, Table};
 use crate::event::{EventRef, EventType};
-use crate::store::{Fixed, Seq as _, Store, Text as _};
+use crate::store::{Fixed, IdText as _, Seq as _, Store};
 use crate::verify::{self, rule, unclosed, Run, Tracked, Verifier};
 
 /// The seeding of the frame being read.

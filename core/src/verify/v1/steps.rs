@@ -2,7 +2,7 @@
 
 use super::table::hash;
 use super::{Id, Owner};
-use crate::store::{OwnerIndex as _, Seq as _, Store, Tally as _, Text as _};
+use crate::store::{IdText as _, OwnerIndex as _, Seq as _, Store, Tally as _};
 
 /// An open step: its name and owner, and its place in the order the
 /// steps opened.

@@ -2,7 +2,7 @@
 //! hashed index over their ids ([`HashIndex`]).
 
 use super::{Full, Id, Owner, FRESH, LOOSE, PENDING, SEED, TOUCHED};
-use crate::store::{OwnerIndex as _, Seq as _, Store, Tally as _, Text as _};
+use crate::store::{IdText as _, OwnerIndex as _, Seq as _, Store, Tally as _};
 
 /// One owner entry: the id, its owner, and (reasoning) what is open.
 #[derive(Debug, Clone)]
