@@ -171,34 +171,41 @@ impl<T: Clone + Debug, const N: usize> Seq<T> for GrowList<T, N> {
     }
 }
 
-/// The tokenizer's container stack, 64 levels a word.
+/// The tokenizer's container stack: the first 64 levels in a word of its
+/// own (no allocation for a document of ordinary depth: a tokenizer is
+/// made anew for every frame), deeper ones 64 a word on the heap.
 #[derive(Debug, Clone, Default)]
-pub struct GrowBits(Vec<u64>);
+pub struct GrowBits {
+    first: u64,
+    more: Vec<u64>,
+}
 
 impl Bits for GrowBits {
     fn object(&self, at: usize) -> bool {
-        self.0
-            .get(at / 64)
-            .is_some_and(|w| w.wrapping_shr((at % 64) as u32) & 1 == 1)
+        match (at / 64).checked_sub(1) {
+            None => self.first.object(at),
+            Some(word) => self
+                .more
+                .get(word)
+                .is_some_and(|w| w.wrapping_shr((at % 64) as u32) & 1 == 1),
+        }
     }
 
     fn set(&mut self, at: usize, object: bool) {
-        let word = at / 64;
-        if self.0.len() <= word {
-            self.0.resize(word.saturating_add(1), 0);
+        let Some(word) = (at / 64).checked_sub(1) else {
+            self.first.set(at, object);
+            return;
+        };
+        if self.more.len() <= word {
+            self.more.resize(word.saturating_add(1), 0);
         }
-        if let Some(w) = self.0.get_mut(word) {
-            let bit = 1u64.wrapping_shl((at % 64) as u32);
-            if object {
-                *w |= bit;
-            } else {
-                *w &= !bit;
-            }
+        if let Some(w) = self.more.get_mut(word) {
+            w.set(at % 64, object);
         }
     }
 
     fn heap_bytes(&self) -> usize {
-        self.0.capacity().saturating_mul(size_of::<u64>())
+        self.more.capacity().saturating_mul(size_of::<u64>())
     }
 }
 
