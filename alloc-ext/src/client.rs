@@ -26,8 +26,12 @@
 //! size or depth) is a `verify` error with code `capacity`, for the whole
 //! frame, and nothing of that frame is applied. The limits count everything
 //! the client keeps (see [`ReducerLimits`] and [`Limits::max_trace_bytes`]),
-//! exactly and incrementally, so memory stays near them. JSON nesting (64 levels) and id length (128
-//! bytes) are fixed by the core's capacities ([`DEPTH`], [`ID_CAPACITY`]).
+//! exactly and incrementally, so memory stays near them. The core's rules
+//! run over the host's growable store ([`crate::store`], feature `grow`,
+//! on with `std`): open messages, tool calls and steps and ids of any
+//! length are taken ([`UNBOUNDED`]), and JSON may nest [`DEPTH`] (512)
+//! levels deep. Without `grow` (a microcontroller) the reader keeps fixed
+//! capacities ([`OPEN_MESSAGES`], [`ID_CAPACITY`] and the rest).
 //!
 //! ```
 //! use agui_alloc::client::Client;
@@ -75,7 +79,9 @@ use crate::size::{json_size, Size};
 use crate::v1;
 use crate::value::frame_value_sized;
 
-pub use crate::readers::{DEPTH, ID_CAPACITY, OPEN_MESSAGES, OPEN_STEPS, OPEN_TOOL_CALLS};
+pub use crate::readers::{
+    DEPTH, ID_CAPACITY, OPEN_MESSAGES, OPEN_STEPS, OPEN_TOOL_CALLS, UNBOUNDED,
+};
 pub use crate::readers::{V1_AGENTS, V1_OWNERS};
 
 /// Resource limits of the client. Each has a default that a desktop or a
@@ -617,6 +623,28 @@ impl Client {
         self.reducer.messages()
     }
 
+    /// The bytes the core reader keeps on the heap for the rules (issue
+    /// 22): open ids, id slots, chunk lanes, the 1.0 owner and sub-agent
+    /// tables and the JSON depth stacks, as the host's growable store
+    /// counts them while they change ([`crate::store`]); 0 without the
+    /// feature `grow`. Reading it costs the same whatever the tables hold.
+    ///
+    /// ```
+    /// use agui_alloc::Client;
+    ///
+    /// let mut client = Client::new();
+    /// let before = client.kept_bytes();
+    /// let open = format!(
+    ///     "{{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}}\n{{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"{}\",\"role\":\"assistant\"}}\n",
+    ///     "m".repeat(1000)
+    /// );
+    /// client.feed(open.as_bytes()).unwrap();
+    /// assert!(client.kept_bytes() >= before + 1000);
+    /// ```
+    pub fn kept_bytes(&self) -> usize {
+        self.reader.kept_bytes()
+    }
+
     /// The shared state so far.
     pub fn state(&self) -> &Value {
         self.reducer.state()
@@ -845,7 +873,7 @@ impl Client {
                 // 1.0 warns about what the boundary translated in a frame
                 // that enforcement then rejects: those warnings are kept.
                 if self.dialect == Dialect::V1 {
-                    if let Ok(value) = serde_json::from_slice::<Value>(&self.frame) {
+                    if let Ok(value) = crate::value::frame_value(&self.frame) {
                         let _ = self.inbound_value(Some((value, EventType::Raw)));
                     }
                 }
@@ -949,7 +977,7 @@ impl Client {
         };
         let (value, kind) = match value {
             Some((value, kind)) => (value, Some(kind)),
-            None => match serde_json::from_slice::<Value>(&self.frame) {
+            None => match crate::value::frame_value(&self.frame) {
                 Ok(value) => (value, None),
                 // The core read it as JSON; nothing more to say.
                 Err(_) => return Ok(None),

@@ -72,8 +72,8 @@ use serde_json::{Map, Value};
 
 use crate::value::number_value;
 
-/// The deepest nesting accepted (the tokenizer's maximum).
-const DEPTH: usize = 64;
+use crate::readers::HostStore;
+use crate::readers::DEPTH;
 
 /// One segment of the path from a container to the open value.
 #[derive(Debug, Clone)]
@@ -419,7 +419,7 @@ fn empty() -> Value {
 #[derive(Debug, Clone)]
 pub struct PartialArgs {
     /// Tokenizes the buffer, delta by delta.
-    tokenizer: Tokenizer<DEPTH>,
+    tokenizer: Tokenizer<DEPTH, HostStore>,
     /// The text since the last restart (kept to recover the last good
     /// value, once, if the text turns out not to be JSON).
     buffer: String,

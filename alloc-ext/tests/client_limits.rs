@@ -275,9 +275,12 @@ fn numbers_beyond_the_double_range_are_accepted() {
     }
 }
 
-/// Finding 5: a full id table names the id that did not fit.
+/// Finding 5 (issue 22): on a host the id tables grow, so the 65th open
+/// text message and a chunk after 64 open tool calls are folded, where
+/// the fixed tables of a device refuse them (that error names the id: the
+/// core's `tests/tests/core_rules.rs`).
 #[test]
-fn capacity_errors_name_the_id() {
+fn the_host_tables_grow_past_the_device_capacities() {
     let mut frames = vec![START.to_owned()];
     for i in 0..64 {
         frames.push(format!(
@@ -285,16 +288,11 @@ fn capacity_errors_name_the_id() {
         ));
     }
     frames.push(
-        r#"{"type":"TEXT_MESSAGE_START","messageId":"one-too-many","role":"assistant"}"#.to_owned(),
+        r#"{"type":"TEXT_MESSAGE_START","messageId":"one-more","role":"assistant"}"#.to_owned(),
     );
     let client = run(Limits::default(), false, &frames);
-    let e = first_error(&client);
-    assert_eq!((e.frame, e.code), (65, Code::Capacity));
-    assert!(
-        e.message
-            .contains("cannot send 'TEXT_MESSAGE_START' for 'one-too-many'"),
-        "{e}"
-    );
+    assert!(client.error().is_none(), "{:?}", client.error());
+    assert_eq!(client.messages().len(), 65);
     let mut frames = vec![START.to_owned()];
     for i in 0..64 {
         frames.push(format!(
@@ -306,6 +304,6 @@ fn capacity_errors_name_the_id() {
             .to_owned(),
     );
     let client = run(Limits::default(), false, &frames);
-    let e = first_error(&client);
-    assert!(e.message.contains("for 'late'"), "{e}");
+    assert!(client.error().is_none(), "{:?}", client.error());
+    assert_eq!(client.messages().len(), 65);
 }

@@ -33,7 +33,9 @@ pub struct ReducerLimits {
     /// activity message's `content`.
     pub max_state_bytes: usize,
     /// Deepest nesting of arrays and objects in the state or in an
-    /// activity's content (default 128). JSON Patch can nest a value deeper
+    /// activity's content (default: the reader's nesting limit,
+    /// [`crate::client::DEPTH`]: 512 on a host, 64 without the feature
+    /// `grow`). JSON Patch can nest a value deeper
     /// with every delta; this keeps every later walk of it bounded.
     pub max_state_depth: usize,
 }
@@ -44,7 +46,7 @@ impl Default for ReducerLimits {
             max_messages: 10_000,
             max_message_bytes: 64 << 20,
             max_state_bytes: 16 << 20,
-            max_state_depth: 128,
+            max_state_depth: crate::readers::DEPTH,
         }
     }
 }
