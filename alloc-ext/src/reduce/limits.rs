@@ -8,7 +8,7 @@ use super::Reducer;
 use crate::event::Event;
 use crate::model::Object;
 use crate::patch::{patch_size, Growth, OpName, Refused};
-use crate::size::{json_size, object_size, Size};
+use crate::size::{json_size, object_size, Size, MESSAGE_OVERHEAD};
 
 /// Resource limits of the [`Reducer`]. Each one is checked *before* an
 /// event is applied, so a refused event changes nothing.
@@ -160,10 +160,10 @@ impl Reducer {
                 count,
             ));
         }
-        let bytes = self
-            .text_bytes
-            .saturating_add(self.run_calls.bytes)
-            .saturating_add(text);
+        // Each new message brings its fixed charge (its strings are in
+        // `text`).
+        let text = text.saturating_add(added.saturating_mul(MESSAGE_OVERHEAD));
+        let bytes = self.kept_bytes().saturating_add(text);
         if text > 0 && bytes > self.limits.max_message_bytes {
             return Err(LimitError::new(
                 Limit::MessageBytes,
@@ -172,6 +172,16 @@ impl Reducer {
             ));
         }
         Ok(())
+    }
+
+    /// Everything counted against [`ReducerLimits::max_message_bytes`]:
+    /// the messages ([`crate::size::message_bytes`]), the arguments slots
+    /// of the tool calls still streaming, and AG-UI 1.0's list of the run's
+    /// tool calls. Kept up to date by every change, never recounted.
+    pub(crate) fn kept_bytes(&self) -> usize {
+        self.text_bytes
+            .saturating_add(self.run_calls.bytes)
+            .saturating_add(self.args.bytes())
     }
 
     /// Messages and bytes an event adds (upper bounds, in time proportional

@@ -2,7 +2,7 @@
 //! arguments kept per tool-call id (partial while they stream, final at
 //! END). Their [`Rules`] blocks come last.
 
-use alloc::borrow::ToOwned;
+use alloc::borrow::{Cow, ToOwned};
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -24,14 +24,17 @@ use crate::model::{
     ToolMessage, SUBAGENT_RUN_ID,
 };
 use crate::partial::PartialArgs;
-use crate::size::tool_call_bytes;
+use crate::size::{tool_call_bytes, TOOL_CALL_OVERHEAD};
 
-/// The arguments of one tool call as a value.
+/// The arguments of one tool call as a value, while the call streams.
 ///
-/// Kept per tool-call id for the reducer's lifetime, because the value shown
-/// while the text is not JSON is the *last good* value of that id, which the
-/// reference carries across `TOOL_CALL_END` and replayed starts (vectors
-/// `gen-1-38-valid`, `gen-1-179-valid`, ...).
+/// The value shown while the text is not JSON is the *last good* value of
+/// that id, which the reference carries across `TOOL_CALL_END` and
+/// replayed starts (vectors `gen-1-38-valid`, `gen-1-179-valid`, ...). A
+/// slot is freed once its call has ended with a text that is one complete
+/// JSON document (or no text at all), since a slot made again from that
+/// text is the same slot (see [`ArgsSlots::release_ended`]): so a finished
+/// tool call keeps nothing beyond its message.
 #[derive(Debug)]
 pub(super) struct ArgsSlot {
     /// The partial value of the first `consumed` bytes of the call's text.
@@ -39,6 +42,12 @@ pub(super) struct ArgsSlot {
     pub(super) consumed: usize,
     /// The arguments at the last `TOOL_CALL_END`.
     final_args: FinalArgs,
+    /// Made again from a text that already held arguments: never freed
+    /// again, so that a call reopened over and over reads its text once,
+    /// not once per reopening.
+    kept: bool,
+    /// What the slot is counted as in [`ArgsSlots::bytes`].
+    charged: usize,
 }
 
 /// The arguments at a tool call's last `TOOL_CALL_END`.
@@ -54,12 +63,22 @@ enum FinalArgs {
     Owned(Value),
 }
 
+/// What a slot is counted as besides its text: the slot, its map entry
+/// and the partial value's fixed parts, with the allocator's share.
+pub(crate) const SLOT_OVERHEAD: usize = core::mem::size_of::<ArgsSlot>() + 256;
+
+/// How many times a slot counts the call's text: the partial value's copy
+/// of it, the value tree built from it, and a final value of its own.
+const SLOT_TEXT_COPIES: usize = 3;
+
 impl ArgsSlot {
     pub(super) fn new() -> Self {
         ArgsSlot {
             partial: PartialArgs::new(),
             consumed: 0,
             final_args: FinalArgs::None,
+            kept: false,
+            charged: 0,
         }
     }
 
@@ -107,23 +126,60 @@ impl ArgsSlot {
             self.consumed = text.len();
         }
     }
+
+    /// Whether a slot made again from `text` (the call's whole text) would
+    /// be this one: the text was read whole and is one complete document
+    /// (its value is then the partial value, the final arguments and any
+    /// later last good value), or the slot never read anything. A slot
+    /// made again with `kept` is never freed.
+    fn remade_alike(&self, text: &str) -> bool {
+        if self.kept || self.consumed != text.len() {
+            return false;
+        }
+        let final_alike = match &self.final_args {
+            FinalArgs::Partial => true,
+            // The final value of an empty text is `{}`: made again from
+            // the text, as the getters do.
+            FinalArgs::Owned(_) | FinalArgs::None => text.is_empty(),
+        };
+        final_alike && (self.partial.is_complete() || (text.is_empty() && self.partial.is_fresh()))
+    }
+
+    /// What the slot counts for: see [`SLOT_OVERHEAD`].
+    fn charge(&self, id: &str) -> usize {
+        SLOT_OVERHEAD
+            .saturating_add(id.len())
+            .saturating_add(self.consumed.saturating_mul(SLOT_TEXT_COPIES))
+    }
 }
 
-/// The argument slots by tool-call id. The slot used last is kept out of
-/// the map: deltas name the same tool call one after another, and each
-/// delta looks its slot up several times (hook, fold), so that most look-ups
-/// are one string compare.
+/// The argument slots by tool-call id, and the bytes they count for. The
+/// slot used last is kept out of the map: deltas name the same tool call
+/// one after another, and each delta looks its slot up several times
+/// (hook, fold), so that most look-ups are one string compare.
 #[derive(Debug, Default)]
 pub(super) struct ArgsSlots {
     /// The slot used last, with its id.
     hot: Option<(String, ArgsSlot)>,
     /// The others.
     cold: BTreeMap<String, ArgsSlot>,
+    /// What the slots count for ([`ArgsSlot::charge`]), kept up to date.
+    bytes: usize,
+    /// The id of the call a `TOOL_CALL_END` just ended (valid when
+    /// `ended` is set): its slot is freed, if it can be, before the next
+    /// event, once the END's hooks and trace have read it.
+    ended_id: String,
+    ended: bool,
 }
 
 impl ArgsSlots {
     fn is_hot(&self, id: &str) -> bool {
         matches!(&self.hot, Some((key, _)) if key == id)
+    }
+
+    /// The bytes the slots count for (see [`SLOT_OVERHEAD`]).
+    pub(super) fn bytes(&self) -> usize {
+        self.bytes
     }
 
     fn get(&self, id: &str) -> Option<&ArgsSlot> {
@@ -133,7 +189,7 @@ impl ArgsSlots {
         }
     }
 
-    pub(super) fn get_mut(&mut self, id: &str) -> Option<&mut ArgsSlot> {
+    fn get_mut(&mut self, id: &str) -> Option<&mut ArgsSlot> {
         if let Some((key, slot)) = &mut self.hot {
             if key == id {
                 return Some(slot);
@@ -142,42 +198,104 @@ impl ArgsSlots {
         self.cold.get_mut(id)
     }
 
-    /// The slot of `id`, made if missing; it becomes the hot one.
-    fn slot(&mut self, id: &str) -> Option<&mut ArgsSlot> {
+    /// Runs `change` on the slot of `id`, if any, and counts it again.
+    pub(super) fn update(&mut self, id: &str, change: impl FnOnce(&mut ArgsSlot)) {
+        let mut bytes = self.bytes;
+        if let Some(slot) = self.get_mut(id) {
+            change(slot);
+            bytes = recount(bytes, id, slot);
+        }
+        self.bytes = bytes;
+    }
+
+    /// Runs `change` on the slot of `id`, made if missing (it becomes the
+    /// hot one), and counts it again. `had_text`: the call held arguments
+    /// before this event; a slot made for such a call is kept for good
+    /// (see [`ArgsSlot::kept`]).
+    fn with_slot(&mut self, id: &str, had_text: bool, change: impl FnOnce(&mut ArgsSlot)) {
         if !self.is_hot(id) {
-            let entry = self
-                .cold
-                .remove_entry(id)
-                .unwrap_or_else(|| (id.to_owned(), ArgsSlot::new()));
+            let entry = self.cold.remove_entry(id).unwrap_or_else(|| {
+                let mut slot = ArgsSlot::new();
+                slot.kept = had_text;
+                (id.to_owned(), slot)
+            });
             if let Some((key, slot)) = self.hot.replace(entry) {
                 self.cold.insert(key, slot);
             }
         }
-        self.hot.as_mut().map(|(_, slot)| slot)
+        let mut bytes = self.bytes;
+        if let Some((_, slot)) = self.hot.as_mut() {
+            change(slot);
+            bytes = recount(bytes, id, slot);
+        }
+        self.bytes = bytes;
     }
 
     pub(super) fn remove(&mut self, id: &str) {
-        if self.is_hot(id) {
-            self.hot = None;
+        let slot = if self.is_hot(id) {
+            self.hot.take().map(|(_, slot)| slot)
         } else {
-            self.cold.remove(id);
+            self.cold.remove(id)
+        };
+        if let Some(slot) = slot {
+            self.bytes = self.bytes.saturating_sub(slot.charged);
         }
     }
 
     pub(super) fn retain(&mut self, mut keep: impl FnMut(&str) -> bool) {
-        if let Some((key, _)) = &self.hot {
+        let mut freed = 0usize;
+        if let Some((key, slot)) = &self.hot {
             if !keep(key) {
+                freed = slot.charged;
                 self.hot = None;
             }
         }
-        self.cold.retain(|key, _| keep(key));
+        self.cold.retain(|key, slot| {
+            let kept = keep(key);
+            if !kept {
+                freed = freed.saturating_add(slot.charged);
+            }
+            kept
+        });
+        self.bytes = self.bytes.saturating_sub(freed);
     }
 
-    pub(super) fn values_mut(&mut self) -> impl Iterator<Item = &mut ArgsSlot> {
-        self.hot
-            .iter_mut()
-            .map(|(_, slot)| slot)
-            .chain(self.cold.values_mut())
+    /// Rewinds every slot (the texts were replaced as a whole).
+    pub(super) fn rewind_all(&mut self) {
+        let hot = self.hot.iter_mut().map(|(k, s)| (&*k, s));
+        let mut bytes = self.bytes;
+        for (key, slot) in hot.chain(self.cold.iter_mut()) {
+            slot.rewind();
+            bytes = recount(bytes, key, slot);
+        }
+        self.bytes = bytes;
+    }
+
+    /// Notes that call `id` just ended: see [`release_ended`](Self::release_ended).
+    fn ended(&mut self, id: &str) {
+        self.ended_id.clear();
+        self.ended_id.push_str(id);
+        self.ended = true;
+    }
+
+    /// Frees the slot of the call that ended last, if a slot made again
+    /// from the call's text would be the same (see
+    /// [`ArgsSlot::remade_alike`]); `text` gives the text of the first call
+    /// with an id. Run before each event, so that the END's hooks and trace
+    /// still read the slot.
+    pub(super) fn release_ended<'m>(&mut self, text: impl FnOnce(&str) -> Option<&'m str>) {
+        if !core::mem::take(&mut self.ended) {
+            return;
+        }
+        let id = core::mem::take(&mut self.ended_id);
+        let alike = match (self.get(&id), text(&id)) {
+            (Some(slot), Some(text)) => slot.remade_alike(text),
+            (Some(_) | None, None) | (None, Some(_)) => false,
+        };
+        if alike {
+            self.remove(&id);
+        }
+        self.ended_id = id;
     }
 
     #[cfg(test)]
@@ -189,22 +307,72 @@ impl ArgsSlots {
     }
 }
 
-/// The slot of `id`, made if missing.
-fn args_slot<'s>(slots: &'s mut ArgsSlots, id: &str) -> Option<&'s mut ArgsSlot> {
-    slots.slot(id)
+/// `bytes` with `slot` (of `id`) counted again after a change.
+fn recount(bytes: usize, id: &str, slot: &mut ArgsSlot) -> usize {
+    let charge = slot.charge(id);
+    let bytes = bytes.saturating_sub(slot.charged).saturating_add(charge);
+    slot.charged = charge;
+    bytes
 }
 
 impl Reducer {
     /// The partial arguments after the tool call's last `TOOL_CALL_ARGS`
     /// (SPEC section 5, "Partial tool arguments"). `None` before any.
-    pub fn partial_args(&self, tool_call_id: &str) -> Option<&Value> {
-        self.args.get(tool_call_id).map(|slot| slot.partial.value())
+    ///
+    /// Borrowed while the call streams; a finished call keeps no slot (see
+    /// [`Reducer::final_args`]), and its partial value is then read again
+    /// from its text, which is one complete document (the same value).
+    pub fn partial_args(&self, tool_call_id: &str) -> Option<Cow<'_, Value>> {
+        if let Some(slot) = self.args.get(tool_call_id) {
+            return Some(Cow::Borrowed(slot.partial.value()));
+        }
+        let text = self.tool_call(tool_call_id)?.function.arguments.as_str();
+        (!text.is_empty()).then(|| Cow::Owned(PartialArgs::new().push(text).clone()))
     }
 
     /// The arguments at the tool call's last `TOOL_CALL_END`: its text
     /// parsed, or `{}` if that does not parse.
-    pub fn final_args(&self, tool_call_id: &str) -> Option<&Value> {
-        self.args.get(tool_call_id)?.final_args()
+    ///
+    /// A finished call whose text is one complete document (or empty)
+    /// keeps no slot once the next event comes: its final arguments are
+    /// then its text parsed again, in time proportional to the text.
+    pub fn final_args(&self, tool_call_id: &str) -> Option<Cow<'_, Value>> {
+        match self.args.get(tool_call_id) {
+            Some(slot) => slot.final_args().map(Cow::Borrowed),
+            None => {
+                let call = self.tool_call(tool_call_id)?;
+                Some(Cow::Owned(parse_args(&call.function.arguments)))
+            }
+        }
+    }
+
+    /// What a slot made for call `id` would add (0 if it has one).
+    fn new_slot_bytes(&self, id: &str) -> usize {
+        if self.args.get(id).is_some() {
+            0
+        } else {
+            SLOT_OVERHEAD.saturating_add(id.len())
+        }
+    }
+
+    /// The partial value of `id`'s slot, if it has one (what the hooks and
+    /// the trace show, while the slot still exists).
+    fn slot_partial(&self, id: &str) -> Option<&Value> {
+        self.args.get(id).map(|slot| slot.partial.value())
+    }
+
+    /// The final arguments in `id`'s slot, if it has one.
+    fn slot_final(&self, id: &str) -> Option<&Value> {
+        self.args.get(id)?.final_args()
+    }
+
+    /// Before each event: frees the slot of the call that the last event
+    /// ended, if it can be made again from the call's text.
+    pub(super) fn release_ended_args(&mut self) {
+        let (messages, index) = (&self.messages, &self.index);
+        self.args.release_ended(|id| {
+            find_call(messages, index, id).map(|call| call.function.arguments.as_str())
+        });
     }
 
     /// At `TOOL_CALL_END`, the call's arguments as they are now: an
@@ -280,9 +448,7 @@ impl Reducer {
         self.held(Delta::plus(bytes));
         self.index.call_pushed(&e.tool_call_id, at);
         // A new call under an id seen before: its text starts over.
-        if let Some(slot) = self.args.get_mut(e.tool_call_id.as_str()) {
-            slot.rewind();
-        }
+        self.args.update(&e.tool_call_id, ArgsSlot::rewind);
         Changed::MESSAGES
     }
 
@@ -318,11 +484,12 @@ impl Reducer {
         let Some(call) = find_call(&self.messages, &self.index, id) else {
             return;
         };
-        if let Some(slot) = args_slot(&mut self.args, id) {
-            slot.sync(&call.function.arguments);
+        let text = call.function.arguments.as_str();
+        self.args.with_slot(id, !text.is_empty(), |slot| {
+            slot.sync(text);
             slot.partial_mut().push(delta);
             slot.consumed = slot.consumed.saturating_add(delta.len());
-        }
+        });
     }
 
     fn tool_call_args(&mut self, e: &ToolCallArgs) -> Changed {
@@ -346,10 +513,10 @@ impl Reducer {
             .text_bytes
             .saturating_add(delta.plus)
             .saturating_sub(delta.minus);
-        if let Some(slot) = args_slot(&mut self.args, &e.tool_call_id) {
-            // Normally nothing to read: the hook stage pushed this delta.
-            slot.sync(&call.function.arguments);
-        }
+        // Normally nothing to read: the hook stage pushed this delta.
+        let text = call.function.arguments.as_str();
+        let had_text = text.len() > e.delta.len();
+        self.args.with_slot(&e.tool_call_id, had_text, |slot| slot.sync(text));
         Changed::MESSAGES
     }
 
@@ -358,20 +525,22 @@ impl Reducer {
         let Some(call) = find_call(&self.messages, &self.index, id) else {
             return;
         };
-        let Some(slot) = args_slot(&mut self.args, id) else {
-            return;
-        };
-        let text = &call.function.arguments;
-        // The partial value has read exactly the text unless the text came
-        // from elsewhere (a snapshot, the run input) and no delta followed.
-        slot.final_args = if slot.consumed != text.len() {
-            FinalArgs::Owned(parse_args(text))
-        } else if slot.partial.finished().is_some() {
-            // Shared with the partial value until that changes.
-            FinalArgs::Partial
-        } else {
-            FinalArgs::Owned(empty_args())
-        };
+        let text = call.function.arguments.as_str();
+        self.args.with_slot(id, !text.is_empty(), |slot| {
+            // The partial value has read exactly the text unless the text
+            // came from elsewhere (a snapshot, the run input) and no delta
+            // followed.
+            slot.final_args = if slot.consumed != text.len() {
+                FinalArgs::Owned(parse_args(text))
+            } else if slot.partial.finished().is_some() {
+                // Shared with the partial value until that changes.
+                FinalArgs::Partial
+            } else {
+                FinalArgs::Owned(empty_args())
+            };
+        });
+        // Freed before the next event if it can be made again.
+        self.args.ended(id);
     }
 
     /// TOOL_CALL_END: merges its metadata into the call.
@@ -460,13 +629,21 @@ impl Rules for kind::ToolCallStart {
         })
     }
     fn growth(e: &ToolCallStart, r: &Reducer) -> (usize, usize) {
-        // The id is held twice: by the call and by its arguments slot.
+        // The id is held twice: by the call and by the index.
         let owner = e.parent_message_id.as_ref().map_or(0, String::len);
         let adds = r.tool_call_adds_message(e);
-        // A new assistant message holds the call's 1.0 owner tag too.
-        let tag = if adds { opt_len(&e.subagent_run_id) } else { 0 };
+        // A new assistant message holds the call's 1.0 owner tag too, and
+        // its id (the parent's or the call's) twice.
+        let (tag, message_id) = if adds {
+            let id = owner.max(e.tool_call_id.len()).saturating_mul(2);
+            (opt_len(&e.subagent_run_id), id)
+        } else {
+            (0, 0)
+        };
         let bytes = sum(&[
             e.tool_call_id.len().saturating_mul(2),
+            TOOL_CALL_OVERHEAD,
+            message_id,
             owner,
             e.tool_call_name.len(),
             meta_bytes(&e.metadata),
@@ -497,12 +674,20 @@ impl Rules for kind::ToolCallArgs {
             metadata: metadata(f)?,
         })
     }
-    fn growth(e: &ToolCallArgs, _: &Reducer) -> (usize, usize) {
-        (0, sum(&[e.delta.len(), meta_bytes(&e.metadata)]))
+    fn growth(e: &ToolCallArgs, r: &Reducer) -> (usize, usize) {
+        // The delta is held by the call and counted by its slot too.
+        let slot = e.delta.len().saturating_mul(SLOT_TEXT_COPIES);
+        let parts = [
+            e.delta.len(),
+            slot,
+            r.new_slot_bytes(&e.tool_call_id),
+            meta_bytes(&e.metadata),
+        ];
+        (0, sum(&parts))
     }
     fn hook(e: &ToolCallArgs, r: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
         let id = &e.tool_call_id;
-        s.on_tool_call_args(e, &r.progress(id, r.partial_args(id)), v)
+        s.on_tool_call_args(e, &r.progress(id, r.slot_partial(id)), v)
     }
     fn reduce(given: Given<'_, ToolCallArgs>, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
         let e = given.get();
@@ -510,7 +695,7 @@ impl Rules for kind::ToolCallArgs {
     }
     fn trace_args<'r>(e: &ToolCallArgs, r: &'r Reducer) -> Option<(&'static str, &'r Value)> {
         let id = &e.tool_call_id;
-        args_shown(r, "partialArgs", id, r.partial_args(id))
+        args_shown(r, "partialArgs", id, r.slot_partial(id))
     }
     fn effect(_: &ToolCallArgs) -> Effect<'_> {
         Effect::Plain
@@ -526,12 +711,14 @@ impl Rules for kind::ToolCallEnd {
             metadata: metadata(f)?,
         })
     }
-    fn growth(e: &ToolCallEnd, _: &Reducer) -> (usize, usize) {
-        (0, meta_bytes(&e.metadata))
+    fn growth(e: &ToolCallEnd, r: &Reducer) -> (usize, usize) {
+        // A call that had no delta gets its slot at its END.
+        let slot = r.new_slot_bytes(&e.tool_call_id);
+        (0, sum(&[slot, meta_bytes(&e.metadata)]))
     }
     fn hook(e: &ToolCallEnd, r: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
         let id = &e.tool_call_id;
-        s.on_tool_call_end(e, &r.progress(id, r.final_args(id)), v)
+        s.on_tool_call_end(e, &r.progress(id, r.slot_final(id)), v)
     }
     fn reduce(given: Given<'_, ToolCallEnd>, r: &mut Reducer, _: &mut dyn Subscriber) -> Changed {
         let e = given.get();
@@ -544,7 +731,7 @@ impl Rules for kind::ToolCallEnd {
     }
     fn trace_args<'r>(e: &ToolCallEnd, r: &'r Reducer) -> Option<(&'static str, &'r Value)> {
         let id = &e.tool_call_id;
-        args_shown(r, "args", id, r.final_args(id))
+        args_shown(r, "args", id, r.slot_final(id))
     }
     fn effect(_: &ToolCallEnd) -> Effect<'_> {
         Effect::Plain
@@ -571,7 +758,8 @@ impl Rules for kind::ToolCallResult {
     }
     fn growth(e: &ToolCallResult, r: &Reducer) -> (usize, usize) {
         let parts = [
-            e.message_id.len(),
+            // The message's id and the index's copy.
+            e.message_id.len().saturating_mul(2),
             e.tool_call_id.len(),
             crate::size::user_content_bytes(&e.content),
             meta_bytes(&e.metadata),
