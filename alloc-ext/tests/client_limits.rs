@@ -11,16 +11,17 @@
 )]
 
 use agui_alloc::client::{Client, ClientError, Limits};
-use agui_alloc::size::{json_size, message_bytes};
+use agui_alloc::size::{json_size, message_bytes, MESSAGE_OVERHEAD};
 use agui_core::error::{Code, Stage};
 use serde_json::{json, Value};
 
 const START: &str = r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#;
 
-/// 1 KiB for every limit on what the client keeps.
+/// 1 KiB for every limit on what the client keeps (for the messages, 1 KiB
+/// beyond the fixed charge of one message).
 fn tight() -> Limits {
     Limits {
-        max_message_bytes: 1024,
+        max_message_bytes: MESSAGE_OVERHEAD + 1024,
         max_state_bytes: 1024,
         max_trace_bytes: 1024,
         ..Limits::default()
@@ -108,7 +109,7 @@ fn everything_the_messages_hold_is_counted() {
             "{what}: {e}"
         );
         assert!(e.message.contains("max_message_bytes"), "{what}: {e}");
-        assert!(held(&client) <= 1024, "{what}");
+        assert!(held(&client) <= MESSAGE_OVERHEAD + 1024, "{what}");
     }
 }
 
@@ -130,7 +131,7 @@ fn keep_going_with_distinct_keys_keeps_nothing_of_them() {
     // The first content event fits (about 620 bytes), the second does not.
     assert_eq!(client.error_count(), 49);
     assert_eq!(client.reducer().message_bytes(), held(&client));
-    assert!(held(&client) <= 1024);
+    assert!(held(&client) <= MESSAGE_OVERHEAD + 1024);
 }
 
 /// Finding 2: the trace is bounded too, and a trace that cannot be

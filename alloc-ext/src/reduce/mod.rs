@@ -37,10 +37,10 @@
 //! Memory: besides the messages and their index, the reducer keeps per
 //! streaming tool call the partial-arguments state and the arguments at
 //! END. Once a call has ended with a text that is one complete document
-//! (or no text), its slot is freed before the next event: a slot made
-//! again from that text is the same (see `ArgsSlot`), so a finished call
-//! keeps nothing beyond its message. Everything kept is counted against
-//! [`ReducerLimits::max_message_bytes`].
+//! (or no text), that state is released before the next event and only a
+//! copy of the text is kept for the id (the last good value the reference
+//! carries per id follows from it, see `ArgsSlot`). Everything kept is
+//! counted against [`ReducerLimits::max_message_bytes`].
 //!
 //! ```
 //! use agui_alloc::event::Event;
@@ -708,7 +708,7 @@ fn forget_in(
         if index.tool_call(id).is_none() {
             args.remove(id);
         } else {
-            args.update(id, ArgsSlot::rewind);
+            args.rewind(id);
         }
     }
 }

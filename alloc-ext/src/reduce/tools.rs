@@ -3,6 +3,7 @@
 //! END). Their [`Rules`] blocks come last.
 
 use alloc::borrow::{Cow, ToOwned};
+use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -29,12 +30,12 @@ use crate::size::{tool_call_bytes, TOOL_CALL_OVERHEAD};
 /// The arguments of one tool call as a value, while the call streams.
 ///
 /// The value shown while the text is not JSON is the *last good* value of
-/// that id, which the reference carries across `TOOL_CALL_END` and
-/// replayed starts (vectors `gen-1-38-valid`, `gen-1-179-valid`, ...). A
-/// slot is freed once its call has ended with a text that is one complete
-/// JSON document (or no text at all), since a slot made again from that
-/// text is the same slot (see [`ArgsSlots::release_ended`]): so a finished
-/// tool call keeps nothing beyond its message.
+/// that id, which the reference carries across `TOOL_CALL_END`, replayed
+/// starts and new calls under the id (vectors `gen-1-38-valid`,
+/// `gen-1-179-valid`, ...). Once a call has ended with a text that is one
+/// complete JSON document (or no text), its slot is replaced by an
+/// [`Ended`] record holding only that text: everything the slot would
+/// still tell follows from it (see [`ArgsSlots::release_ended`]).
 #[derive(Debug)]
 pub(super) struct ArgsSlot {
     /// The partial value of the first `consumed` bytes of the call's text.
@@ -42,12 +43,49 @@ pub(super) struct ArgsSlot {
     pub(super) consumed: usize,
     /// The arguments at the last `TOOL_CALL_END`.
     final_args: FinalArgs,
-    /// Made again from a text that already held arguments: never freed
-    /// again, so that a call reopened over and over reads its text once,
-    /// not once per reopening.
+    /// Made again from an [`Ended`] record (or for a text that came from
+    /// elsewhere): never released again, so that a call reopened over and
+    /// over reads its text once, not once per reopening.
     kept: bool,
     /// What the slot is counted as in [`ArgsSlots::bytes`].
-    charged: usize,
+    pub(super) charged: usize,
+}
+
+/// What is left of a finished call's slot: the text it had read, one
+/// complete JSON document (or nothing), whose value is the partial value,
+/// the final arguments and any later last good value of the id.
+#[derive(Debug)]
+pub(super) struct Ended {
+    text: Box<str>,
+    /// The call's text was replaced since ([`ArgsSlot::rewind`]): the slot
+    /// it stands for has read nothing of the new text yet.
+    rewound: bool,
+}
+
+impl Ended {
+    /// The slot this record stands for.
+    fn revive(&self) -> ArgsSlot {
+        let mut slot = ArgsSlot::new();
+        slot.kept = true;
+        if self.text.is_empty() {
+            slot.final_args = FinalArgs::Owned(empty_args());
+        } else {
+            slot.partial.push(&self.text);
+            slot.consumed = self.text.len();
+            slot.final_args = FinalArgs::Partial;
+        }
+        if self.rewound {
+            slot.rewind();
+        }
+        slot
+    }
+
+    /// What the record counts for in [`ArgsSlots::bytes`].
+    pub(super) fn charge(&self, id: &str) -> usize {
+        ENDED_OVERHEAD
+            .saturating_add(id.len())
+            .saturating_add(self.text.len())
+    }
 }
 
 /// The arguments at a tool call's last `TOOL_CALL_END`.
@@ -66,6 +104,10 @@ enum FinalArgs {
 /// What a slot is counted as besides its text: the slot, its map entry
 /// and the partial value's fixed parts, with the allocator's share.
 pub(crate) const SLOT_OVERHEAD: usize = core::mem::size_of::<ArgsSlot>() + 256;
+
+/// What an [`Ended`] record is counted as besides its id and text: its map
+/// entry and the allocator's share of its two strings.
+pub(crate) const ENDED_OVERHEAD: usize = 128;
 
 /// How many times a slot counts the call's text: the partial value's copy
 /// of it, the value tree built from it, and a final value of its own.
@@ -127,49 +169,52 @@ impl ArgsSlot {
         }
     }
 
-    /// Whether a slot made again from `text` (the call's whole text) would
-    /// be this one: the text was read whole and is one complete document
-    /// (its value is then the partial value, the final arguments and any
-    /// later last good value), or the slot never read anything. A slot
-    /// made again with `kept` is never freed.
-    fn remade_alike(&self, text: &str) -> bool {
+    /// Whether an [`Ended`] record of `text` (the call's whole text) would
+    /// stand for this slot: the slot read the text whole, it is one
+    /// complete document (its value is then the partial value, the final
+    /// arguments and any later last good value) or empty and never read,
+    /// and the final arguments are those of the text.
+    fn ends_as(&self, text: &str) -> bool {
         if self.kept || self.consumed != text.len() {
             return false;
         }
-        let final_alike = match &self.final_args {
-            FinalArgs::Partial => true,
-            // The final value of an empty text is `{}`: made again from
-            // the text, as the getters do.
-            FinalArgs::Owned(_) | FinalArgs::None => text.is_empty(),
-        };
-        final_alike && (self.partial.is_complete() || (text.is_empty() && self.partial.is_fresh()))
+        match &self.final_args {
+            FinalArgs::Partial => self.partial.is_complete(),
+            FinalArgs::Owned(value) => {
+                text.is_empty() && self.partial.is_fresh() && *value == empty_args()
+            }
+            FinalArgs::None => false,
+        }
     }
 
     /// What the slot counts for: see [`SLOT_OVERHEAD`].
-    fn charge(&self, id: &str) -> usize {
+    pub(super) fn charge(&self, id: &str) -> usize {
         SLOT_OVERHEAD
             .saturating_add(id.len())
             .saturating_add(self.consumed.saturating_mul(SLOT_TEXT_COPIES))
     }
 }
 
-/// The argument slots by tool-call id, and the bytes they count for. The
-/// slot used last is kept out of the map: deltas name the same tool call
-/// one after another, and each delta looks its slot up several times
-/// (hook, fold), so that most look-ups are one string compare.
+/// The argument slots by tool-call id, the [`Ended`] records, and the
+/// bytes they count for. The slot used last is kept out of the map: deltas
+/// name the same tool call one after another, and each delta looks its
+/// slot up several times (hook, fold), so that most look-ups are one
+/// string compare. An id has a slot or a record, never both.
 #[derive(Debug, Default)]
 pub(super) struct ArgsSlots {
     /// The slot used last, with its id.
     hot: Option<(String, ArgsSlot)>,
-    /// The others.
+    /// The other slots.
     cold: BTreeMap<String, ArgsSlot>,
-    /// What the slots count for ([`ArgsSlot::charge`]), kept up to date.
+    /// What is left of the slots of finished calls.
+    ended: BTreeMap<String, Ended>,
+    /// What the slots and records count for, kept up to date.
     bytes: usize,
     /// The id of the call a `TOOL_CALL_END` just ended (valid when
-    /// `ended` is set): its slot is freed, if it can be, before the next
-    /// event, once the END's hooks and trace have read it.
+    /// `just_ended` is set): its slot is released, if it can be, before
+    /// the next event, once the END's hooks and trace have read it.
     ended_id: String,
-    ended: bool,
+    just_ended: bool,
 }
 
 impl ArgsSlots {
@@ -177,7 +222,8 @@ impl ArgsSlots {
         matches!(&self.hot, Some((key, _)) if key == id)
     }
 
-    /// The bytes the slots count for (see [`SLOT_OVERHEAD`]).
+    /// The bytes the slots and records count for (see [`SLOT_OVERHEAD`],
+    /// [`ENDED_OVERHEAD`]).
     pub(super) fn bytes(&self) -> usize {
         self.bytes
     }
@@ -189,6 +235,11 @@ impl ArgsSlots {
         }
     }
 
+    /// The record of `id`, if its call ended and its slot was released.
+    fn get_ended(&self, id: &str) -> Option<&Ended> {
+        self.ended.get(id)
+    }
+
     fn get_mut(&mut self, id: &str) -> Option<&mut ArgsSlot> {
         if let Some((key, slot)) = &mut self.hot {
             if key == id {
@@ -198,8 +249,30 @@ impl ArgsSlots {
         self.cold.get_mut(id)
     }
 
-    /// Runs `change` on the slot of `id`, if any, and counts it again.
+    /// Makes the slot of `id` live again from its record, if it has one.
+    fn revive(&mut self, id: &str) {
+        if let Some((key, ended)) = self.ended.remove_entry(id) {
+            self.bytes = self.bytes.saturating_sub(ended.charge(&key));
+            let mut slot = ended.revive();
+            self.bytes = recount(self.bytes, &key, &mut slot);
+            self.cold.insert(key, slot);
+        }
+    }
+
+    /// Rewinds the slot of `id` ([`ArgsSlot::rewind`]), or marks its
+    /// record rewound.
+    pub(super) fn rewind(&mut self, id: &str) {
+        if let Some(ended) = self.ended.get_mut(id) {
+            ended.rewound = true;
+            return;
+        }
+        self.update(id, ArgsSlot::rewind);
+    }
+
+    /// Runs `change` on the slot of `id`, if any (made live from its record
+    /// first), and counts it again.
     pub(super) fn update(&mut self, id: &str, change: impl FnOnce(&mut ArgsSlot)) {
+        self.revive(id);
         let mut bytes = self.bytes;
         if let Some(slot) = self.get_mut(id) {
             change(slot);
@@ -208,12 +281,13 @@ impl ArgsSlots {
         self.bytes = bytes;
     }
 
-    /// Runs `change` on the slot of `id`, made if missing (it becomes the
-    /// hot one), and counts it again. `had_text`: the call held arguments
-    /// before this event; a slot made for such a call is kept for good
-    /// (see [`ArgsSlot::kept`]).
+    /// Runs `change` on the slot of `id`, made if missing (from its record
+    /// if it has one; it becomes the hot one), and counts it again.
+    /// `had_text`: the call held arguments before this event; a slot made
+    /// for such a call is kept for good (see [`ArgsSlot::kept`]).
     fn with_slot(&mut self, id: &str, had_text: bool, change: impl FnOnce(&mut ArgsSlot)) {
         if !self.is_hot(id) {
+            self.revive(id);
             let entry = self.cold.remove_entry(id).unwrap_or_else(|| {
                 let mut slot = ArgsSlot::new();
                 slot.kept = had_text;
@@ -237,9 +311,11 @@ impl ArgsSlots {
         } else {
             self.cold.remove(id)
         };
-        if let Some(slot) = slot {
-            self.bytes = self.bytes.saturating_sub(slot.charged);
+        let mut freed = slot.map_or(0, |slot| slot.charged);
+        if let Some(ended) = self.ended.remove(id) {
+            freed = freed.saturating_add(ended.charge(id));
         }
+        self.bytes = self.bytes.saturating_sub(freed);
     }
 
     pub(super) fn retain(&mut self, mut keep: impl FnMut(&str) -> bool) {
@@ -257,10 +333,17 @@ impl ArgsSlots {
             }
             kept
         });
+        self.ended.retain(|key, ended| {
+            let kept = keep(key);
+            if !kept {
+                freed = freed.saturating_add(ended.charge(key));
+            }
+            kept
+        });
         self.bytes = self.bytes.saturating_sub(freed);
     }
 
-    /// Rewinds every slot (the texts were replaced as a whole).
+    /// Rewinds every slot and record (the texts were replaced as a whole).
     pub(super) fn rewind_all(&mut self) {
         let hot = self.hot.iter_mut().map(|(k, s)| (&*k, s));
         let mut bytes = self.bytes;
@@ -269,31 +352,39 @@ impl ArgsSlots {
             bytes = recount(bytes, key, slot);
         }
         self.bytes = bytes;
+        for ended in self.ended.values_mut() {
+            ended.rewound = true;
+        }
     }
 
     /// Notes that call `id` just ended: see [`release_ended`](Self::release_ended).
     fn ended(&mut self, id: &str) {
         self.ended_id.clear();
         self.ended_id.push_str(id);
-        self.ended = true;
+        self.just_ended = true;
     }
 
-    /// Frees the slot of the call that ended last, if a slot made again
-    /// from the call's text would be the same (see
-    /// [`ArgsSlot::remade_alike`]); `text` gives the text of the first call
-    /// with an id. Run before each event, so that the END's hooks and trace
-    /// still read the slot.
+    /// Replaces the slot of the call that ended last by an [`Ended`]
+    /// record, if one stands for it (see [`ArgsSlot::ends_as`]); `text`
+    /// gives the text of the first call with an id. Run before each event,
+    /// so that the END's hooks and trace still read the slot.
     pub(super) fn release_ended<'m>(&mut self, text: impl FnOnce(&str) -> Option<&'m str>) {
-        if !core::mem::take(&mut self.ended) {
+        if !core::mem::take(&mut self.just_ended) {
             return;
         }
         let id = core::mem::take(&mut self.ended_id);
-        let alike = match (self.get(&id), text(&id)) {
-            (Some(slot), Some(text)) => slot.remade_alike(text),
-            (Some(_) | None, None) | (None, Some(_)) => false,
+        let ends = match (self.get(&id), text(&id)) {
+            (Some(slot), Some(text)) => slot.ends_as(text).then(|| Box::<str>::from(text)),
+            (Some(_) | None, None) | (None, Some(_)) => None,
         };
-        if alike {
+        if let Some(text) = ends {
             self.remove(&id);
+            let ended = Ended {
+                text,
+                rewound: false,
+            };
+            self.bytes = self.bytes.saturating_add(ended.charge(&id));
+            self.ended.insert(id.clone(), ended);
         }
         self.ended_id = id;
     }
@@ -304,6 +395,11 @@ impl ArgsSlots {
             .iter()
             .map(|(key, slot)| (key, slot))
             .chain(self.cold.iter())
+    }
+
+    #[cfg(test)]
+    pub(super) fn records(&self) -> impl Iterator<Item = (&String, &Ended)> {
+        self.ended.iter()
     }
 }
 
@@ -319,39 +415,43 @@ impl Reducer {
     /// The partial arguments after the tool call's last `TOOL_CALL_ARGS`
     /// (SPEC section 5, "Partial tool arguments"). `None` before any.
     ///
-    /// Borrowed while the call streams; a finished call keeps no slot (see
-    /// [`Reducer::final_args`]), and its partial value is then read again
-    /// from its text, which is one complete document (the same value).
+    /// Borrowed while the call streams; once a finished call's slot was
+    /// released (see [`Reducer::final_args`]) the value is read again from
+    /// the text it kept, in time proportional to that text.
     pub fn partial_args(&self, tool_call_id: &str) -> Option<Cow<'_, Value>> {
-        if let Some(slot) = self.args.get(tool_call_id) {
-            return Some(Cow::Borrowed(slot.partial.value()));
+        if let Some(ended) = self.args.get_ended(tool_call_id) {
+            let slot = ended.revive();
+            return (ended.rewound || !ended.text.is_empty())
+                .then(|| Cow::Owned(slot.partial.value().clone()));
         }
-        let text = self.tool_call(tool_call_id)?.function.arguments.as_str();
-        (!text.is_empty()).then(|| Cow::Owned(PartialArgs::new().push(text).clone()))
+        let slot = self.args.get(tool_call_id)?;
+        Some(Cow::Borrowed(slot.partial.value()))
     }
 
     /// The arguments at the tool call's last `TOOL_CALL_END`: its text
     /// parsed, or `{}` if that does not parse.
     ///
     /// A finished call whose text is one complete document (or empty)
-    /// keeps no slot once the next event comes: its final arguments are
-    /// then its text parsed again, in time proportional to the text.
+    /// keeps only that text once the next event comes (not the parsed
+    /// value, nor the partial value's state): its final arguments are then
+    /// that text parsed again, in time proportional to the text.
     pub fn final_args(&self, tool_call_id: &str) -> Option<Cow<'_, Value>> {
-        match self.args.get(tool_call_id) {
-            Some(slot) => slot.final_args().map(Cow::Borrowed),
-            None => {
-                let call = self.tool_call(tool_call_id)?;
-                Some(Cow::Owned(parse_args(&call.function.arguments)))
-            }
+        if let Some(ended) = self.args.get_ended(tool_call_id) {
+            return ended.revive().final_args().cloned().map(Cow::Owned);
         }
+        self.args.get(tool_call_id)?.final_args().map(Cow::Borrowed)
     }
 
-    /// What a slot made for call `id` would add (0 if it has one).
+    /// What a slot made for call `id` would add, at most: a new one, or
+    /// one made live again from its record (which reads the text it kept).
     fn new_slot_bytes(&self, id: &str) -> usize {
-        if self.args.get(id).is_some() {
-            0
-        } else {
-            SLOT_OVERHEAD.saturating_add(id.len())
+        match (self.args.get(id), self.args.get_ended(id)) {
+            (Some(_), _) => 0,
+            (None, Some(ended)) => {
+                let text = ended.text.len().saturating_mul(SLOT_TEXT_COPIES);
+                SLOT_OVERHEAD.saturating_add(id.len()).saturating_add(text)
+            }
+            (None, None) => SLOT_OVERHEAD.saturating_add(id.len()),
         }
     }
 
@@ -448,7 +548,7 @@ impl Reducer {
         self.held(Delta::plus(bytes));
         self.index.call_pushed(&e.tool_call_id, at);
         // A new call under an id seen before: its text starts over.
-        self.args.update(&e.tool_call_id, ArgsSlot::rewind);
+        self.args.rewind(&e.tool_call_id);
         Changed::MESSAGES
     }
 
