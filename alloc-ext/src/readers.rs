@@ -39,6 +39,10 @@ pub const V1_OWNERS: usize = 512;
 /// allows at most 8 lanes).
 pub const V1_AGENTS: usize = 8;
 
+/// The bytes of one id slot of the fixed reader's tables: the id's
+/// capacity and its length.
+const ID_SLOT: usize = ID_CAPACITY + core::mem::size_of::<usize>();
+
 type Current = EventReader<ID_CAPACITY, OPEN_MESSAGES, OPEN_TOOL_CALLS, OPEN_STEPS, DEPTH>;
 #[cfg(feature = "v1")]
 type WithV1 = EventReader<
@@ -85,6 +89,29 @@ impl Readers {
                 Readers::V1(reader)
             }
         }
+    }
+
+    /// The bytes the reader keeps for the items it tracks, as
+    /// [`Limits::max_reader_bytes`](crate::client::Limits::max_reader_bytes)
+    /// counts them: one id slot per open message, tool call and step. The
+    /// fixed reader's slots hold [`ID_CAPACITY`] bytes each whatever the
+    /// id's length. (Its 1.0 owner tables are fixed arrays that do not say
+    /// how much of them is in use; they are counted once the host's reader
+    /// keeps them in growable storage.) In time independent of the stream:
+    /// three table lengths.
+    #[inline(always)]
+    pub(crate) fn kept_bytes(&self) -> usize {
+        let verifier = match self {
+            Readers::Current(r) => r.verifier(),
+            #[cfg(feature = "v1")]
+            Readers::V1(r) => r.verifier(),
+        };
+        let entries = verifier
+            .open_messages()
+            .len()
+            .saturating_add(verifier.open_tool_calls().len())
+            .saturating_add(verifier.open_steps().len());
+        entries.saturating_mul(ID_SLOT)
     }
 
     /// The stream's protocol, once its first frame decided it.

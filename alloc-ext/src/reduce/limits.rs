@@ -33,8 +33,11 @@ pub struct ReducerLimits {
     /// activity message's `content`.
     pub max_state_bytes: usize,
     /// Deepest nesting of arrays and objects in the state or in an
-    /// activity's content (default 128). JSON Patch can nest a value deeper
-    /// with every delta; this keeps every later walk of it bounded.
+    /// activity's content (default 512, the host's JSON depth). JSON Patch
+    /// can nest a value deeper with every delta; this keeps every later
+    /// walk of it bounded (the recursive ones, serde_json's clone, compare,
+    /// drop and write, use some hundreds of bytes of stack per level: a
+    /// limit of many thousands needs a thread with a larger stack).
     pub max_state_depth: usize,
 }
 
@@ -44,7 +47,7 @@ impl Default for ReducerLimits {
             max_messages: 10_000,
             max_message_bytes: 64 << 20,
             max_state_bytes: 16 << 20,
-            max_state_depth: 128,
+            max_state_depth: 512,
         }
     }
 }
@@ -80,6 +83,10 @@ pub enum Limit {
     StateBytes,
     /// [`ReducerLimits::max_state_depth`]
     StateDepth,
+    /// [`Limits::max_reader_bytes`](crate::client::Limits::max_reader_bytes):
+    /// the bytes the client's core reader keeps for the items it tracks
+    /// (checked by the client, not the reducer).
+    ReaderBytes,
 }
 
 impl Limit {
@@ -90,13 +97,24 @@ impl Limit {
             Limit::MessageBytes => "max_message_bytes",
             Limit::StateBytes => "max_state_bytes",
             Limit::StateDepth => "max_state_depth",
+            Limit::ReaderBytes => "max_reader_bytes",
+        }
+    }
+
+    /// The struct the limit is a field of.
+    const fn owner(self) -> &'static str {
+        match self {
+            Limit::Messages | Limit::MessageBytes | Limit::StateBytes | Limit::StateDepth => {
+                "ReducerLimits"
+            }
+            Limit::ReaderBytes => "Limits",
         }
     }
 
     const fn unit(self) -> &'static str {
         match self {
             Limit::Messages => "messages",
-            Limit::MessageBytes | Limit::StateBytes => "bytes",
+            Limit::MessageBytes | Limit::StateBytes | Limit::ReaderBytes => "bytes",
             Limit::StateDepth => "levels of nesting",
         }
     }
@@ -114,7 +132,7 @@ pub struct LimitError {
 }
 
 impl LimitError {
-    pub(super) const fn new(limit: Limit, max: usize, needed: usize) -> Self {
+    pub(crate) const fn new(limit: Limit, max: usize, needed: usize) -> Self {
         LimitError { limit, max, needed }
     }
 }
@@ -123,10 +141,11 @@ impl core::fmt::Display for LimitError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(
             f,
-            "the event would need {} {}, over the limit of {} (ReducerLimits::{})",
+            "the event would need {} {}, over the limit of {} ({}::{})",
             self.needed,
             self.limit.unit(),
             self.max,
+            self.limit.owner(),
             self.limit.as_str()
         )
     }
