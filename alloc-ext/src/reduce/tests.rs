@@ -517,6 +517,51 @@ fn a_call_ended_mid_document_keeps_its_slot() {
     assert_eq!(r.partial_args("t").as_deref(), Some(&json!({"a": [1]})));
 }
 
+/// `1` inside `n` arrays: a value `n` levels deep.
+fn nested(n: usize) -> Value {
+    (0..n).fold(json!(1), |inner, _| Value::Array(vec![inner]))
+}
+
+#[test]
+fn state_nests_to_the_host_depth_by_default() {
+    let max = ReducerLimits::default().max_state_depth;
+    assert_eq!(max, 512);
+    let snapshot = |v: Value| {
+        Event::StateSnapshot(crate::event::StateSnapshot {
+            snapshot: Some(v),
+        })
+    };
+    let mut r = Reducer::new();
+    // `{"a": ...}` adds a level: the state is `max` deep, then one more.
+    r.try_apply_with(&snapshot(json!({ "a": nested(max - 1) })), &mut ())
+        .unwrap();
+    let e = r
+        .try_apply_with(&snapshot(json!({ "a": nested(max) })), &mut ())
+        .unwrap_err();
+    assert_eq!((e.limit, e.max, e.needed), (Limit::StateDepth, max, max + 1));
+    assert!(format!("{e}").contains("ReducerLimits::max_state_depth"), "{e}");
+    // A patch reaches the limit, and one level more is refused whole.
+    r.try_apply_with(&snapshot(json!({})), &mut ()).unwrap();
+    let add = |path: String, value: Value| {
+        Event::StateDelta(StateDelta {
+            delta: json!([{"op": "add", "path": path, "value": value}]),
+        })
+    };
+    r.try_apply_with(&add("/a".into(), nested(max - 2)), &mut ())
+        .unwrap();
+    // The state is `max - 1` deep; `/a/0/.../0` names its innermost
+    // array, where `[]` makes it `max` deep and `[[]]` one more.
+    let innermost = format!("/a{}/-", "/0".repeat(max - 3));
+    r.try_apply_with(&add(innermost.clone(), json!([])), &mut ())
+        .unwrap();
+    assert_eq!(r.state_size.depth, max);
+    let e = r
+        .try_apply_with(&add(innermost, json!([[]])), &mut ())
+        .unwrap_err();
+    assert_eq!((e.limit, e.needed), (Limit::StateDepth, max + 1));
+    assert_eq!(r.state_size.depth, max);
+}
+
 #[test]
 fn failed_state_patch_is_a_warning() {
     let mut r = Reducer::new();
