@@ -310,3 +310,43 @@ fn capacity_errors_name_the_id() {
     let e = first_error(&client);
     assert!(e.message.contains("for 'late'"), "{e}");
 }
+
+/// What the core reader keeps for the items it tracks is bounded in bytes
+/// too: the frame that would pass `max_reader_bytes` is refused whole
+/// (strict: the stream stops there, everything before it kept; keep-going:
+/// the reader is as before the frame, so closing an item makes room).
+#[test]
+fn the_reader_limit_refuses_a_frame_whole() {
+    use agui_alloc::client::ClientDetail;
+    use agui_alloc::reduce::Limit;
+    let limits = Limits {
+        max_reader_bytes: 1024,
+        ..Limits::default()
+    };
+    let open = |i: usize| {
+        format!(r#"{{"type":"TEXT_MESSAGE_START","messageId":"m{i}","role":"assistant"}}"#)
+    };
+    let mut frames = vec![START.to_owned()];
+    frames.extend((0..40).map(open));
+    let client = run(limits, false, &frames);
+    let e = first_error(&client);
+    assert_eq!((e.stage, e.code), (Stage::Verify, Code::Capacity), "{e}");
+    match &e.detail {
+        ClientDetail::Limit(l) => assert_eq!((l.limit, l.max), (Limit::ReaderBytes, 1024)),
+        other => panic!("{other:?}"),
+    }
+    assert!(e.message.contains("Limits::max_reader_bytes"), "{e}");
+    let refused = e.frame as usize;
+    assert_eq!(client.messages().len(), refused - 1);
+
+    // Keep-going: the refused open is not half-applied; after a close, the
+    // same open is accepted.
+    let mut frames: Vec<String> = vec![START.to_owned()];
+    frames.extend((0..refused).map(open));
+    frames.push(r#"{"type":"TEXT_MESSAGE_END","messageId":"m0"}"#.to_owned());
+    frames.push(open(refused - 1));
+    let client = run(limits, true, &frames);
+    assert_eq!(client.error_count(), 1);
+    assert_eq!(client.errors()[0].frame as usize, refused);
+    assert_eq!(client.messages().len(), refused);
+}
