@@ -271,7 +271,10 @@ fn numbers_beyond_the_double_range_are_accepted() {
         assert_eq!(client.accepted(), 7);
         assert_eq!(client.state()["inf"], Value::Null);
         assert_eq!(client.state()["big"], json!(1.2345678901234568e29));
-        assert_eq!(client.reducer().final_args("c").as_deref(), Some(&json!({"n": null})));
+        assert_eq!(
+            client.reducer().final_args("c").as_deref(),
+            Some(&json!({"n": null}))
+        );
         assert!(client.reducer().last_warning().is_none());
     }
 }
@@ -331,10 +334,10 @@ fn the_reader_limit_refuses_a_frame_whole() {
     let client = run(limits, false, &frames);
     let e = first_error(&client);
     assert_eq!((e.stage, e.code), (Stage::Verify, Code::Capacity), "{e}");
-    match &e.detail {
-        ClientDetail::Limit(l) => assert_eq!((l.limit, l.max), (Limit::ReaderBytes, 1024)),
-        other => panic!("{other:?}"),
-    }
+    let ClientDetail::Limit(l) = &e.detail else {
+        panic!("{:?}", e.detail)
+    };
+    assert_eq!((l.limit, l.max), (Limit::ReaderBytes, 1024));
     assert!(e.message.contains("Limits::max_reader_bytes"), "{e}");
     let refused = e.frame as usize;
     assert_eq!(client.messages().len(), refused - 1);

@@ -39,14 +39,22 @@ const UNITS: [(&str, u64); 7] = [
 /// (`65536`, `64KiB`, `1MiB`, `2GB`; see [`UNITS`]), as a clap value
 /// parser. Zero is refused: a limit of nothing would refuse every stream.
 pub fn parse_bytes(text: &str) -> Result<usize, String> {
-    let bad = || format!("'{text}' is not a byte size (a whole number, optionally with B, kB, MB, GB, KiB, MiB or GiB, e.g. 64MiB)");
+    let bad = || {
+        format!("'{text}' is not a byte size (a whole number, optionally with B, kB, MB, GB, KiB, MiB or GiB, e.g. 64MiB)")
+    };
     let digits = text.bytes().take_while(u8::is_ascii_digit).count();
     let (number, unit) = text.split_at(digits);
     let number: u64 = number.parse().map_err(|_| bad())?;
     let unit = unit.trim().to_ascii_lowercase();
     let factor = match unit.as_str() {
         "" => 1,
-        unit => UNITS.iter().find(|(name, _)| *name == unit).ok_or_else(bad)?.1,
+        unit => {
+            UNITS
+                .iter()
+                .find(|(name, _)| *name == unit)
+                .ok_or_else(bad)?
+                .1
+        }
     };
     let bytes = number
         .checked_mul(factor)
@@ -147,7 +155,16 @@ mod tests {
         for (text, bytes) in cases {
             assert_eq!(parse_bytes(text), Ok(bytes), "{text}");
         }
-        for bad in ["", "MiB", "1.5MiB", "-1", "1XB", "0", "0MiB", "99999999999999999999"] {
+        for bad in [
+            "",
+            "MiB",
+            "1.5MiB",
+            "-1",
+            "1XB",
+            "0",
+            "0MiB",
+            "99999999999999999999",
+        ] {
             assert!(parse_bytes(bad).is_err(), "{bad}");
         }
         let e = parse_bytes("1XB").unwrap_err();
@@ -165,8 +182,21 @@ mod tests {
         let tool = Tool::parse_from(["tool"]);
         let defaults = Limits::default();
         assert_eq!(tool.limits.limits(defaults.max_messages), defaults);
-        let tool = Tool::parse_from(["tool", "--max-message-bytes", "1MiB", "--max-state-depth", "600"]);
+        let tool = Tool::parse_from([
+            "tool",
+            "--max-message-bytes",
+            "1MiB",
+            "--max-state-depth",
+            "600",
+        ]);
         let limits = tool.limits.limits(5);
-        assert_eq!((limits.max_message_bytes, limits.max_state_depth, limits.max_messages), (1 << 20, 600, 5));
+        assert_eq!(
+            (
+                limits.max_message_bytes,
+                limits.max_state_depth,
+                limits.max_messages
+            ),
+            (1 << 20, 600, 5)
+        );
     }
 }

@@ -17,7 +17,10 @@ const REPLAY: &str = env!("CARGO_BIN_EXE_agui-replay");
 const RUN: &str = r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#;
 
 fn ndjson(frames: &[String]) -> Vec<u8> {
-    frames.iter().flat_map(|f| format!("{f}\n").into_bytes()).collect()
+    frames
+        .iter()
+        .flat_map(|f| format!("{f}\n").into_bytes())
+        .collect()
 }
 
 /// `agui-replay --json` with `flags` over `frames`: the report.
@@ -25,7 +28,11 @@ fn report(flags: &[&str], frames: &[String]) -> Value {
     let mut args = vec!["--json"];
     args.extend_from_slice(flags);
     let out = cli::run(REPLAY, &args, &ndjson(frames));
-    assert_eq!(out.status.code(), Some(1), "{flags:?}: the stream is refused");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{flags:?}: the stream is refused"
+    );
     serde_json::from_slice(&out.stdout).expect("one JSON object")
 }
 
@@ -45,7 +52,9 @@ fn each_limit_names_itself_and_keeps_what_came_before() {
     let big = "x".repeat(3000);
     let deep = format!("{}1{}", "[".repeat(6), "]".repeat(6));
     let mut opens: Vec<String> = (0..100)
-        .map(|i| format!(r#"{{"type":"TEXT_MESSAGE_START","messageId":"m{i}","role":"assistant"}}"#))
+        .map(|i| {
+            format!(r#"{{"type":"TEXT_MESSAGE_START","messageId":"m{i}","role":"assistant"}}"#)
+        })
         .collect();
     opens.insert(0, RUN.to_owned());
     let cases: Vec<(&str, Vec<&str>, Vec<String>)> = vec![
@@ -67,14 +76,22 @@ fn each_limit_names_itself_and_keeps_what_came_before() {
         (
             "max_state_bytes",
             vec!["--max-state-bytes", "1KiB"],
-            vec![RUN.to_owned(), snapshot(r#"{"a":1}"#), snapshot(&format!(r#"{{"b":"{big}"}}"#))],
+            vec![
+                RUN.to_owned(),
+                snapshot(r#"{"a":1}"#),
+                snapshot(&format!(r#"{{"b":"{big}"}}"#)),
+            ],
         ),
         (
             "max_state_depth",
             vec!["--max-state-depth", "5"],
             vec![RUN.to_owned(), snapshot(r#"{"a":1}"#), snapshot(&deep)],
         ),
-        ("max_reader_bytes", vec!["--max-reader-bytes", "1KiB"], opens),
+        (
+            "max_reader_bytes",
+            vec!["--max-reader-bytes", "1KiB"],
+            opens,
+        ),
         (
             "max_trace_bytes",
             vec!["--trace", "--max-trace-bytes", "64B"],
@@ -92,7 +109,9 @@ fn each_limit_names_itself_and_keeps_what_came_before() {
         assert_eq!(got["accepted"].as_u64(), Some(index), "{limit}");
         let messages = got["messages"].as_array().unwrap();
         match limit {
-            "max_state_bytes" | "max_state_depth" => assert_eq!(got["state"], serde_json::json!({"a": 1})),
+            "max_state_bytes" | "max_state_depth" => {
+                assert_eq!(got["state"], serde_json::json!({"a": 1}))
+            }
             "max_reader_bytes" => assert_eq!(messages.len() as u64, index - 1, "{limit}"),
             _ => assert_eq!(messages[0]["content"], "hi", "{limit}: {got}"),
         }
@@ -103,17 +122,26 @@ fn each_limit_names_itself_and_keeps_what_came_before() {
 /// NDJSON, to `out`.
 fn write_calls(out: &mut impl Write, calls: usize) -> std::io::Result<()> {
     writeln!(out, "{RUN}")?;
-    writeln!(out, r#"{{"type":"TEXT_MESSAGE_START","messageId":"a","role":"assistant"}}"#)?;
+    writeln!(
+        out,
+        r#"{{"type":"TEXT_MESSAGE_START","messageId":"a","role":"assistant"}}"#
+    )?;
     writeln!(out, r#"{{"type":"TEXT_MESSAGE_END","messageId":"a"}}"#)?;
     for i in 0..calls {
         writeln!(
             out,
             r#"{{"type":"TOOL_CALL_START","toolCallId":"c{i}","toolCallName":"f","parentMessageId":"a"}}"#
         )?;
-        writeln!(out, r#"{{"type":"TOOL_CALL_ARGS","toolCallId":"c{i}","delta":"{{\"n\":{i}}}"}}"#)?;
+        writeln!(
+            out,
+            r#"{{"type":"TOOL_CALL_ARGS","toolCallId":"c{i}","delta":"{{\"n\":{i}}}"}}"#
+        )?;
         writeln!(out, r#"{{"type":"TOOL_CALL_END","toolCallId":"c{i}"}}"#)?;
     }
-    writeln!(out, r#"{{"type":"RUN_FINISHED","threadId":"t","runId":"r"}}"#)
+    writeln!(
+        out,
+        r#"{{"type":"RUN_FINISHED","threadId":"t","runId":"r"}}"#
+    )
 }
 
 /// The process's peak resident memory so far (`VmHWM` of
@@ -158,7 +186,10 @@ fn replay_million(flags: &[&str]) -> (i32, u64, String) {
     };
     writer.join().unwrap();
     let mut printed = String::new();
-    File::open(&out_path).unwrap().read_to_string(&mut printed).unwrap();
+    File::open(&out_path)
+        .unwrap()
+        .read_to_string(&mut printed)
+        .unwrap();
     let last = printed.lines().last().unwrap_or_default().to_owned();
     assert!(peak > 0, "the process was measured");
     (status.code().unwrap(), peak, last)

@@ -379,7 +379,12 @@ fn assert_index_matches_scan(r: &Reducer) {
         assert_eq!(slot.charged, slot.charge(id), "slot of {id:?}");
     }
     // Slots are kept only for ids that some tool call has.
-    for id in r.args.iter().map(|(id, _)| id).chain(r.args.records().map(|(id, _)| id)) {
+    for id in r
+        .args
+        .iter()
+        .map(|(id, _)| id)
+        .chain(r.args.records().map(|(id, _)| id))
+    {
         assert!(
             calls.contains(id.as_str()),
             "slot of {id:?} outlived its calls"
@@ -526,11 +531,8 @@ fn nested(n: usize) -> Value {
 fn state_nests_to_the_host_depth_by_default() {
     let max = ReducerLimits::default().max_state_depth;
     assert_eq!(max, 512);
-    let snapshot = |v: Value| {
-        Event::StateSnapshot(crate::event::StateSnapshot {
-            snapshot: Some(v),
-        })
-    };
+    let snapshot =
+        |v: Value| Event::StateSnapshot(crate::event::StateSnapshot { snapshot: Some(v) });
     let mut r = Reducer::new();
     // `{"a": ...}` adds a level: the state is `max` deep, then one more.
     r.try_apply_with(&snapshot(json!({ "a": nested(max - 1) })), &mut ())
@@ -538,8 +540,14 @@ fn state_nests_to_the_host_depth_by_default() {
     let e = r
         .try_apply_with(&snapshot(json!({ "a": nested(max) })), &mut ())
         .unwrap_err();
-    assert_eq!((e.limit, e.max, e.needed), (Limit::StateDepth, max, max + 1));
-    assert!(format!("{e}").contains("ReducerLimits::max_state_depth"), "{e}");
+    assert_eq!(
+        (e.limit, e.max, e.needed),
+        (Limit::StateDepth, max, max + 1)
+    );
+    assert!(
+        format!("{e}").contains("ReducerLimits::max_state_depth"),
+        "{e}"
+    );
     // A patch reaches the limit, and one level more is refused whole.
     r.try_apply_with(&snapshot(json!({})), &mut ()).unwrap();
     let add = |path: String, value: Value| {

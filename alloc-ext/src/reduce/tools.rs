@@ -616,7 +616,8 @@ impl Reducer {
         // Normally nothing to read: the hook stage pushed this delta.
         let text = call.function.arguments.as_str();
         let had_text = text.len() > e.delta.len();
-        self.args.with_slot(&e.tool_call_id, had_text, |slot| slot.sync(text));
+        self.args
+            .with_slot(&e.tool_call_id, had_text, |slot| slot.sync(text));
         Changed::MESSAGES
     }
 

@@ -53,8 +53,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use agui_alloc::http::{HttpAgent, HttpError, HttpErrorKind, CONNECT_TIMEOUT, IDLE_TIMEOUT};
 use agui_alloc::client::Limits;
+use agui_alloc::http::{HttpAgent, HttpError, HttpErrorKind, CONNECT_TIMEOUT, IDLE_TIMEOUT};
 use agui_examples::flags::LimitFlags;
 use agui_examples::tool_command::{MAX_TOOL_CALLS, TOOL_TIMEOUT};
 use agui_examples::transcript::Peer;

@@ -314,8 +314,8 @@ fn converse<C: PixelColor>(live: &Live<'_>, mut screen: Screen<C>) -> Result<boo
     for header in &live.headers {
         agent = agent.header(header.name.clone(), header.value.clone());
     }
-    let mut conv = Conversation::new(format!("agui-kiosk-{}", std::process::id()))
-        .with_limits(live.limits);
+    let mut conv =
+        Conversation::new(format!("agui-kiosk-{}", std::process::id())).with_limits(live.limits);
     let commands = declare_tools(&mut conv, live.tools)?;
     conv.add_user_message(live.message)
         .map_err(|e| e.to_string())?;
