@@ -36,7 +36,8 @@ const UNITS: [(&str, u64); 7] = [
 ];
 
 /// A byte size from a flag: a whole number, optionally followed by a unit
-/// (`65536`, `64KiB`, `1MiB`, `2GB`; see [`UNITS`]), as a clap value
+/// (`65536`, `64KiB`, `1MiB`, `2GB`: `B`, `kB`, `MB`, `GB`, `KiB`, `MiB`, `GiB`,
+/// in any case), as a clap value
 /// parser. Zero is refused: a limit of nothing would refuse every stream.
 pub fn parse_bytes(text: &str) -> Result<usize, String> {
     let bad = || {
