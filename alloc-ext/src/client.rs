@@ -73,7 +73,7 @@ use crate::event::{content_event, Event};
 use crate::hooks::Subscriber;
 use crate::model::{DecodeError, Dialect, Message};
 use crate::readers::Readers;
-use crate::reduce::{Changed, LimitError, Reducer, ReducerLimits};
+use crate::reduce::{Changed, Limit, LimitError, Reducer, ReducerLimits};
 use crate::size::{json_size, Size};
 #[cfg(feature = "v1")]
 use crate::v1;
@@ -108,12 +108,18 @@ pub struct Limits {
     /// Largest state as compact JSON, and largest activity content
     /// (default 16 MiB): [`ReducerLimits::max_state_bytes`].
     pub max_state_bytes: usize,
-    /// Deepest state or activity content (default 128 levels):
+    /// Deepest state or activity content (default 512 levels):
     /// [`ReducerLimits::max_state_depth`].
     pub max_state_depth: usize,
     /// Most errors kept by [`Client::errors`] in keep-going mode (default
     /// 10 000); later ones are only counted ([`Client::error_count`]).
     pub max_errors: usize,
+    /// Most bytes the core reader keeps for the items it tracks: the ids
+    /// of the open messages, tool calls and steps, and in AG-UI 1.0 its
+    /// owner tables (default 16 MiB). A frame that would pass it is a
+    /// `verify` error with code `capacity` naming `max_reader_bytes`, and
+    /// nothing of it is applied.
+    pub max_reader_bytes: usize,
     /// Largest trace ([`Client::with_trace`]), counting each entry as 16
     /// bytes plus the compact JSON of its arguments value (default 256 MiB).
     /// A trace that would pass it stops the stream, in keep-going mode too,
@@ -131,6 +137,7 @@ impl Default for Limits {
             max_message_bytes: reducer.max_message_bytes,
             max_state_bytes: reducer.max_state_bytes,
             max_state_depth: reducer.max_state_depth,
+            max_reader_bytes: 16 << 20,
             max_errors: 10_000,
             max_trace_bytes: 256 << 20,
         }
@@ -930,6 +937,7 @@ impl Client {
             Mode::Strict => {
                 // The events before a failing one are applied (SPEC section 0).
                 let verdict = self.reader.expand(&mut collect);
+                self.within_reader(head.kind)?;
                 self.apply_sized(state_size, own, value.as_ref(), subscriber)?;
                 verdict.map_err(|e| ClientError::from_core(&e))?;
             }
@@ -938,7 +946,10 @@ impl Client {
                     .reader
                     .expand_atomic(&mut collect)
                     .map_err(|e| ClientError::from_core(&e))?;
-                if let Err(e) = self.apply_sized(state_size, own, value.as_ref(), subscriber) {
+                let applied = self
+                    .within_reader(head.kind)
+                    .and_then(|()| self.apply_sized(state_size, own, value.as_ref(), subscriber));
+                if let Err(e) = applied {
                     // The frame is refused as a whole: the verifier and
                     // the chunk expander go back to before it.
                     self.reader.rollback(checkpoint);
@@ -947,6 +958,18 @@ impl Client {
             }
         }
         self.accepted = self.accepted.saturating_add(1);
+        Ok(())
+    }
+
+    /// Whether the core reader, having verified the frame, stays within
+    /// [`Limits::max_reader_bytes`] (a count kept by the reader: no walk).
+    fn within_reader(&self, kind: EventType) -> Result<(), ClientError> {
+        let kept = self.reader.kept_bytes();
+        let max = self.limits.max_reader_bytes;
+        if kept > max {
+            let e = LimitError::new(Limit::ReaderBytes, max, kept);
+            return Err(ClientError::limit(self.index, kind, &e));
+        }
         Ok(())
     }
 

@@ -524,6 +524,17 @@ impl PartialArgs {
         !self.failed && self.tokenizer.clone().finish().is_ok()
     }
 
+    /// Whether nothing was read since [`new`](Self::new): no text, and
+    /// the last good value is still the first `{}` (so the buffer is
+    /// exactly a new one, as far as any later text can tell).
+    pub fn is_fresh(&self) -> bool {
+        !self.failed
+            && self.buffer.is_empty()
+            && self.good_len.is_none()
+            && self.builder.root.is_none()
+            && matches!(&self.last_good, Value::Object(m) if m.is_empty())
+    }
+
     /// Replaces the buffer by `prefix`, keeping the last good value (the one
     /// shown when the new text gives no value). The value shown is the last
     /// good one until the next [`push`](Self::push).

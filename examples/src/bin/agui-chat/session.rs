@@ -71,6 +71,7 @@ impl Chat {
             Some(thread) => Conversation::new(thread.as_str()).with_ids(Counter::with_salt(salt())),
             None => Conversation::new(format!("agui-chat-{}", salt())),
         };
+        let conv = conv.with_limits(args.limits.limits(args.max_messages));
         let mut conv = conv.speaking(match args.protocol {
             ProtocolArg::Current => Protocol::Current,
             ProtocolArg::V1 => Protocol::V1,

@@ -35,6 +35,8 @@ pub struct Gateway {
     /// The size of the next run's request body: exact after each run, plus
     /// the device lines taken since.
     input_bytes: usize,
+    /// The client's limits for each run's fold (`--max-*` of the client).
+    client_limits: agui_alloc::client::Limits,
 }
 
 /// What the device may put into the conversation (`--max-*`).
@@ -46,7 +48,8 @@ struct Limits {
 
 impl Gateway {
     pub fn new(args: &Args, agent: HttpAgent, device: Arc<DeviceOut>, shared: Arc<Shared>) -> Self {
-        let conv = Conversation::new(args.thread.clone());
+        let client_limits = args.limits.limits(args.max_messages);
+        let conv = Conversation::new(args.thread.clone()).with_limits(client_limits);
         let input_bytes = conv.run_input("").len();
         Gateway {
             conv,
@@ -62,6 +65,7 @@ impl Gateway {
                 input_bytes: args.max_input_bytes,
             },
             input_bytes,
+            client_limits,
         }
     }
 
@@ -171,8 +175,9 @@ impl Gateway {
                 "RUN with no message in the thread",
             ));
         }
-        let shadow =
-            Client::new().with_initial(self.conv.messages().to_vec(), self.conv.state().clone());
+        let shadow = Client::new()
+            .with_limits(self.client_limits)
+            .with_initial(self.conv.messages().to_vec(), self.conv.state().clone());
         let cancel = self.agent.cancel_flag().clone();
         // A write failure cancelled the previous run; a device that is
         // really gone also ends the loop (FromDevice::Gone).

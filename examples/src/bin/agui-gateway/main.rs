@@ -25,7 +25,7 @@ use std::thread;
 use std::time::Duration;
 
 use agui_alloc::http::{check_url, HttpAgent};
-use agui_examples::flags::parse_seconds;
+use agui_examples::flags::{parse_seconds, LimitFlags};
 use agui_examples::headers;
 use clap::Parser;
 
@@ -97,13 +97,16 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 64)]
     pub max_tools: usize,
     /// Messages the thread may hold; a device message beyond them is
-    /// refused with `!error over_limit`.
+    /// refused with `!error over_limit`, an agent's event that would make
+    /// one more ends the run (the client's message limit).
     #[arg(long, value_name = "N", default_value_t = 1_000)]
     pub max_messages: usize,
     /// Bytes of a run's request body (tools and messages) beyond which a
     /// device's tool or message is refused with `!error over_limit`.
     #[arg(long, value_name = "BYTES", default_value_t = 4 << 20)]
     pub max_input_bytes: usize,
+    #[command(flatten)]
+    pub limits: LimitFlags,
     /// After each run, print on stderr how long each frame took from its
     /// arrival from HTTP to its write to the device.
     #[arg(long)]
