@@ -75,8 +75,8 @@ use crate::size::{json_size, Size};
 use crate::v1;
 use crate::value::frame_value_sized;
 
+pub use crate::readers::{OpenItems, V1_AGENTS, V1_OWNERS};
 pub use crate::readers::{DEPTH, ID_CAPACITY, OPEN_MESSAGES, OPEN_STEPS, OPEN_TOOL_CALLS};
-pub use crate::readers::{V1_AGENTS, V1_OWNERS};
 
 /// Resource limits of the client. Each has a default that a desktop or a
 /// kiosk can live with; a small device lowers them.
@@ -659,6 +659,14 @@ impl Client {
     /// The trace, if enabled with [`with_trace`](Self::with_trace).
     pub fn trace(&self) -> &[TraceEntry] {
         self.trace.as_deref().unwrap_or_default()
+    }
+
+    /// How many text messages, tool calls and steps the stream holds open
+    /// now, as the verifier counts them (the events of a rejected frame
+    /// are not counted in keep-going mode; in strict mode the events
+    /// before the failing one are).
+    pub fn open_items(&self) -> OpenItems {
+        self.reader.open_items()
     }
 
     /// Feeds bytes in any pieces.

@@ -12,6 +12,7 @@
 //! 1 after `DONE` otherwise, or when the device disconnected; 2 on usage
 //! errors or when the device cannot be opened.
 
+mod device_cap;
 mod gateway;
 mod lines;
 mod port;
@@ -29,6 +30,7 @@ use agui_examples::flags::parse_seconds;
 use agui_examples::headers;
 use clap::Parser;
 
+use device_cap::DeviceCapacity;
 use gateway::Gateway;
 use port::DeviceOut;
 
@@ -104,6 +106,13 @@ pub struct Args {
     /// device's tool or message is refused with `!error over_limit`.
     #[arg(long, value_name = "BYTES", default_value_t = 4 << 20)]
     pub max_input_bytes: usize,
+    /// The device's fixed tables: a preset (agent, serial, kiosk: the
+    /// bundled firmware images) or a file of `key = value` lines (msgs,
+    /// tools, steps, id, depth). A frame the device could not hold is not
+    /// relayed; the device's run ends with a RUN_ERROR `gateway_capacity`
+    /// naming the limit [default: no check beyond the gateway's own].
+    #[arg(long, value_name = "PRESET|FILE")]
+    pub device_capacity: Option<String>,
     /// After each run, print on stderr how long each frame took from its
     /// arrival from HTTP to its write to the device.
     #[arg(long)]
@@ -123,6 +132,11 @@ fn main() -> ExitCode {
 
 /// Opens the device and the agent, then handles the device's lines.
 fn serve(args: &Args) -> Result<ExitCode, String> {
+    let device_capacity = args
+        .device_capacity
+        .as_deref()
+        .map(DeviceCapacity::from_arg)
+        .transpose()?;
     let agent = http_agent(args)?;
     let (reader, writer) = port::open(args)?;
     let device = Arc::new(DeviceOut::new(writer, args.write_timeout));
@@ -133,7 +147,16 @@ fn serve(args: &Args) -> Result<ExitCode, String> {
         gone: AtomicBool::new(false),
         running: AtomicBool::new(false),
     });
-    let mut gateway = Gateway::new(args, agent, Arc::clone(&device), Arc::clone(&shared));
+    if let Some(capacity) = &device_capacity {
+        eprintln!("agui-gateway: the device holds {capacity}");
+    }
+    let mut gateway = Gateway::new(
+        args,
+        agent,
+        Arc::clone(&device),
+        Arc::clone(&shared),
+        device_capacity,
+    );
     let reading = reader::Reading::new(device, queue, shared);
     thread::spawn(move || reading.run(reader, &tx));
     Ok(gateway.handle_lines(&rx))
