@@ -56,8 +56,8 @@ fn opens(n: usize) -> Vec<Value> {
     (0..n).map(|i| start(&format!("m{i}"))).collect()
 }
 
-/// The three streams the agent firmware's pipeline (64-byte ids, JSON 32
-/// deep, 8 open messages) cannot hold, each one past its limit: the frame
+/// The streams the agent firmware's pipeline (64-byte ids, JSON 32 deep,
+/// 8 open messages) cannot hold, each one past its limit: the frame
 /// that goes past it, and the limit's name in the RUN_ERROR's message.
 fn over_the_agent() -> Vec<(Vec<Value>, &'static str)> {
     vec![
@@ -70,7 +70,18 @@ fn over_the_agent() -> Vec<(Vec<Value>, &'static str)> {
             "JSON nested 33 deep; the device holds 32 (depth)",
         ),
         (opens(9), "9 text messages open; the device holds 8 (msgs)"),
+        (chunks(), "9 text messages open; the device holds 8 (msgs)"),
     ]
+}
+
+/// Chunks open messages too, and a chunk (or an event that ends a chunk)
+/// closes the open chunked message first: 7 opened, then chunks `c1` and
+/// `c2` and a START, 8 open after each; the chunk `c3` makes 9.
+fn chunks() -> Vec<Value> {
+    let chunk = |id: &str| json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": id, "delta": "x"});
+    let mut events = opens(7);
+    events.extend([chunk("c1"), chunk("c2"), start("m7"), chunk("c3")]);
+    events
 }
 
 /// A run at every limit of the agent firmware and not past one: a
@@ -106,7 +117,7 @@ fn agent(first: Vec<Value>, then: Vec<Value>) -> server::Server {
 // The test as the device
 // ---------------------------------------------------------------------------
 
-/// Each of the three: the frame past the limit is not relayed (the frames
+/// Each of the four: the frame past the limit is not relayed (the frames
 /// before it are), the run ends with RUN_ERROR gateway_capacity naming the
 /// limit, and the next run, at every limit, is relayed whole.
 #[test]
@@ -343,7 +354,7 @@ fn firmware_behind_gateway(
 }
 
 /// Through the gateway with `--device-capacity agent`, the real firmware
-/// gets RUN_ERROR gateway_capacity for each of the three, logs it, asks
+/// gets RUN_ERROR gateway_capacity for each of the four, logs it, asks
 /// again, and takes the next run at every limit: exit 0.
 #[test]
 fn firmware_in_qemu_gets_gateway_capacity_and_runs_again() {
@@ -371,7 +382,7 @@ fn firmware_in_qemu_gets_gateway_capacity_and_runs_again() {
 
 /// The boundary is the firmware's own: fed straight (the test as the
 /// gateway), its pipeline takes the run at every limit and rejects each
-/// of the three streams at the frame the gateway holds back.
+/// of the four streams at the frame the gateway holds back.
 #[test]
 fn firmware_in_qemu_rejects_what_the_preset_says() {
     let line = |ev: &Value| format!("{ev}\n");
@@ -386,7 +397,12 @@ fn firmware_in_qemu_rejects_what_the_preset_says() {
     // Past them: the pipeline's own error, at the same frame (the
     // tokenizer's depth error is a `decode` error, at the 33rd container:
     // nothing of the frame after it is sent, see `until_too_deep`).
-    let codes = ["decode capacity", "decode decode", "verify capacity"];
+    let codes = [
+        "decode capacity",
+        "decode decode",
+        "verify capacity",
+        "verify capacity",
+    ];
     for ((over, _), code) in over_the_agent().into_iter().zip(codes) {
         let mut board = Board::boot();
         board.send(&line(&started()));
