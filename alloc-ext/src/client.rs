@@ -665,6 +665,21 @@ impl Client {
     /// now, as the verifier counts them (the events of a rejected frame
     /// are not counted in keep-going mode; in strict mode the events
     /// before the failing one are).
+    ///
+    /// ```
+    /// use agui_alloc::client::{Client, OpenItems};
+    ///
+    /// let mut client = Client::new();
+    /// client.feed(concat!(
+    ///     "{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n",
+    ///     "{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m1\",\"role\":\"assistant\"}\n",
+    ///     "{\"type\":\"TOOL_CALL_CHUNK\",\"toolCallId\":\"c1\",\"toolCallName\":\"f\"}\n",
+    ///     "{\"type\":\"STEP_STARTED\",\"stepName\":\"s\"}\n",
+    /// ).as_bytes()).unwrap();
+    /// // The step's frame closed the chunked tool call.
+    /// let open = OpenItems { messages: 1, tool_calls: 0, steps: 1 };
+    /// assert_eq!(client.open_items(), open);
+    /// ```
     pub fn open_items(&self) -> OpenItems {
         self.reader.open_items()
     }

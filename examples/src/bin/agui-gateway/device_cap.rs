@@ -223,18 +223,30 @@ impl fmt::Display for DeviceCapacity {
 pub enum OverDevice {
     /// The frame nests deeper than the device's tokenizer (`depth` is the
     /// scan's limit, 65, when it nests deeper than any device can).
-    Depth { depth: usize, limit: usize },
+    Depth {
+        /// The frame's nesting.
+        depth: usize,
+        /// The device's `DEPTH`.
+        limit: usize,
+    },
     /// An id or name the device's rules read is longer than its id slots.
     Id {
+        /// The field's wire name.
         field: &'static str,
+        /// Its decoded length in bytes.
         len: usize,
+        /// The device's `ID`.
         limit: usize,
     },
     /// More items open than the device's table holds.
     Open {
+        /// What the table holds, for people.
         what: &'static str,
+        /// The capacity's key (`msgs`, `tools`, `steps`).
         key: &'static str,
+        /// How many are open after the frame.
         open: usize,
+        /// The device's capacity.
         limit: usize,
     },
 }
