@@ -42,7 +42,9 @@ use port::DeviceOut;
 /// bounded (--max-queued-lines, --max-tools, --max-messages,
 /// --max-input-bytes) and answered with `!error CODE MESSAGE` when refused,
 /// a device that stops reading is given up after --write-timeout, and text
-/// from either peer is shown with control characters escaped.
+/// from either peer is shown with control characters escaped. With
+/// --device-capacity, a frame the device's fixed tables cannot hold is
+/// held back and the device's run ended with RUN_ERROR gateway_capacity.
 ///
 /// Exit status: 0 after the device's DONE when the last run finished; 1
 /// after DONE otherwise, or when the device disconnected; 2 on usage errors
