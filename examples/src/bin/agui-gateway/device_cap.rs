@@ -504,6 +504,107 @@ mod tests {
         ));
     }
 
+    /// Frames for the agreement test: a small pool of ids (so that more
+    /// than 8 are open at times), ids and names at and past 64 bytes (one
+    /// with an escape), nesting around 32, chunks that close each other.
+    fn frame(pick: u64) -> String {
+        let long = [
+            "k".repeat(64),
+            "k".repeat(65),
+            format!("{}\\u00e9", "k".repeat(62)),
+            format!("{}\\u00e9", "k".repeat(63)),
+        ];
+        // Mostly 20 short ids, now and then a long one.
+        let which = (pick / 16) as usize % 48;
+        let id = match long.get(which.saturating_sub(44)) {
+            Some(id) if which >= 44 => id.clone(),
+            _ => char::from(b'a' + (which % 20) as u8).to_string(),
+        };
+        let depth = 29 + (pick / 1024) as usize % 6;
+        match pick % 16 {
+            0..=3 => format!(r#"{{"type":"TEXT_MESSAGE_START","messageId":"{id}"}}"#),
+            4 => format!(r#"{{"type":"TEXT_MESSAGE_END","messageId":"{id}"}}"#),
+            5 => format!(r#"{{"type":"TEXT_MESSAGE_CHUNK","messageId":"{id}","delta":"x"}}"#),
+            6 | 7 => {
+                format!(r#"{{"type":"TOOL_CALL_START","toolCallId":"{id}","toolCallName":"{id}"}}"#)
+            }
+            8 => format!(r#"{{"type":"TOOL_CALL_END","toolCallId":"{id}"}}"#),
+            9 => format!(r#"{{"type":"TOOL_CALL_CHUNK","toolCallId":"{id}","toolCallName":"t"}}"#),
+            10 | 11 => format!(r#"{{"type":"STEP_STARTED","stepName":"{id}"}}"#),
+            12 => format!(r#"{{"type":"STEP_FINISHED","stepName":"{id}"}}"#),
+            13 => nested(depth),
+            14 => format!(r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"{id}","delta":"y"}}"#),
+            _ => r#"{"type":"CUSTOM","name":"n","value":[[["]]]"]]]}"#.to_owned(),
+        }
+    }
+
+    /// The check agrees with the core's own pipeline of the same
+    /// capacities, the device's (the `agent` and `serial` presets are
+    /// `DefaultPipeline` and `Pipeline<64, 4, 4, 4, 32>`): for every frame
+    /// the gateway's client accepts, the check passes exactly when that
+    /// pipeline takes the frame.
+    #[test]
+    fn the_check_agrees_with_the_devices_pipeline() {
+        /// Frames taken, and frames held back by depth, id and open items.
+        fn run<const M: usize, const T: usize, const S: usize>(cap: DeviceCapacity) -> [u32; 4] {
+            let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+            let mut next = move || {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                seed
+            };
+            let mut verdicts = [0u32; 4];
+            for _ in 0..1_500 {
+                // Keep-going on both sides: a frame that breaks a rule is
+                // skipped by both (frames are atomic), so that streams
+                // get far enough to fill the tables.
+                let mut client = agui_alloc::Client::new().keep_going();
+                let mut device = agui_core::Pipeline::<64, M, T, S, 32>::new();
+                device.set_mode(agui_core::Mode::KeepGoing);
+                let start = "{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n";
+                client.feed(start.as_bytes()).unwrap();
+                device.feed(start.as_bytes(), |_| {}).unwrap();
+                for _ in 0..80 {
+                    let line = format!("{}\n", frame(next()));
+                    let errors = client.error_count();
+                    client.feed(line.as_bytes()).unwrap();
+                    let mut taken = true;
+                    device
+                        .feed(line.as_bytes(), |out| {
+                            taken &= !matches!(out, agui_core::Output::Error(_));
+                        })
+                        .unwrap();
+                    if client.error_count() != errors {
+                        // The device's rules are the client's.
+                        assert!(!taken, "{line}");
+                        continue;
+                    }
+                    let held = cap.check(line.as_bytes(), client.open_items());
+                    assert_eq!(held.is_ok(), taken, "{line}: {held:?}");
+                    let Err(over) = held else {
+                        verdicts[0] += 1;
+                        continue;
+                    };
+                    // The gateway ends the run here.
+                    match over {
+                        OverDevice::Depth { .. } => verdicts[1] += 1,
+                        OverDevice::Id { .. } => verdicts[2] += 1,
+                        OverDevice::Open { .. } => verdicts[3] += 1,
+                    }
+                    break;
+                }
+            }
+            verdicts
+        }
+        let agent = run::<8, 8, 8>(AGENT);
+        let serial = run::<4, 4, 4>(DeviceCapacity::from_arg("serial").unwrap());
+        // Both sides of each boundary were met, many times.
+        for verdicts in [agent, serial] {
+            assert!(verdicts.iter().all(|&n| n > 100), "{verdicts:?}");
+        }
+    }
+
     #[test]
     fn presets_and_files() {
         assert_eq!(DeviceCapacity::from_arg("agent"), Ok(AGENT));
