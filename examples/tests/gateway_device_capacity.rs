@@ -207,7 +207,11 @@ fn a_capacity_file_sets_the_limits() {
         events[2]["message"],
         "frame 2: 2 text messages open; the device holds 1 (msgs)"
     );
-    device.finish(true);
+    // The agent's run finished; the device's did not: exit 1.
+    let out = device.finish(true);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("the last run did not finish"), "{stderr}");
 }
 
 /// Bad values: one line, exit 2, before the device is opened.

@@ -207,14 +207,15 @@ impl Gateway {
             (None, true) => Some("the device disconnected".to_owned()),
             (None, false) => None,
         };
+        let over_device = relay.over_device.take();
         let closing = match (&outcome, cancelled) {
             (_, Some(why)) => {
                 eprintln!("agui-gateway: run cancelled: {why}");
                 Some(("gateway_transport", format!("run cancelled: {why}")))
             }
             // The agent's run may have gone on; the device's ended here.
-            (_, None) if relay.over_device.is_some() => {
-                let why = relay.over_device.take().unwrap_or_default();
+            (_, None) if over_device.is_some() => {
+                let why = over_device.clone().unwrap_or_default();
                 eprintln!("agui-gateway: run ended for the device: {why}");
                 Some(("gateway_capacity", why))
             }
@@ -237,7 +238,10 @@ impl Gateway {
                 Some(("gateway_transport", e.to_string()))
             }
         };
-        self.last_run_ok = matches!(&outcome, Ok(r) if r.status.is_finished());
+        // A run the device could not hold did not finish for the device,
+        // whatever the agent did.
+        self.last_run_ok =
+            matches!(&outcome, Ok(r) if r.status.is_finished()) && over_device.is_none();
         if self.latency {
             print_latency(std::mem::take(&mut relay.latencies));
         }
