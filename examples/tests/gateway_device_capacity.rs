@@ -191,7 +191,14 @@ fn a_capacity_file_sets_the_limits() {
     )
     .unwrap();
     let agent = agent(
-        vec![started(), start("m0"), start("m1"), finished()],
+        vec![
+            started(),
+            start("m0"),
+            start("m1"),
+            json!({"type": "TEXT_MESSAGE_END", "messageId": "m1"}),
+            json!({"type": "TEXT_MESSAGE_END", "messageId": "m0"}),
+            finished(),
+        ],
         vec![],
     );
     let mut device =
