@@ -82,7 +82,7 @@ use crate::value::frame_value_sized;
 pub use crate::readers::{
     DEPTH, ID_CAPACITY, OPEN_MESSAGES, OPEN_STEPS, OPEN_TOOL_CALLS, UNBOUNDED,
 };
-pub use crate::readers::{V1_AGENTS, V1_OWNERS};
+pub use crate::readers::{OpenItems, V1_AGENTS, V1_OWNERS};
 
 /// Resource limits of the client. Each has a default that a desktop or a
 /// kiosk can live with; a small device lowers them.
@@ -694,6 +694,29 @@ impl Client {
     /// The trace, if enabled with [`with_trace`](Self::with_trace).
     pub fn trace(&self) -> &[TraceEntry] {
         self.trace.as_deref().unwrap_or_default()
+    }
+
+    /// How many text messages, tool calls and steps the stream holds open
+    /// now, as the verifier counts them (the events of a rejected frame
+    /// are not counted in keep-going mode; in strict mode the events
+    /// before the failing one are).
+    ///
+    /// ```
+    /// use agui_alloc::client::{Client, OpenItems};
+    ///
+    /// let mut client = Client::new();
+    /// client.feed(concat!(
+    ///     "{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n",
+    ///     "{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m1\",\"role\":\"assistant\"}\n",
+    ///     "{\"type\":\"TOOL_CALL_CHUNK\",\"toolCallId\":\"c1\",\"toolCallName\":\"f\"}\n",
+    ///     "{\"type\":\"STEP_STARTED\",\"stepName\":\"s\"}\n",
+    /// ).as_bytes()).unwrap();
+    /// // The step's frame closed the chunked tool call.
+    /// let open = OpenItems { messages: 1, tool_calls: 0, steps: 1 };
+    /// assert_eq!(client.open_items(), open);
+    /// ```
+    pub fn open_items(&self) -> OpenItems {
+        self.reader.open_items()
     }
 
     /// Feeds bytes in any pieces.

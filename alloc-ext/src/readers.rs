@@ -12,6 +12,7 @@ use agui_core::decode::{Header, Part};
 use agui_core::error::Error;
 use agui_core::pipeline::{Checkpoint, EventReader};
 use agui_core::protocol::{Protocol, Select};
+use agui_core::verify::Verifier;
 use agui_core::warn::Warning;
 use agui_core::EventRef;
 
@@ -106,6 +107,31 @@ type WithV1 = EventReader<
     HostStore,
 >;
 
+/// How many items the client's verifier holds open: what a device with
+/// fixed tables (a firmware's `Verifier<ID, MSGS, TOOLS, STEPS>`) would
+/// need room for after the same events (`agui-gateway --device-capacity`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct OpenItems {
+    /// Open text messages.
+    pub messages: usize,
+    /// Open tool calls.
+    pub tool_calls: usize,
+    /// Open steps.
+    pub steps: usize,
+}
+
+impl OpenItems {
+    fn of<const I: usize, const M: usize, const T: usize, const S: usize>(
+        v: &Verifier<I, M, T, S>,
+    ) -> Self {
+        OpenItems {
+            messages: v.open_messages().len(),
+            tool_calls: v.open_tool_calls().len(),
+            steps: v.open_steps().len(),
+        }
+    }
+}
+
 /// The reader in use. Its methods are always inlined: each is one branch
 /// in front of the reader's own, which a stream's every frame calls.
 pub(crate) enum Readers {
@@ -182,6 +208,16 @@ impl Readers {
             Readers::Current(r) => r.feed(text, f),
             #[cfg(feature = "v1")]
             Readers::V1(r) => r.feed(text, f),
+        }
+    }
+
+    /// What the verifier holds open now (see [`OpenItems`]).
+    #[inline(always)]
+    pub(crate) fn open_items(&self) -> OpenItems {
+        match self {
+            Readers::Current(r) => OpenItems::of(r.verifier()),
+            #[cfg(feature = "v1")]
+            Readers::V1(r) => OpenItems::of(r.verifier()),
         }
     }
 
