@@ -12,6 +12,7 @@ use agui_core::decode::{Header, Part};
 use agui_core::error::Error;
 use agui_core::pipeline::{Checkpoint, EventReader};
 use agui_core::protocol::{Protocol, Select};
+use agui_core::store::Store;
 use agui_core::verify::Verifier;
 use agui_core::warn::Warning;
 use agui_core::EventRef;
@@ -121,8 +122,8 @@ pub struct OpenItems {
 }
 
 impl OpenItems {
-    fn of<const I: usize, const M: usize, const T: usize, const S: usize>(
-        v: &Verifier<I, M, T, S>,
+    fn of<const I: usize, const M: usize, const T: usize, const S: usize, St: Store>(
+        v: &Verifier<I, M, T, S, St>,
     ) -> Self {
         OpenItems {
             messages: v.open_messages().len(),
