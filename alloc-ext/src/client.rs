@@ -79,10 +79,10 @@ use crate::size::{json_size, Size};
 use crate::v1;
 use crate::value::frame_value_sized;
 
+pub use crate::readers::{OpenItems, V1_AGENTS, V1_OWNERS};
 pub use crate::readers::{
     DEPTH, ID_CAPACITY, OPEN_MESSAGES, OPEN_STEPS, OPEN_TOOL_CALLS, UNBOUNDED,
 };
-pub use crate::readers::{OpenItems, V1_AGENTS, V1_OWNERS};
 
 /// Resource limits of the client. Each has a default that a desktop or a
 /// kiosk can live with; a small device lowers them.

@@ -61,7 +61,7 @@
 //!   keeps its last tentative value until it ends (then it is read once):
 //!   re-reading it at every delta would cost its whole text per delta.
 
-use agui_core::json::{Literal, Token, Tokenizer};
+use agui_core::json::{JsonErrorKind, Literal, Token, Tokenizer};
 
 /// Longest number text the partial arguments accept (far beyond the 17
 /// significant digits an `f64` holds).
@@ -489,6 +489,27 @@ impl PartialArgs {
             }
         }
         self.value()
+    }
+
+    /// Whether appending `delta` would nest the arguments deeper than the
+    /// client's JSON depth ([`DEPTH`]). The reference has no depth limit,
+    /// so such text would fold there while this buffer could only give up
+    /// on it: the reducer refuses the event instead of silently keeping a
+    /// stale value. A buffer that is no longer JSON cannot get deeper.
+    /// Reads the delta once, on a copy of the tokenizer (a few words).
+    pub fn too_deep_after(&self, delta: &str) -> bool {
+        if self.failed {
+            return false;
+        }
+        let mut tokenizer = self.tokenizer.clone();
+        let mut rest = delta.as_bytes();
+        loop {
+            match tokenizer.next(rest) {
+                Ok((used, Some(_))) => rest = rest.get(used..).unwrap_or_default(),
+                Ok((_, None)) => return false,
+                Err(e) => return e.kind == JsonErrorKind::TooDeep,
+            }
+        }
     }
 
     /// The value after the last delta (see the module documentation).

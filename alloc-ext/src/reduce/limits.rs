@@ -89,10 +89,15 @@ pub enum Limit {
     /// the bytes the client's core reader keeps for the items it tracks
     /// (checked by the client, not the reducer).
     ReaderBytes,
+    /// The client's JSON nesting ([`DEPTH`](crate::client::DEPTH)) in a
+    /// tool call's arguments: a `TOOL_CALL_ARGS` delta that would nest them
+    /// deeper (checked by the reducer; the reference has no such limit).
+    ArgumentsDepth,
 }
 
 impl Limit {
-    /// The field's name in [`ReducerLimits`].
+    /// The field's name in [`ReducerLimits`] or [`Limits`](crate::client::Limits), or for
+    /// [`Limit::ArgumentsDepth`] the constant's name.
     pub const fn as_str(self) -> &'static str {
         match self {
             Limit::Messages => "max_messages",
@@ -100,6 +105,7 @@ impl Limit {
             Limit::StateBytes => "max_state_bytes",
             Limit::StateDepth => "max_state_depth",
             Limit::ReaderBytes => "max_reader_bytes",
+            Limit::ArgumentsDepth => "DEPTH",
         }
     }
 
@@ -110,6 +116,7 @@ impl Limit {
                 "ReducerLimits"
             }
             Limit::ReaderBytes => "Limits",
+            Limit::ArgumentsDepth => "client",
         }
     }
 
@@ -117,7 +124,7 @@ impl Limit {
         match self {
             Limit::Messages => "messages",
             Limit::MessageBytes | Limit::StateBytes | Limit::ReaderBytes => "bytes",
-            Limit::StateDepth => "levels of nesting",
+            Limit::StateDepth | Limit::ArgumentsDepth => "levels of nesting",
         }
     }
 }

@@ -11,9 +11,10 @@ use alloc::vec::Vec;
 use agui_core::decode::Field as F;
 use serde_json::Value;
 
+use super::limits::Limit;
 use super::limits::{meta_bytes, sum, Delta};
 use super::rules::{no_op, opt_len, Given, Rules};
-use super::{find_call, merge_metadata, Changed, Reducer};
+use super::{find_call, merge_metadata, Changed, LimitError, Reducer};
 use crate::event::{
     kind, metadata, DecodeError, Effect, Event, ToolCallArgs, ToolCallEnd, ToolCallResult,
     ToolCallStart,
@@ -25,6 +26,7 @@ use crate::model::{
     ToolMessage, SUBAGENT_RUN_ID,
 };
 use crate::partial::PartialArgs;
+use crate::readers::DEPTH;
 use crate::size::{tool_call_bytes, TOOL_CALL_OVERHEAD};
 
 /// The arguments of one tool call as a value, while the call streams.
@@ -578,6 +580,35 @@ impl Reducer {
         }))
     }
 
+    /// Check stage of TOOL_CALL_ARGS: the delta may not nest the call's
+    /// arguments deeper than the client's JSON depth, where the partial
+    /// value could only stop following the text (see
+    /// [`PartialArgs::too_deep_after`]). A streaming call's slot is read
+    /// as it is; any other (a finished call's record, a replaced text) is
+    /// made from the text first, as the hook stage would make it.
+    pub(super) fn check_args_depth(&self, id: &str, delta: &str) -> Result<(), LimitError> {
+        let Some(call) = find_call(&self.messages, &self.index, id) else {
+            return Ok(());
+        };
+        let text = call.function.arguments.as_str();
+        let too_deep = match self.args.get(id) {
+            Some(slot) if slot.consumed == text.len() => slot.partial.too_deep_after(delta),
+            Some(_) | None => {
+                let mut partial = PartialArgs::new();
+                partial.push(text);
+                partial.too_deep_after(delta)
+            }
+        };
+        if too_deep {
+            return Err(LimitError::new(
+                Limit::ArgumentsDepth,
+                DEPTH,
+                DEPTH.saturating_add(1),
+            ));
+        }
+        Ok(())
+    }
+
     /// Hook stage of TOOL_CALL_ARGS: advance the partial value by the delta
     /// (the default handling then appends the same delta to the text).
     pub(super) fn push_partial(&mut self, id: &str, delta: &str) {
@@ -786,6 +817,9 @@ impl Rules for kind::ToolCallArgs {
         ];
         (0, sum(&parts))
     }
+    fn check(e: &ToolCallArgs, r: &mut Reducer, _: usize) -> Result<(), LimitError> {
+        r.check_args_depth(&e.tool_call_id, &e.delta)
+    }
     fn hook(e: &ToolCallArgs, r: &Reducer, s: &mut dyn Subscriber, v: &mut HookView<'_>) -> Flow {
         let id = &e.tool_call_id;
         s.on_tool_call_args(e, &r.progress(id, r.slot_partial(id)), v)
@@ -801,7 +835,7 @@ impl Rules for kind::ToolCallArgs {
     fn effect(_: &ToolCallArgs) -> Effect<'_> {
         Effect::Plain
     }
-    no_op!(check, notify);
+    no_op!(notify);
 }
 
 impl Rules for kind::ToolCallEnd {
