@@ -160,6 +160,60 @@ fn every_v1_vector_through_the_cli() {
     assert_none(&failures);
 }
 
+/// `agui-replay --json --trace` with the stream's `--protocol` against the
+/// host-limit vectors (`tests/vectors/host/`, issue 22): streams past the
+/// microcontroller's capacities fold as `@ag-ui/client` 1.0.0 folds them
+/// (judged as in `tests/tests/host_limits.rs`, the known depth difference
+/// included), and the exit code says whether the stream was refused.
+#[test]
+fn every_host_limit_vector_through_the_cli() {
+    // The test's side reads and compares values 600 deep: a main thread's
+    // stack (the tool itself runs as its own process).
+    let run = || {
+        let mut failures = Vec::new();
+        for (file, _) in common::host::FILES {
+            let vectors = common::host::load(file);
+            for (i, v) in vectors.iter().filter(|v| !v.is_prefix()).enumerate() {
+                let (format, bytes) = if i % 2 == 0 {
+                    ("ndjson", common::v1::ndjson(&v.events))
+                } else {
+                    ("sse", common::v1::sse(&v.events))
+                };
+                let args = [
+                    "--json",
+                    "--trace",
+                    "--protocol",
+                    v.protocol_flag(),
+                    "--format",
+                    format,
+                ];
+                let out = replay(&args, &bytes);
+                let mut got = common::host::parse_deep(&out.stdout);
+                // The client's shape: the stage as `kind`, no message.
+                if let Some(e) = got["error"].as_object_mut() {
+                    e.remove("message");
+                    let stage = e.remove("stage").unwrap_or_default();
+                    e.insert("kind".into(), stage);
+                }
+                let code = out.status.code();
+                let refused = !got["error"].is_null();
+                if let Err(e) = common::host::judge(v, &vectors, format, &got) {
+                    failures.push(e);
+                } else if code != Some(if refused { 1 } else { 0 }) {
+                    failures.push(format!("{file}: {} [{format}]: exit code {code:?}", v.name));
+                }
+            }
+        }
+        assert_none(&failures);
+    };
+    std::thread::Builder::new()
+        .stack_size(8 << 20)
+        .spawn(run)
+        .unwrap()
+        .join()
+        .unwrap_or_else(|e| std::panic::resume_unwind(e));
+}
+
 #[test]
 fn sample_replays_when_stdin_is_not_given() {
     // A pipe is not a terminal, so feed the sample explicitly and check the transcript.

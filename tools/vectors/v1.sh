@@ -9,7 +9,8 @@
 #                               HttpAgent ends every stream with the same
 #                               messages and state; then report how the published
 #                               0.0.58 / 0.0.59 clients reproduce the 745
-#                               current vectors
+#                               current vectors; and tools/vectors/host.sh
+#                               check (the host-limit vectors)
 #
 # Needs node + npm (the oracle, tools/oracle) and python3 with venv (the SDK,
 # installed into $AGUI_SDK_VENV, default target/agui-sdk-venv, which git
@@ -91,6 +92,8 @@ check)
         node "$oracle/crosscheck.mjs" "$out/$f.jsonl" | tee "$tmp/cross" | head -n 5
         grep -q '^\([0-9]*\)/\1 agree' "$tmp/cross" || status=1
     done
+    # The host-limit vectors (tests/vectors/host/, issue 22), same oracle.
+    bash "$root/tools/vectors/host.sh" check || status=1
     # Information, not a gate: the published releases around the August
     # reference the 745 vectors were made with (see the README's numbers).
     for version in 0.0.58 0.0.59; do

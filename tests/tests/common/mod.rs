@@ -5,6 +5,7 @@
 use agui_alloc::client::Client;
 use serde_json::{json, Value};
 
+pub mod host;
 pub mod v1;
 
 /// One conformance vector.

@@ -65,7 +65,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use agui_alloc::client::Limits;
 use agui_alloc::http::{HttpAgent, HttpError, HttpErrorKind, CONNECT_TIMEOUT, IDLE_TIMEOUT};
+use agui_examples::flags::LimitFlags;
 use agui_examples::tool_command::{MAX_TOOL_CALLS, TOOL_TIMEOUT};
 use agui_examples::transcript::Peer;
 use clap::{Parser, ValueEnum};
@@ -158,6 +160,14 @@ struct Args {
     /// (default: no limit).
     #[arg(long, value_name = "SECS")]
     max_run_time: Option<f64>,
+
+    /// Most messages the conversation keeps; the event that would make one
+    /// more is refused and ends the run.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_messages)]
+    max_messages: usize,
+
+    #[command(flatten)]
+    limits: LimitFlags,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use agui_alloc::conversation::{
-    is_expired, Conversation, Counter, InterruptSource, PendingToolCall, Resolution, RunStatus,
+    is_expired, Conversation, Counter, InterruptSource, PendingInterrupt, PendingToolCall,
+    Resolution, RunStatus,
 };
 use agui_alloc::http::{check_url, HttpAgent};
 use agui_core::protocol::Protocol;
@@ -70,6 +71,7 @@ impl Chat {
             Some(thread) => Conversation::new(thread.as_str()).with_ids(Counter::with_salt(salt())),
             None => Conversation::new(format!("agui-chat-{}", salt())),
         };
+        let conv = conv.with_limits(args.limits.limits(args.max_messages));
         let mut conv = conv.speaking(match args.protocol {
             ProtocolArg::Current => Protocol::Current,
             ProtocolArg::V1 => Protocol::V1,
@@ -196,20 +198,7 @@ impl Chat {
         if pending.is_empty() {
             return Ok(false);
         }
-        if self.decision.is_none() && !self.interactive {
-            eprintln!(
-                "agui-chat: the agent asks {} question(s) and stdin is not a terminal: \
-                 each is cancelled (--interrupt approve|deny answers them)",
-                pending.len()
-            );
-        }
-        if pending.len() > 1 && pending[0].source == InterruptSource::LegacyEvent {
-            eprintln!(
-                "agui-chat: the agent asks {} questions as legacy on_interrupt events, which carry \
-                 one answer back: only the first answer is sent",
-                pending.len()
-            );
-        }
+        self.warn_before_asking(&pending);
         self.conv.cancel_expired(now_ms());
         for item in &pending {
             let expired = is_expired(&item.interrupt, now_ms());
@@ -234,11 +223,30 @@ impl Chat {
         Ok(true)
     }
 
+    /// Says on stderr when nobody will be asked, or when only one answer
+    /// can travel back.
+    fn warn_before_asking(&self, pending: &[PendingInterrupt]) {
+        if self.decision.is_none() && !self.interactive {
+            eprintln!(
+                "agui-chat: the agent asks {} question(s) and stdin is not a terminal: \
+                 each is cancelled (--interrupt approve|deny answers them)",
+                pending.len()
+            );
+        }
+        let legacy = pending
+            .first()
+            .is_some_and(|p| p.source == InterruptSource::LegacyEvent);
+        if legacy && pending.len() > 1 {
+            eprintln!(
+                "agui-chat: the agent asks {} questions as legacy on_interrupt events, which carry \
+                 one answer back: only the first answer is sent",
+                pending.len()
+            );
+        }
+    }
+
     /// Asks the person at the terminal.
-    fn ask_person(
-        &self,
-        item: &agui_alloc::conversation::PendingInterrupt,
-    ) -> Result<Resolution, Failure> {
+    fn ask_person(&self, item: &PendingInterrupt) -> Result<Resolution, Failure> {
         let stdin = io::stdin();
         let stdout = io::stdout();
         let mut input = stdin.lock();

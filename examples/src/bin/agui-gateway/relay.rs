@@ -9,11 +9,13 @@ use agui_alloc::hooks::Subscriber;
 use agui_alloc::http::RunObserver;
 use agui_core::frame::{FrameEvent, Framer};
 
+use crate::device_cap::DeviceCapacity;
 use crate::port::DeviceOut;
 
 /// Sees the HTTP body as it arrives: frames it, verifies each frame with a
-/// client of its own (the same rules the conversation folds with) and writes
-/// each accepted frame to the device as one NDJSON line, at once.
+/// client of its own (the same rules the conversation folds with), checks
+/// it against the device's capacity (`--device-capacity`) and writes each
+/// accepted frame to the device as one NDJSON line, at once.
 pub struct Relay<'a> {
     device: &'a DeviceOut,
     framer: Framer,
@@ -21,6 +23,11 @@ pub struct Relay<'a> {
     shadow: Client,
     /// The shadow client rejected a frame: nothing more is relayed.
     pub rejected: bool,
+    /// `--device-capacity`: the device's tables.
+    device_capacity: Option<DeviceCapacity>,
+    /// A frame the device could not hold, and why: it was not relayed,
+    /// nor anything after it.
+    pub over_device: Option<String>,
     /// Why a write to the device failed, if one did.
     pub device_error: Option<String>,
     /// `--latency`: keep `latencies`.
@@ -38,6 +45,7 @@ impl<'a> Relay<'a> {
         shadow: Client,
         cancel: Arc<AtomicBool>,
         latency: bool,
+        device_capacity: Option<DeviceCapacity>,
     ) -> Self {
         Relay {
             device,
@@ -45,6 +53,8 @@ impl<'a> Relay<'a> {
             frame: Vec::new(),
             shadow,
             rejected: false,
+            device_capacity,
+            over_device: None,
             device_error: None,
             latency,
             latencies: Vec::new(),
@@ -71,7 +81,7 @@ impl<'a> Relay<'a> {
 
     /// A complete frame: verify, then relay.
     fn on_frame(&mut self, arrived: Instant) {
-        if self.rejected || self.device_error.is_some() {
+        if self.rejected || self.over_device.is_some() || self.device_error.is_some() {
             return;
         }
         for b in &mut self.frame {
@@ -83,6 +93,13 @@ impl<'a> Relay<'a> {
         if self.shadow.feed(&self.frame).is_err() {
             self.rejected = true;
             return;
+        }
+        if let Some(capacity) = &self.device_capacity {
+            if let Err(over) = capacity.check(&self.frame, self.shadow.open_items()) {
+                let frame = self.shadow.accepted().saturating_sub(1);
+                self.over_device = Some(format!("frame {frame}: {over}"));
+                return;
+            }
         }
         match self.device.write_lines(&[&self.frame]) {
             Ok(()) if self.latency => {
@@ -129,7 +146,7 @@ mod tests {
         let chunk = b"{\"type\":\"TEXT_MESSAGE_CHUNK\",\"messageId\":\"m\",\"delta\":\"x\"}\n";
         for latency in [false, true] {
             let cancel = Arc::new(AtomicBool::new(false));
-            let mut relay = Relay::new(&device, Client::new(), cancel, latency);
+            let mut relay = Relay::new(&device, Client::new(), cancel, latency, None);
             relay.on_bytes(start);
             for _ in 0..1_000 {
                 relay.on_bytes(chunk);
