@@ -6,8 +6,9 @@
 //! lines, each ending with `\n`.
 //!
 //! - **Device to gateway:** JSON objects (`TOOL`, a user message,
-//!   `TOOL_CALL_RESULT`, `RESUME`, `RUN`, `DONE`), `#` log lines and blank
-//!   lines. The device writes them with [`RUN`], [`DONE`], [`write_log`] and the
+//!   `TOOL_CALL_RESULT`, `RESUME`, `RUN`, `DONE`, `HELLO`), `#` log lines
+//!   and blank lines. The device writes them with [`RUN`], [`DONE`],
+//!   [`HELLO`], [`write_log`] and the
 //!   writers of [`reply`](crate::reply); the gateway sorts them with
 //!   [`classify`], which checks everything but the fields of a line.
 //! - **Gateway to device:** the run's events as NDJSON, and the gateway's
@@ -64,6 +65,11 @@ pub const RUN: &str = r#"{"type":"RUN"}"#;
 
 /// The device's line that ends the conversation (without its `\n`).
 pub const DONE: &str = r#"{"type":"DONE"}"#;
+
+/// The device's line that says it has (re)started: the gateway answers
+/// with a resynchronising run of the conversation so far (without its
+/// `\n`).
+pub const HELLO: &str = r#"{"type":"HELLO"}"#;
 
 // ---------------------------------------------------------------------------
 // Error codes
@@ -170,6 +176,9 @@ pub enum DeviceLine<'a> {
     Run,
     /// `{"type":"DONE"}`: the device is finished.
     Done,
+    /// `{"type":"HELLO"}`: the device (re)started and asks for the
+    /// conversation so far.
+    Hello,
 }
 
 /// Why [`classify`] refused a device line.
@@ -415,6 +424,7 @@ fn line_named(kind: &[u8]) -> Option<DeviceLine<'static>> {
         b"RESUME" => Some(DeviceLine::Resume),
         b"RUN" => Some(DeviceLine::Run),
         b"DONE" => Some(DeviceLine::Done),
+        b"HELLO" => Some(DeviceLine::Hello),
         _ => None,
     }
 }
@@ -699,6 +709,7 @@ mod tests {
         assert_eq!(classify(&buf[..n]), Ok(DeviceLine::ToolResult));
         assert_eq!(classify(RUN.as_bytes()), Ok(DeviceLine::Run));
         assert_eq!(classify(DONE.as_bytes()), Ok(DeviceLine::Done));
+        assert_eq!(classify(HELLO.as_bytes()), Ok(DeviceLine::Hello));
         let log = collect(|out| write_log(&["set_led: ", "a\r\nb"], out));
         assert_eq!(&log[..], b"#set_led: a\\r\\nb\n");
         let line = log.strip_suffix(b"\n").unwrap();

@@ -3,9 +3,10 @@
 use std::collections::HashMap;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{Receiver, SyncSender};
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::thread;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use agui_alloc::client::Client;
 use agui_alloc::conversation::{AnswerError, Conversation, Resolution, RunStatus};
@@ -17,8 +18,8 @@ use serde_json::json;
 
 use crate::device_cap::DeviceCapacity;
 use crate::lines::{bad, parse_line, Decoded, Refusal};
-use crate::port::DeviceOut;
-use crate::reader::{FromDevice, Shared};
+use crate::port::{self, DeviceOut};
+use crate::reader::{FromDevice, Reading, Shared};
 use crate::relay::Relay;
 use crate::Args;
 
@@ -45,6 +46,27 @@ pub struct Gateway {
     answered: HashMap<String, usize>,
     /// The client's limits for each run's fold (`--max-*` of the client).
     client_limits: agui_alloc::client::Limits,
+    /// Resynchronising runs sent so far (their run ids count them).
+    resyncs: u32,
+    /// The device came back and got its resynchronising run unasked, and
+    /// no line came since: its first `HELLO` is answered already (a device
+    /// that reconnects gets one run, not two).
+    resynced: bool,
+    /// `--reconnect`: where and how long to wait for the device to come
+    /// back.
+    reconnect: Option<Reconnect>,
+}
+
+/// What a reconnection needs (`--tcp` with `--reconnect`).
+pub struct Reconnect {
+    /// The device's address.
+    pub addr: String,
+    /// How long to try.
+    pub within: Duration,
+    /// The queue the new reading thread fills, as the first one did.
+    pub tx: SyncSender<FromDevice>,
+    /// The queue's length.
+    pub queue: usize,
 }
 
 /// What the device may put into the conversation (`--max-*`).
@@ -61,6 +83,7 @@ impl Gateway {
         device: Arc<DeviceOut>,
         shared: Arc<Shared>,
         device_capacity: Option<DeviceCapacity>,
+        reconnect: Option<Reconnect>,
     ) -> Self {
         let client_limits = args.limits.limits(args.max_messages);
         let conv = Conversation::new(args.thread.clone()).with_limits(client_limits);
@@ -82,6 +105,9 @@ impl Gateway {
             input_bytes,
             answered: HashMap::new(),
             client_limits,
+            resyncs: 0,
+            resynced: false,
+            reconnect,
         }
     }
 
@@ -105,7 +131,15 @@ impl Gateway {
                     );
                     self.report(number, &e);
                 }
-                FromDevice::Gone(why) => return self.gone(&why),
+                FromDevice::Gone(why) => {
+                    if self.reconnect.is_none() {
+                        return self.gone(&why);
+                    }
+                    if let Err(e) = self.come_back(&why) {
+                        eprintln!("agui-gateway: {e}");
+                        return self.gone(&why);
+                    }
+                }
             }
         }
         self.gone("the reader stopped")
@@ -113,13 +147,24 @@ impl Gateway {
 
     /// Applies a good line of `size` bytes to the conversation (or runs).
     fn apply(&mut self, line: Decoded, size: usize) -> Result<(), Refusal> {
+        if matches!(line, Decoded::Hello) {
+            // Every HELLO is a start (a device may restart twice in a row)
+            // but the one a reconnected device sends after its run.
+            if !std::mem::take(&mut self.resynced) {
+                self.resync("the device said HELLO");
+            }
+            return Ok(());
+        }
+        if !matches!(line, Decoded::Blank) {
+            self.resynced = false;
+        }
         match line {
             Decoded::Tool(tool) => self.declare(tool, size)?,
             Decoded::User(message) => self.add(message, size)?,
             Decoded::ToolResult(result) => self.add_result(result, size)?,
             Decoded::Resume(id, resolution) => self.resume(id, resolution, size)?,
             Decoded::Run => self.run()?,
-            Decoded::Done | Decoded::Blank => {}
+            Decoded::Done | Decoded::Hello | Decoded::Blank => {}
         }
         Ok(())
     }
@@ -266,12 +311,14 @@ impl Gateway {
         relay.finish();
         self.input_bytes = self.conv.run_input("").len();
         self.answered.clear();
+        let restarted = self.shared.restarted.swap(false, Ordering::Relaxed);
         let cancelled = match (
             &relay.device_error,
             self.shared.gone.load(Ordering::Relaxed),
         ) {
             (Some(e), _) => Some(format!("the device stopped taking lines: {e}")),
             (None, true) => Some("the device disconnected".to_owned()),
+            (None, false) if restarted => Some("the device restarted (HELLO)".to_owned()),
             (None, false) => None,
         };
         let over_device = relay.over_device.take();
@@ -313,7 +360,9 @@ impl Gateway {
         if self.latency {
             print_latency(std::mem::take(&mut relay.latencies));
         }
-        if let (Some((code, message)), None) = (closing, &relay.device_error) {
+        // A device that restarted waits for its resynchronising run, not
+        // for the end of a run it no longer knows.
+        if let (Some((code, message)), None, false) = (closing, &relay.device_error, restarted) {
             let line = json!({"type": "RUN_ERROR", "message": message, "code": code});
             // A device that cannot take it is noticed by the reader.
             let _ = self.device.write_line(line.to_string().as_bytes());
@@ -338,6 +387,75 @@ impl Gateway {
             );
             eprintln!("agui-gateway: {}", Peer(&asked));
         }
+    }
+
+    /// Sends the device a resynchronising run: `RUN_STARTED`, a
+    /// `MESSAGES_SNAPSHOT` and a `STATE_SNAPSHOT` of the conversation so
+    /// far, and `RUN_FINISHED` (with the last run's unanswered questions
+    /// as its `interrupt` outcome), so that a device that restarted shows
+    /// and holds what it held before (docs/SPEC.md section 11, "A device
+    /// that comes back").
+    fn resync(&mut self, why: &str) {
+        self.resyncs = self.resyncs.saturating_add(1);
+        let run_id = format!("resync-{}", self.resyncs);
+        let thread_id = self.conv.thread_id();
+        // The request body's messages and state: the wire form the agent
+        // gets, which is the events' form too.
+        let input: serde_json::Value =
+            serde_json::from_str(&self.conv.run_input(&run_id)).unwrap_or_default();
+        let questions: Vec<serde_json::Value> = self
+            .conv
+            .pending_interrupts()
+            .iter()
+            .filter(|p| p.answer.is_none())
+            .filter_map(|p| serde_json::to_value(&p.interrupt).ok())
+            .collect();
+        let mut finished = json!({"type": "RUN_FINISHED", "threadId": thread_id, "runId": run_id});
+        if !questions.is_empty() {
+            finished["outcome"] = json!({"type": "interrupt", "interrupts": questions});
+        }
+        let frames = [
+            json!({"type": "RUN_STARTED", "threadId": thread_id, "runId": run_id}),
+            json!({"type": "MESSAGES_SNAPSHOT", "messages": input["messages"]}),
+            json!({"type": "STATE_SNAPSHOT", "snapshot": input["state"]}),
+            finished,
+        ];
+        let text: String = frames.iter().map(|f| format!("{f}\n")).collect();
+        eprintln!(
+            "agui-gateway: {why}: resynchronising run {run_id} ({} messages, {} bytes)",
+            self.conv.messages().len(),
+            text.len()
+        );
+        // A device that cannot take it is noticed by the reader.
+        let _ = self.device.write_lines(&[text.as_bytes()]);
+    }
+
+    /// The device went away (`why`): waits up to `--reconnect` seconds for
+    /// it to listen again, reads it on a new thread, and sends it the
+    /// resynchronising run. The conversation is kept as it was.
+    fn come_back(&mut self, why: &str) -> Result<(), String> {
+        let Some(again) = &self.reconnect else {
+            return Err("no --reconnect".to_owned());
+        };
+        eprintln!(
+            "agui-gateway: the device disconnected ({why}); waiting up to {} s for it (--reconnect)",
+            again.within.as_secs_f64()
+        );
+        let stream = port::connect_tcp_within(&again.addr, again.within)?;
+        let (reader, writer) = port::tcp_halves(&again.addr, stream)?;
+        self.device.replace(writer);
+        self.shared.gone.store(false, Ordering::Relaxed);
+        let reading = Reading::new(
+            Arc::clone(&self.device),
+            again.queue,
+            Arc::clone(&self.shared),
+        );
+        let tx = again.tx.clone();
+        thread::spawn(move || reading.run(reader, &tx));
+        eprintln!("agui-gateway: the device is back on tcp {}", again.addr);
+        self.resync("the device came back");
+        self.resynced = true;
+        Ok(())
     }
 
     /// A bad line: on stderr and to the device.

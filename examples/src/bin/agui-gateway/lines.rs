@@ -14,6 +14,8 @@ pub enum Decoded {
     Resume(String, Resolution),
     Run,
     Done,
+    /// The device (re)started: send it the conversation so far.
+    Hello,
     Blank,
 }
 
@@ -44,6 +46,7 @@ pub fn parse_line(bytes: &[u8]) -> Result<Decoded, Refusal> {
         device::DeviceLine::Blank | device::DeviceLine::Log(_) => Ok(Decoded::Blank),
         device::DeviceLine::Run => Ok(Decoded::Run),
         device::DeviceLine::Done => Ok(Decoded::Done),
+        device::DeviceLine::Hello => Ok(Decoded::Hello),
         device::DeviceLine::Tool => parse_tool(&value()?).map(Decoded::Tool),
         device::DeviceLine::ToolResult => parse_result(&value()?).map(Decoded::ToolResult),
         device::DeviceLine::Resume => {

@@ -118,6 +118,12 @@ pub struct Args {
     pub device_capacity: Option<String>,
     #[command(flatten)]
     pub limits: LimitFlags,
+    /// When the device disconnects (before DONE), wait up to SECONDS for it
+    /// to listen again (a board that restarted) instead of exiting; the
+    /// conversation is kept and the device gets a resynchronising run of it
+    /// (docs/SPEC.md section 11) [default: exit 1 at once].
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub reconnect: Option<Duration>,
     /// After each run, print on stderr how long each frame took from its
     /// arrival from HTTP to its write to the device.
     #[arg(long)]
@@ -137,6 +143,13 @@ fn main() -> ExitCode {
 
 /// Opens the device and the agent, then handles the device's lines.
 fn serve(args: &Args) -> Result<ExitCode, String> {
+    if args.reconnect.is_some() && args.tcp.is_none() {
+        // A serial port stays open across the device's restarts: its
+        // HELLO line asks for the conversation instead.
+        return Err(
+            "--reconnect needs --tcp (a device on --serial says HELLO when it restarts)".to_owned(),
+        );
+    }
     let device_capacity = args
         .device_capacity
         .as_deref()
@@ -147,10 +160,20 @@ fn serve(args: &Args) -> Result<ExitCode, String> {
     let device = Arc::new(DeviceOut::new(writer, args.write_timeout));
     let queue = usize::try_from(args.max_queued_lines).unwrap_or(usize::MAX);
     let (tx, rx) = mpsc::sync_channel(queue);
+    let reconnect = match (&args.tcp, args.reconnect) {
+        (Some(addr), Some(within)) => Some(gateway::Reconnect {
+            addr: addr.clone(),
+            within,
+            tx: tx.clone(),
+            queue,
+        }),
+        _ => None,
+    };
     let shared = Arc::new(reader::Shared {
         cancel: agent.cancel_flag().clone(),
         gone: AtomicBool::new(false),
         running: AtomicBool::new(false),
+        restarted: AtomicBool::new(false),
     });
     if let Some(capacity) = &device_capacity {
         eprintln!("agui-gateway: the device holds {capacity}");
@@ -161,6 +184,7 @@ fn serve(args: &Args) -> Result<ExitCode, String> {
         Arc::clone(&device),
         Arc::clone(&shared),
         device_capacity,
+        reconnect,
     );
     let reading = reader::Reading::new(device, queue, shared);
     thread::spawn(move || reading.run(reader, &tx));
