@@ -83,6 +83,9 @@ fn limits() -> Limits {
         max_errors: 1,
         // The kiosk keeps no trace.
         max_trace_bytes: 0,
+        // The reader's tables are fixed arrays here (no feature `grow`):
+        // nothing of them is on the heap.
+        max_reader_bytes: 0,
     }
 }
 
