@@ -17,6 +17,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+#[path = "../../alloc-ext/tests/support/server.rs"]
+mod server;
+
 mod backend;
 use backend::Backend;
 
@@ -232,4 +235,46 @@ fn without_reconnect_a_lost_device_ends_the_gateway() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--tcp"), "{}", text(&out.stderr));
+}
+
+/// A device that says HELLO during a run has restarted: the run is
+/// cancelled at once (nobody reads it), no closing RUN_ERROR is sent, and
+/// the next lines the device gets are its resynchronising run, which holds
+/// what the cancelled run had folded.
+#[test]
+fn hello_during_a_run_cancels_it_without_a_run_error() {
+    let agent = server::Server::start(|_req, conn, stop| {
+        let mut out = server::sse_head("text/event-stream");
+        out.push_str(&server::frame(
+            &json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}),
+        ));
+        out.push_str(&server::frame(
+            &json!({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"}),
+        ));
+        server::send(conn, out.as_bytes());
+        // Never ends by itself.
+        stop.sleep(Duration::from_secs(30));
+    });
+    let mut device = Device::start(&agent.url());
+    device.send(r#"{"id":"u1","role":"user","content":"hi"}"#);
+    device.send(r#"{"type":"RUN"}"#);
+    assert_eq!(device.event()["type"], "RUN_STARTED");
+    assert_eq!(device.event()["type"], "TEXT_MESSAGE_START");
+    let started = Instant::now();
+    device.send(HELLO);
+    let (messages, _) = resync(&mut device, "resync-1");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the run went on for {:?}",
+        started.elapsed()
+    );
+    assert_eq!(messages[0]["content"], "hi", "{messages:#?}");
+    let out = device.finish(true);
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("agui-gateway: run cancelled: the device restarted (HELLO)\n"),
+        "{stderr}"
+    );
+    // The cancelled run did not finish: DONE after it exits 1.
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
 }
