@@ -243,7 +243,8 @@ fn matches_golden(shot: &Path, w: usize, h: usize, got: &[u8], golden: &str) {
 }
 
 /// Input typed into an X display with the XTEST extension, as a person's
-/// keyboard and mouse would.
+/// keyboard and mouse would. (x11-dl names its libXtst binding
+/// `Xf86vmode`.)
 struct Person {
     xlib: x11_dl::xlib::Xlib,
     xtest: x11_dl::xtest::Xf86vmode,
