@@ -13,6 +13,7 @@ use agui_alloc::conversation::{AnswerError, Conversation, Resolution, RunStatus}
 use agui_alloc::http::{HttpAgent, HttpErrorKind};
 use agui_alloc::model::{Message, Tool, ToolMessage};
 use agui_core::device::{self, LineCode};
+use agui_core::protocol::{Protocol, Select};
 use agui_examples::transcript::Peer;
 use serde_json::json;
 
@@ -21,7 +22,7 @@ use crate::lines::{bad, parse_line, Decoded, Refusal};
 use crate::port::{self, DeviceOut};
 use crate::reader::{FromDevice, Reading, Shared};
 use crate::relay::Relay;
-use crate::Args;
+use crate::{Args, ProtocolArg};
 
 /// The main thread's state.
 pub struct Gateway {
@@ -46,6 +47,8 @@ pub struct Gateway {
     answered: HashMap<String, usize>,
     /// The client's limits for each run's fold (`--max-*` of the client).
     client_limits: agui_alloc::client::Limits,
+    /// `--protocol`: what the agent is asked to speak and read as.
+    protocol: Protocol,
     /// Resynchronising runs sent so far (their run ids count them).
     resyncs: u32,
     /// The device came back and got its resynchronising run unasked, and
@@ -86,7 +89,13 @@ impl Gateway {
         reconnect: Option<Reconnect>,
     ) -> Self {
         let client_limits = args.limits.limits(args.max_messages);
-        let conv = Conversation::new(args.thread.clone()).with_limits(client_limits);
+        let protocol = match args.protocol {
+            ProtocolArg::Current => Protocol::Current,
+            ProtocolArg::V1 => Protocol::V1,
+        };
+        let conv = Conversation::new(args.thread.clone())
+            .with_limits(client_limits)
+            .speaking(protocol);
         let input_bytes = conv.run_input("").len();
         Gateway {
             conv,
@@ -105,6 +114,7 @@ impl Gateway {
             input_bytes,
             answered: HashMap::new(),
             client_limits,
+            protocol,
             resyncs: 0,
             resynced: false,
             reconnect,
@@ -291,8 +301,10 @@ impl Gateway {
             ));
         }
         self.check_answered()?;
+        // The relay verifies each frame as the conversation reads it.
         let shadow = Client::new()
             .with_limits(self.client_limits)
+            .with_protocol(Select::Fixed(self.protocol))
             .with_initial(self.conv.messages().to_vec(), self.conv.state().clone());
         let cancel = self.agent.cancel_flag().clone();
         // A write failure cancelled the previous run; a device that is

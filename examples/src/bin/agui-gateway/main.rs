@@ -34,6 +34,16 @@ use device_cap::DeviceCapacity;
 use gateway::Gateway;
 use port::DeviceOut;
 
+/// `--protocol`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProtocolArg {
+    /// The protocol as of August 2026 (SPEC sections 0-8).
+    Current,
+    /// AG-UI 1.0 (SPEC section 9).
+    #[value(name = "1.0")]
+    V1,
+}
+
 /// Bridge an AG-UI agent (HTTP) to a device on a serial port or a TCP
 /// socket: the device declares tools, sends messages and asks for runs,
 /// and gets each run's verified events as NDJSON (docs/SPEC.md section 11).
@@ -77,6 +87,12 @@ pub struct Args {
     /// `ps`; so does one in $AGUI_HEADERS, one header a line). Repeatable.
     #[arg(long = "header", short = 'H', value_name = "'K: V' | @FILE")]
     pub headers: Vec<String>,
+    /// The protocol spoken with the agent: the current one, or AG-UI 1.0
+    /// (declared in every run input as `protocolVersion: "1.0"`, responses
+    /// verified as 1.0). The device gets the agent's frames as they come,
+    /// so with 1.0 it must read 1.0 (a core built with the 1.0 reader).
+    #[arg(long, value_enum, default_value_t = ProtocolArg::Current)]
+    pub protocol: ProtocolArg,
     /// The conversation's thread id.
     #[arg(long, value_name = "ID", default_value = "device")]
     pub thread: String,
