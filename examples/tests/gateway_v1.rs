@@ -219,6 +219,7 @@ fn a_current_device_gets_what_the_boundary_gives() {
 fn a_frame_the_current_device_cannot_read_ends_its_run() {
     let start = json!({"type": "RUN_STARTED", "threadId": "device", "runId": "r1"});
     let finish = json!({"type": "RUN_FINISHED", "threadId": "device", "runId": "r1"});
+    // Each stream, the frame the device cannot read, and why.
     let cases = [
         (
             vec![
@@ -227,25 +228,53 @@ fn a_frame_the_current_device_cannot_read_ends_its_run() {
                 json!({"type": "SUBAGENT_FINISHED", "subagentRunId": "s1"}),
                 finish.clone(),
             ],
-            "frame 1: the device reads the current protocol, which refuses it: decode error",
+            1,
+            "unknown event type 'SUBAGENT_STARTED'",
         ),
         (
             vec![
                 start.clone(),
                 json!({"type": "RUN_FINISHED", "threadId": "device", "runId": "r1", "outcome": {"type": "cancelled"}}),
             ],
-            "frame 1: the device reads the current protocol, which refuses it: decode error",
+            1,
+            "RUN_FINISHED: field `outcome`: `type` must be \"success\" or \"interrupt\"",
+        ),
+        (
+            vec![
+                start.clone(),
+                json!({"type": "RUN_FINISHED", "threadId": "device", "runId": "r1", "outcome": {"type": "success", "pendingToolCallIds": ["c1"]}}),
+            ],
+            1,
+            "RUN_FINISHED: field `outcome`: unknown key in the outcome object",
+        ),
+        (
+            vec![
+                start.clone(),
+                json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "f"}),
+                json!({"type": "TOOL_CALL_END", "toolCallId": "c1"}),
+                json!({"type": "TOOL_CALL_RESULT", "messageId": "t1", "toolCallId": "c1", "content": [{"type": "text", "text": "x"}]}),
+                finish.clone(),
+            ],
+            3,
+            "TOOL_CALL_RESULT",
         ),
     ];
-    for (stream, said) in cases {
-        let agent = scripted(stream);
+    for (stream, frame, why) in cases {
+        let agent = scripted(stream.clone());
         let mut device = Device::start_with(&agent.url(), &["--protocol", "1.0"]);
         let events = one_run(&mut device);
-        assert_eq!(kinds(&events), ["RUN_STARTED", "RUN_ERROR"], "{events:#?}");
-        let error = &events[1];
+        // The frames before it as they were, then the gateway's RUN_ERROR.
+        assert_eq!(events[..frame], stream[..frame], "{events:#?}");
+        assert_eq!(events.len(), frame + 1, "{events:#?}");
+        let error = &events[frame];
+        assert_eq!(error["type"], "RUN_ERROR", "{error}");
         assert_eq!(error["code"], "gateway_device_protocol", "{error}");
         let message = error["message"].as_str().unwrap();
-        assert!(message.starts_with(said), "{message}");
+        let said = format!(
+            "frame {frame}: the device reads the current protocol, which refuses it: decode error [decode]: "
+        );
+        assert!(message.starts_with(&said), "{message}");
+        assert!(message.contains(why), "{message}");
         let out = device.finish(true);
         assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     }
