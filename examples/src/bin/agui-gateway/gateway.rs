@@ -17,6 +17,7 @@ use agui_core::protocol::{Protocol, Select};
 use agui_examples::transcript::Peer;
 use serde_json::json;
 
+use crate::convert::ToCurrent;
 use crate::device_cap::DeviceCapacity;
 use crate::lines::{bad, parse_line, Decoded, Refusal};
 use crate::port::{self, DeviceOut};
@@ -49,6 +50,9 @@ pub struct Gateway {
     client_limits: agui_alloc::client::Limits,
     /// `--protocol`: what the agent is asked to speak and read as.
     protocol: Protocol,
+    /// `--device-protocol current` with `--protocol 1.0`: each run's
+    /// frames are converted for the device.
+    convert: bool,
     /// Resynchronising runs sent so far (their run ids count them).
     resyncs: u32,
     /// The device came back and got its resynchronising run unasked, and
@@ -115,6 +119,8 @@ impl Gateway {
             answered: HashMap::new(),
             client_limits,
             protocol,
+            convert: args.protocol == ProtocolArg::V1
+                && args.device_protocol == ProtocolArg::Current,
             resyncs: 0,
             resynced: false,
             reconnect,
@@ -306,6 +312,13 @@ impl Gateway {
             .with_limits(self.client_limits)
             .with_protocol(Select::Fixed(self.protocol))
             .with_initial(self.conv.messages().to_vec(), self.conv.state().clone());
+        let to_current = self.convert.then(|| {
+            let reader = Client::new()
+                .with_limits(self.client_limits)
+                .with_protocol(Select::Fixed(Protocol::Current))
+                .with_initial(self.conv.messages().to_vec(), self.conv.state().clone());
+            ToCurrent::new(reader)
+        });
         let cancel = self.agent.cancel_flag().clone();
         // A write failure cancelled the previous run; a device that is
         // really gone also ends the loop (FromDevice::Gone).
@@ -316,6 +329,7 @@ impl Gateway {
             cancel,
             self.latency,
             self.device_capacity,
+            to_current,
         );
         self.shared.running.store(true, Ordering::Relaxed);
         let outcome = self.agent.run(&mut self.conv, &mut relay);
@@ -334,6 +348,7 @@ impl Gateway {
             (None, false) => None,
         };
         let over_device = relay.over_device.take();
+        let unreadable = relay.unreadable.take();
         let closing = match (&outcome, cancelled) {
             (_, Some(why)) => {
                 eprintln!("agui-gateway: run cancelled: {why}");
@@ -344,6 +359,11 @@ impl Gateway {
                 let why = over_device.clone().unwrap_or_default();
                 eprintln!("agui-gateway: run ended for the device: {why}");
                 Some(("gateway_capacity", why))
+            }
+            (_, None) if unreadable.is_some() => {
+                let why = unreadable.clone().unwrap_or_default();
+                eprintln!("agui-gateway: run ended for the device: {}", Peer(&why));
+                Some(("gateway_device_protocol", why))
             }
             (Ok(report), None) => {
                 let said = format!(
@@ -365,10 +385,11 @@ impl Gateway {
             }
         };
         self.show_questions();
-        // A run the device could not hold did not finish for the device,
+        // A run the device could not hold or read did not finish for the device,
         // whatever the agent did.
-        self.last_run_ok =
-            matches!(&outcome, Ok(r) if r.status.is_finished()) && over_device.is_none();
+        self.last_run_ok = matches!(&outcome, Ok(r) if r.status.is_finished())
+            && over_device.is_none()
+            && unreadable.is_none();
         if self.latency {
             print_latency(std::mem::take(&mut relay.latencies));
         }

@@ -12,6 +12,7 @@
 //! 1 after `DONE` otherwise, or when the device disconnected; 2 on usage
 //! errors or when the device cannot be opened.
 
+mod convert;
 mod device_cap;
 mod gateway;
 mod lines;
@@ -89,10 +90,18 @@ pub struct Args {
     pub headers: Vec<String>,
     /// The protocol spoken with the agent: the current one, or AG-UI 1.0
     /// (declared in every run input as `protocolVersion: "1.0"`, responses
-    /// verified as 1.0). The device gets the agent's frames as they come,
-    /// so with 1.0 it must read 1.0 (a core built with the 1.0 reader).
+    /// verified as 1.0).
     #[arg(long, value_enum, default_value_t = ProtocolArg::Current)]
     pub protocol: ProtocolArg,
+    /// The protocol the device reads. With --protocol 1.0: `1.0` relays the
+    /// agent's frames as they come (a core built with the 1.0 reader);
+    /// `current` relays what the 1.0 reference's compatibility boundary
+    /// and enforcement make of each frame (a dropped frame is not sent, a
+    /// rewritten one is sent rewritten), and ends the device's run with
+    /// RUN_ERROR gateway_device_protocol at a frame the current protocol
+    /// cannot read. With --protocol current it must be `current`.
+    #[arg(long, value_enum, default_value_t = ProtocolArg::Current)]
+    pub device_protocol: ProtocolArg,
     /// The conversation's thread id.
     #[arg(long, value_name = "ID", default_value = "device")]
     pub thread: String,
@@ -165,6 +174,11 @@ fn serve(args: &Args) -> Result<ExitCode, String> {
         return Err(
             "--reconnect needs --tcp (a device on --serial says HELLO when it restarts)".to_owned(),
         );
+    }
+    if args.protocol == ProtocolArg::Current && args.device_protocol == ProtocolArg::V1 {
+        // The gateway does not write 1.0 from a current stream: the agent
+        // would have to speak it.
+        return Err("--device-protocol 1.0 needs --protocol 1.0".to_owned());
     }
     let device_capacity = args
         .device_capacity

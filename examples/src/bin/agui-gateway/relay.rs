@@ -9,13 +9,16 @@ use agui_alloc::hooks::Subscriber;
 use agui_alloc::http::RunObserver;
 use agui_core::frame::{FrameEvent, Framer};
 
+use crate::convert::{Converted, ToCurrent};
 use crate::device_cap::DeviceCapacity;
 use crate::port::DeviceOut;
 
 /// Sees the HTTP body as it arrives: frames it, verifies each frame with a
-/// client of its own (the same rules the conversation folds with), checks
-/// it against the device's capacity (`--device-capacity`) and writes each
-/// accepted frame to the device as one NDJSON line, at once.
+/// client of its own (the same rules the conversation folds with), turns a
+/// 1.0 frame into the current protocol for a device that reads only that
+/// (`--device-protocol current`), checks what is to be sent against the
+/// device's capacity (`--device-capacity`) and writes each accepted frame
+/// to the device as one NDJSON line, at once.
 pub struct Relay<'a> {
     device: &'a DeviceOut,
     framer: Framer,
@@ -23,6 +26,11 @@ pub struct Relay<'a> {
     shadow: Client,
     /// The shadow client rejected a frame: nothing more is relayed.
     pub rejected: bool,
+    /// `--device-protocol current` under `--protocol 1.0`: the conversion.
+    to_current: Option<ToCurrent>,
+    /// A frame the device could not read after its conversion, and why:
+    /// it was not relayed, nor anything after it.
+    pub unreadable: Option<String>,
     /// `--device-capacity`: the device's tables.
     device_capacity: Option<DeviceCapacity>,
     /// A frame the device could not hold, and why: it was not relayed,
@@ -46,6 +54,7 @@ impl<'a> Relay<'a> {
         cancel: Arc<AtomicBool>,
         latency: bool,
         device_capacity: Option<DeviceCapacity>,
+        to_current: Option<ToCurrent>,
     ) -> Self {
         Relay {
             device,
@@ -53,6 +62,8 @@ impl<'a> Relay<'a> {
             frame: Vec::new(),
             shadow,
             rejected: false,
+            to_current,
+            unreadable: None,
             device_capacity,
             over_device: None,
             device_error: None,
@@ -79,9 +90,13 @@ impl<'a> Relay<'a> {
         }
     }
 
-    /// A complete frame: verify, then relay.
+    /// A complete frame: verify, convert, then relay.
     fn on_frame(&mut self, arrived: Instant) {
-        if self.rejected || self.over_device.is_some() || self.device_error.is_some() {
+        if self.rejected
+            || self.over_device.is_some()
+            || self.unreadable.is_some()
+            || self.device_error.is_some()
+        {
             return;
         }
         for b in &mut self.frame {
@@ -94,14 +109,39 @@ impl<'a> Relay<'a> {
             self.rejected = true;
             return;
         }
-        if let Some(capacity) = &self.device_capacity {
-            if let Err(over) = capacity.check(&self.frame, self.shadow.open_items()) {
-                let frame = self.shadow.accepted().saturating_sub(1);
-                self.over_device = Some(format!("frame {frame}: {over}"));
+        let index = usize::try_from(self.shadow.accepted().saturating_sub(1)).unwrap_or(usize::MAX);
+        // What the device is sent: the frame as it came, or its conversion.
+        let mut rewritten = None;
+        if let Some(to_current) = &mut self.to_current {
+            match to_current.convert(index, &self.frame) {
+                Ok(Converted::Dropped) => return,
+                Ok(Converted::AsSent) => {}
+                Ok(Converted::Rewritten(line)) => rewritten = Some(line),
+                Err(why) => {
+                    self.unreadable = Some(why);
+                    return;
+                }
+            }
+            let line = rewritten.as_deref().unwrap_or(&self.frame);
+            if let Err(why) = to_current.read(index, line) {
+                self.unreadable = Some(why);
                 return;
             }
         }
-        match self.device.write_lines(&[&self.frame]) {
+        let line = rewritten.as_deref().unwrap_or(&self.frame);
+        if let Some(capacity) = &self.device_capacity {
+            // The device's open items are its reader's when the frames are
+            // converted (a dropped frame opens nothing there).
+            let open = match &self.to_current {
+                Some(to_current) => to_current.open_items(),
+                None => self.shadow.open_items(),
+            };
+            if let Err(over) = capacity.check(line, open) {
+                self.over_device = Some(format!("frame {index}: {over}"));
+                return;
+            }
+        }
+        match self.device.write_lines(&[line]) {
             Ok(()) if self.latency => {
                 self.latencies.push(arrived.elapsed().as_micros() as u64);
             }
@@ -146,7 +186,7 @@ mod tests {
         let chunk = b"{\"type\":\"TEXT_MESSAGE_CHUNK\",\"messageId\":\"m\",\"delta\":\"x\"}\n";
         for latency in [false, true] {
             let cancel = Arc::new(AtomicBool::new(false));
-            let mut relay = Relay::new(&device, Client::new(), cancel, latency, None);
+            let mut relay = Relay::new(&device, Client::new(), cancel, latency, None, None);
             relay.on_bytes(start);
             for _ in 0..1_000 {
                 relay.on_bytes(chunk);
