@@ -518,6 +518,19 @@ impl Client {
         }
     }
 
+    /// Reads AG-UI's protobuf encoding from now on, as [`Client::proto`]
+    /// does, keeping everything else this client was built with (limits,
+    /// initial messages and state, protocol, mode): for a transport that
+    /// learns the encoding after it made the client, from an HTTP
+    /// response's `Content-Type`. Call it before the first bytes: bytes
+    /// the text framer already holds are not re-read. A client already
+    /// reading protobuf is left as it is.
+    pub fn set_proto(&mut self) {
+        if self.proto.is_none() {
+            self.proto = Some(Box::new(ProtoFramer::new()));
+        }
+    }
+
     /// Whether this client reads the protobuf encoding ([`Client::proto`]).
     pub fn is_proto(&self) -> bool {
         self.proto.is_some()
