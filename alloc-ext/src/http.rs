@@ -288,6 +288,14 @@ pub trait RunObserver: Subscriber {
     fn on_response(&mut self, status: u16) {
         let _ = status;
     }
+    /// The body will be read in `encoding`, as its `Content-Type` said
+    /// (whichever was asked for); called right before
+    /// [`on_response`](Self::on_response), before any body bytes. An
+    /// observer that reads the raw bytes ([`on_bytes`](Self::on_bytes))
+    /// frames them by it.
+    fn on_encoding(&mut self, encoding: Encoding) {
+        let _ = encoding;
+    }
     /// Body bytes arrived; they are folded right after this call.
     fn on_bytes(&mut self, bytes: &[u8]) {
         let _ = bytes;
@@ -558,6 +566,9 @@ impl HttpAgent {
                 Piece::Response { status, proto } => {
                     if proto {
                         conv.read_proto();
+                        observer.on_encoding(Encoding::Proto);
+                    } else {
+                        observer.on_encoding(Encoding::Sse);
                     }
                     observer.on_response(status);
                 }

@@ -21,7 +21,7 @@ use agui_alloc::hooks::{Flow, HookView, Subscriber};
 use agui_alloc::http::{Encoding, HttpAgent, HttpErrorKind, RunObserver};
 use agui_alloc::model::Tool;
 use serde_json::{json, Value};
-use server::{answer_with, frame, send, sse_head, Server};
+use server::{answer_with, frame, pb_event, send, sse_head, Server};
 
 fn started() -> Value {
     json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"})
@@ -265,27 +265,6 @@ fn not_an_event_stream() {
         "the agent's response is 'text/html; charset=utf-8', not an event stream (text/event-stream): is the URL an AG-UI endpoint?"
     );
     assert_eq!(conv.messages().len(), 1);
-}
-
-/// One protobuf field `n` of wire type 2 (bytes) holding `bytes` (under
-/// 128 bytes: a one-byte length).
-fn pb_field(n: u8, bytes: &[u8]) -> Vec<u8> {
-    let mut out = vec![n << 3 | 2, u8::try_from(bytes.len()).unwrap()];
-    out.extend_from_slice(bytes);
-    out
-}
-
-/// One length-prefixed protobuf `Event` frame: envelope field `arm`, its
-/// `BaseEvent.type` `ty`, then string fields (2, 3, ...) in order.
-fn pb_event(arm: u8, ty: u8, strings: &[&str]) -> Vec<u8> {
-    let mut body = pb_field(1, &[0x08, ty]);
-    for (i, s) in strings.iter().enumerate() {
-        body.extend(pb_field(u8::try_from(i + 2).unwrap(), s.as_bytes()));
-    }
-    let event = pb_field(arm, &body);
-    let mut out = u32::try_from(event.len()).unwrap().to_be_bytes().to_vec();
-    out.extend(event);
-    out
 }
 
 /// RUN_STARTED, a text message "Hello" in two deltas, RUN_FINISHED, in

@@ -25,7 +25,7 @@ use std::thread;
 use std::time::Duration;
 
 use agui_alloc::http::{check_url, HttpAgent};
-use agui_examples::flags::parse_seconds;
+use agui_examples::flags::{parse_seconds, EncodingArg};
 use agui_examples::headers;
 use clap::Parser;
 
@@ -104,6 +104,11 @@ pub struct Args {
     /// device's tool or message is refused with `!error over_limit`.
     #[arg(long, value_name = "BYTES", default_value_t = 4 << 20)]
     pub max_input_bytes: usize,
+    /// The encoding to ask the agent for; the response's Content-Type
+    /// decides how it is read (an SSE-only agent still works with proto).
+    /// The device gets NDJSON lines either way.
+    #[arg(long, value_enum, default_value_t = EncodingArg::Sse)]
+    pub encoding: EncodingArg,
     /// After each run, print on stderr how long each frame took from its
     /// arrival from HTTP to its write to the device.
     #[arg(long)]
@@ -142,7 +147,7 @@ fn serve(args: &Args) -> Result<ExitCode, String> {
 /// The HTTP side, with the user's headers and timeout.
 fn http_agent(args: &Args) -> Result<HttpAgent, String> {
     check_url(&args.url).map_err(|e| e.to_string())?;
-    let mut agent = HttpAgent::new(args.url.clone());
+    let mut agent = HttpAgent::new(args.url.clone()).encoding(args.encoding.encoding());
     if let Some(file) = &args.ca_cert {
         let pem = std::fs::read(file)
             .map_err(|e| format!("--ca-cert {}: cannot read: {e}", file.display()))?;

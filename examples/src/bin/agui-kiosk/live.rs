@@ -16,7 +16,7 @@ use std::time::Duration;
 use agui_alloc::conversation::{Conversation, PendingToolCall};
 use agui_alloc::event::Event;
 use agui_alloc::hooks::{Flow, HookView, Subscriber};
-use agui_alloc::http::{HttpAgent, RunObserver};
+use agui_alloc::http::{Encoding, HttpAgent, RunObserver};
 use agui_alloc::model::{Message, Tool};
 use agui_alloc::reduce::Reducer;
 use agui_examples::headers::HttpHeader;
@@ -56,6 +56,8 @@ pub struct Live<'a> {
     pub max_run_time: Option<Duration>,
     /// Headers sent with every request (checked at start-up).
     pub headers: Vec<HttpHeader>,
+    /// The encoding asked for.
+    pub encoding: Encoding,
 }
 
 impl Live<'_> {
@@ -307,7 +309,9 @@ impl<C: PixelColor> RunObserver for LiveView<'_, C> {
 
 /// The user's message, the runs, the tools; then the window stays.
 fn converse<C: PixelColor>(live: &Live<'_>, mut screen: Screen<C>) -> Result<bool, String> {
-    let mut agent = HttpAgent::new(live.url).max_run_time(live.max_run_time);
+    let mut agent = HttpAgent::new(live.url)
+        .max_run_time(live.max_run_time)
+        .encoding(live.encoding);
     for header in &live.headers {
         agent = agent.header(header.name.clone(), header.value.clone());
     }

@@ -41,8 +41,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use agui_alloc::client::Client;
+use agui_examples::flags::{self, EncodingArg};
+use agui_examples::headers;
 use agui_examples::tool_command::{MAX_TOOL_CALLS, TOOL_TIMEOUT};
-use agui_examples::{flags, headers};
 use agui_kiosk::framebuffer::Framebuffer;
 use agui_kiosk::{Config, Kiosk, Theme};
 use clap::Parser;
@@ -118,6 +119,10 @@ struct Args {
     /// at start-up; a value is never shown.
     #[arg(long = "header", value_name = "HEADER", requires = "url")]
     headers: Vec<String>,
+    /// The encoding to ask the agent for (with --url); the response's
+    /// Content-Type decides how it is read.
+    #[arg(long, value_enum, default_value_t = EncodingArg::Sse, requires = "url")]
+    encoding: EncodingArg,
 }
 
 fn parse_size(s: &str) -> Result<Size, String> {
@@ -175,6 +180,7 @@ fn live_main(args: &Args, url: &str, message: &str) -> ExitCode {
             Ok(h) => h,
             Err(e) => return usage(&e),
         },
+        encoding: args.encoding.encoding(),
     };
     match live::run(&live) {
         Ok(true) => ExitCode::SUCCESS,
