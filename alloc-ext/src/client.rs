@@ -26,8 +26,12 @@
 //! size or depth) is a `verify` error with code `capacity`, for the whole
 //! frame, and nothing of that frame is applied. The limits count everything
 //! the client keeps (see [`ReducerLimits`] and [`Limits::max_trace_bytes`]),
-//! exactly and incrementally, so memory stays near them. JSON nesting (64 levels) and id length (128
-//! bytes) are fixed by the core's capacities ([`DEPTH`], [`ID_CAPACITY`]).
+//! exactly and incrementally, so memory stays near them. The core's rules
+//! run over the host's growable store ([`crate::store`], feature `grow`,
+//! on with `std`): open messages, tool calls and steps and ids of any
+//! length are taken ([`UNBOUNDED`]), and JSON may nest [`DEPTH`] (512)
+//! levels deep. Without `grow` (a microcontroller) the reader keeps fixed
+//! capacities ([`OPEN_MESSAGES`], [`ID_CAPACITY`] and the rest).
 //!
 //! ```
 //! use agui_alloc::client::Client;
@@ -70,14 +74,16 @@ use crate::event::{content_event, Event};
 use crate::hooks::Subscriber;
 use crate::model::{DecodeError, Dialect, Message};
 use crate::readers::Readers;
-use crate::reduce::{Changed, LimitError, Reducer, ReducerLimits};
+use crate::reduce::{Changed, Limit, LimitError, Reducer, ReducerLimits};
 use crate::size::{json_size, Size};
 #[cfg(feature = "v1")]
 use crate::v1;
 use crate::value::frame_value_sized;
 
-pub use crate::readers::{DEPTH, ID_CAPACITY, OPEN_MESSAGES, OPEN_STEPS, OPEN_TOOL_CALLS};
-pub use crate::readers::{V1_AGENTS, V1_OWNERS};
+pub use crate::readers::{OpenItems, V1_AGENTS, V1_OWNERS};
+pub use crate::readers::{
+    DEPTH, ID_CAPACITY, OPEN_MESSAGES, OPEN_STEPS, OPEN_TOOL_CALLS, UNBOUNDED,
+};
 
 /// Resource limits of the client. Each has a default that a desktop or a
 /// kiosk can live with; a small device lowers them.
@@ -103,12 +109,18 @@ pub struct Limits {
     /// Largest state as compact JSON, and largest activity content
     /// (default 16 MiB): [`ReducerLimits::max_state_bytes`].
     pub max_state_bytes: usize,
-    /// Deepest state or activity content (default 128 levels):
+    /// Deepest state or activity content (default 512 levels):
     /// [`ReducerLimits::max_state_depth`].
     pub max_state_depth: usize,
     /// Most errors kept by [`Client::errors`] in keep-going mode (default
     /// 10 000); later ones are only counted ([`Client::error_count`]).
     pub max_errors: usize,
+    /// Most bytes the core reader keeps for the items it tracks: the ids
+    /// of the open messages, tool calls and steps, and in AG-UI 1.0 its
+    /// owner tables (default 16 MiB). A frame that would pass it is a
+    /// `verify` error with code `capacity` naming `max_reader_bytes`, and
+    /// nothing of it is applied.
+    pub max_reader_bytes: usize,
     /// Largest trace ([`Client::with_trace`]), counting each entry as 16
     /// bytes plus the compact JSON of its arguments value (default 256 MiB).
     /// A trace that would pass it stops the stream, in keep-going mode too,
@@ -126,6 +138,7 @@ impl Default for Limits {
             max_message_bytes: reducer.max_message_bytes,
             max_state_bytes: reducer.max_state_bytes,
             max_state_depth: reducer.max_state_depth,
+            max_reader_bytes: 16 << 20,
             max_errors: 10_000,
             max_trace_bytes: 256 << 20,
         }
@@ -662,6 +675,28 @@ impl Client {
         self.reducer.messages()
     }
 
+    /// The bytes the core reader keeps on the heap for the rules (issue
+    /// 22): open ids, id slots, chunk lanes, the 1.0 owner and sub-agent
+    /// tables and the JSON depth stacks, as the host's growable store
+    /// counts them while they change ([`crate::store`]); 0 without the
+    /// feature `grow`. Reading it costs the same whatever the tables hold.
+    ///
+    /// ```
+    /// use agui_alloc::Client;
+    ///
+    /// let mut client = Client::new();
+    /// let before = client.kept_bytes();
+    /// let open = format!(
+    ///     "{{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}}\n{{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"{}\",\"role\":\"assistant\"}}\n",
+    ///     "m".repeat(1000)
+    /// );
+    /// client.feed(open.as_bytes()).unwrap();
+    /// assert!(client.kept_bytes() >= before + 1000);
+    /// ```
+    pub fn kept_bytes(&self) -> usize {
+        self.reader.kept_bytes()
+    }
+
     /// The shared state so far.
     pub fn state(&self) -> &Value {
         self.reducer.state()
@@ -704,6 +739,29 @@ impl Client {
     /// The trace, if enabled with [`with_trace`](Self::with_trace).
     pub fn trace(&self) -> &[TraceEntry] {
         self.trace.as_deref().unwrap_or_default()
+    }
+
+    /// How many text messages, tool calls and steps the stream holds open
+    /// now, as the verifier counts them (the events of a rejected frame
+    /// are not counted in keep-going mode; in strict mode the events
+    /// before the failing one are).
+    ///
+    /// ```
+    /// use agui_alloc::client::{Client, OpenItems};
+    ///
+    /// let mut client = Client::new();
+    /// client.feed(concat!(
+    ///     "{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n",
+    ///     "{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m1\",\"role\":\"assistant\"}\n",
+    ///     "{\"type\":\"TOOL_CALL_CHUNK\",\"toolCallId\":\"c1\",\"toolCallName\":\"f\"}\n",
+    ///     "{\"type\":\"STEP_STARTED\",\"stepName\":\"s\"}\n",
+    /// ).as_bytes()).unwrap();
+    /// // The step's frame closed the chunked tool call.
+    /// let open = OpenItems { messages: 1, tool_calls: 0, steps: 1 };
+    /// assert_eq!(client.open_items(), open);
+    /// ```
+    pub fn open_items(&self) -> OpenItems {
+        self.reader.open_items()
     }
 
     /// Feeds bytes in any pieces.
@@ -948,7 +1006,7 @@ impl Client {
                 // 1.0 warns about what the boundary translated in a frame
                 // that enforcement then rejects: those warnings are kept.
                 if self.dialect == Dialect::V1 {
-                    if let Ok(value) = serde_json::from_slice::<Value>(&self.frame) {
+                    if let Ok(value) = crate::value::frame_value(&self.frame) {
                         let _ = self.inbound_value(Some((value, EventType::Raw)));
                     }
                 }
@@ -1005,6 +1063,7 @@ impl Client {
             Mode::Strict => {
                 // The events before a failing one are applied (SPEC section 0).
                 let verdict = self.reader.expand(&mut collect);
+                self.within_reader(head.kind)?;
                 self.apply_sized(state_size, own, value.as_ref(), subscriber)?;
                 verdict.map_err(|e| ClientError::from_core(&e))?;
             }
@@ -1013,7 +1072,10 @@ impl Client {
                     .reader
                     .expand_atomic(&mut collect)
                     .map_err(|e| ClientError::from_core(&e))?;
-                if let Err(e) = self.apply_sized(state_size, own, value.as_ref(), subscriber) {
+                let applied = self
+                    .within_reader(head.kind)
+                    .and_then(|()| self.apply_sized(state_size, own, value.as_ref(), subscriber));
+                if let Err(e) = applied {
                     // The frame is refused as a whole: the verifier and
                     // the chunk expander go back to before it.
                     self.reader.rollback(checkpoint);
@@ -1022,6 +1084,18 @@ impl Client {
             }
         }
         self.accepted = self.accepted.saturating_add(1);
+        Ok(())
+    }
+
+    /// Whether the core reader, having verified the frame, stays within
+    /// [`Limits::max_reader_bytes`] (a count kept by the reader: no walk).
+    fn within_reader(&self, kind: EventType) -> Result<(), ClientError> {
+        let kept = self.reader.kept_bytes();
+        let max = self.limits.max_reader_bytes;
+        if kept > max {
+            let e = LimitError::new(Limit::ReaderBytes, max, kept);
+            return Err(ClientError::limit(self.index, kind, &e));
+        }
         Ok(())
     }
 
@@ -1052,7 +1126,7 @@ impl Client {
         };
         let (value, kind) = match value {
             Some((value, kind)) => (value, Some(kind)),
-            None => match serde_json::from_slice::<Value>(&self.frame) {
+            None => match crate::value::frame_value(&self.frame) {
                 Ok(value) => (value, None),
                 // The core read it as JSON; nothing more to say.
                 Err(_) => return Ok(None),

@@ -18,7 +18,11 @@
 //!    the user cancels: a [`RunReport`] says how the run ended;
 //! 5. [`pending_tool_calls`](Conversation::pending_tool_calls) lists the
 //!    calls to the client's tools that still wait for a result: answer
-//!    them and start the next run, until there are none.
+//!    them and start the next run, until there are none;
+//!    [`pending_interrupts`](Conversation::pending_interrupts) lists the
+//!    questions the agent paused the run to ask a person: answer each
+//!    ([`answer`](Conversation::answer)), and the next run carries the
+//!    answers (`resume`, SPEC section 10 "Answering interrupts").
 //!
 //! The transport is yours: `agui_alloc::http` (feature `http`) does steps
 //! 2–4 over HTTP; a gateway can do them over a serial line.
@@ -98,7 +102,14 @@
 //! assert_eq!(next.run_id, "thread-1-run-2");
 //! ```
 
-use alloc::borrow::ToOwned;
+mod interrupts;
+
+pub use interrupts::{
+    expiry_ms, is_expired, AnswerError, InterruptSource, PendingInterrupt, Resolution,
+    TooManyInterrupts, LEGACY_EVENT, MAX_INTERRUPTS,
+};
+
+use alloc::borrow::{Cow, ToOwned};
 use alloc::boxed::Box;
 use alloc::collections::BTreeSet;
 use alloc::format;
@@ -118,6 +129,7 @@ use crate::model::{
     UserContent, UserMessage,
 };
 use agui_core::protocol::Protocol;
+use interrupts::{with_command_resume, Answers, Interrupts, LegacyInterrupts};
 
 // ---------------------------------------------------------------------------
 // Ids
@@ -288,6 +300,40 @@ impl fmt::Display for RunInProgress {
 
 impl core::error::Error for RunInProgress {}
 
+/// A run could not start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StartError {
+    /// A run is in progress: end or abort it first.
+    RunInProgress,
+    /// The last run's interrupts with these ids have no answer: answer
+    /// each ([`Conversation::answer`]; [`Resolution::Cancelled`] when
+    /// nobody decides), as the reference client requires.
+    Unanswered(Vec<String>),
+}
+
+impl fmt::Display for StartError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StartError::RunInProgress => RunInProgress.fmt(f),
+            StartError::Unanswered(ids) => {
+                write!(f, "{} interrupt(s) of the last run not answered", ids.len())?;
+                if let Some(first) = ids.first() {
+                    write!(f, " (the first: '{first}')")?;
+                }
+                f.write_str(": answer or cancel each before the next run")
+            }
+        }
+    }
+}
+
+impl core::error::Error for StartError {}
+
+impl From<RunInProgress> for StartError {
+    fn from(_: RunInProgress) -> Self {
+        StartError::RunInProgress
+    }
+}
+
 /// A call the agent made to one of the client's declared tools that has no
 /// tool message (result) yet.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -307,6 +353,10 @@ struct Ending {
     error: Option<RunError>,
     /// Kept across the runs of one stream: the first foreign start.
     foreign: Option<ForeignStart>,
+    /// The legacy `on_interrupt` events of the (last) run.
+    legacy: LegacyInterrupts,
+    /// The most interrupts kept ([`Conversation::with_max_interrupts`]).
+    max_interrupts: usize,
 }
 
 /// The run in progress.
@@ -329,6 +379,9 @@ pub struct Conversation {
     context: Vec<Context>,
     forwarded_props: Value,
     resume: Option<Vec<ResumeEntry>>,
+    /// The last finished run's interrupts and their answers.
+    interrupts: Interrupts,
+    max_interrupts: usize,
     ids: Box<dyn IdSource>,
     limits: Limits,
     format: Option<Format>,
@@ -361,6 +414,8 @@ impl Conversation {
             context: Vec::new(),
             forwarded_props: Value::Object(Object::new()),
             resume: None,
+            interrupts: Interrupts::default(),
+            max_interrupts: MAX_INTERRUPTS,
             ids: Box::new(Counter::new()),
             limits: Limits::default(),
             format: None,
@@ -389,6 +444,15 @@ impl Conversation {
     /// The client's resource limits for every run.
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// The most interrupts kept from one run (default [`MAX_INTERRUPTS`]):
+    /// a run that asks more leaves none pending and says so
+    /// ([`interrupt_overflow`](Self::interrupt_overflow)), so that a
+    /// hostile agent cannot make the client hold or ask without bound.
+    pub fn with_max_interrupts(mut self, max: usize) -> Self {
+        self.max_interrupts = max;
         self
     }
 
@@ -480,10 +544,50 @@ impl Conversation {
         self.forwarded_props = props;
     }
 
-    /// Answers the last run's interrupts: sent as `resume` with the next
-    /// run only.
+    /// Sends `resume` as it is with the next run only, instead of the
+    /// entries built from the [`answer`](Self::answer)s.
     pub fn set_resume(&mut self, resume: Vec<ResumeEntry>) {
         self.resume = Some(resume);
+    }
+
+    /// The interrupts the last finished run ended with, in the agent's
+    /// order, each with its answer so far. Kept until a later run
+    /// finishes (a run that fails keeps them and their answers, which the
+    /// next run sends again).
+    pub fn pending_interrupts(&self) -> &[PendingInterrupt] {
+        &self.interrupts.open
+    }
+
+    /// The last finished run asked more questions than
+    /// [`with_max_interrupts`](Self::with_max_interrupts) allows: none of
+    /// them is pending.
+    pub fn interrupt_overflow(&self) -> Option<TooManyInterrupts> {
+        self.interrupts.overflow
+    }
+
+    /// Answers the pending interrupt `interrupt_id` (again, if it had an
+    /// answer). The next run carries every answer (SPEC section 10).
+    ///
+    /// # Errors
+    /// [`AnswerError::RunInProgress`] during a run;
+    /// [`AnswerError::Unknown`] when no pending interrupt has that id.
+    pub fn answer(
+        &mut self,
+        interrupt_id: &str,
+        resolution: Resolution,
+    ) -> Result<(), AnswerError> {
+        self.idle().map_err(|_| AnswerError::RunInProgress)?;
+        self.interrupts.answer(interrupt_id, resolution)
+    }
+
+    /// Answers [`Resolution::Cancelled`] every pending interrupt whose
+    /// `expiresAt` is at or before `now_ms` (milliseconds since
+    /// 1970-01-01 UTC), answered or not: a lapsed interrupt can only be
+    /// cancelled (the reference refuses any other answer). Returns how
+    /// many it cancelled. The conversation has no clock: call it with the
+    /// time before asking, and again before the next run.
+    pub fn cancel_expired(&mut self, now_ms: i64) -> usize {
+        self.interrupts.cancel_expired(now_ms)
     }
 
     /// Replaces the state (between runs; the agent sees it in the next
@@ -607,6 +711,23 @@ impl Conversation {
     /// The input the next run would send, as JSON text, with run id
     /// `run_id` (SPEC section "Run input"). Does not start a run.
     pub fn run_input(&self, run_id: &str) -> String {
+        // The answers: resume[] for an outcome's interrupts, or
+        // forwardedProps.command.resume for legacy ones (SPEC 10).
+        let (resume, forwarded_props) = match (&self.resume, self.interrupts.answers()) {
+            (Some(set), _) => (
+                Some(Cow::Borrowed(set.as_slice())),
+                Cow::Borrowed(&self.forwarded_props),
+            ),
+            (None, Answers::None) => (None, Cow::Borrowed(&self.forwarded_props)),
+            (None, Answers::Resume(entries)) => (
+                Some(Cow::Owned(entries)),
+                Cow::Borrowed(&self.forwarded_props),
+            ),
+            (None, Answers::Command(value)) => (
+                None,
+                Cow::Owned(with_command_resume(&self.forwarded_props, value)),
+            ),
+        };
         let input = WireInput {
             thread_id: &self.thread_id,
             run_id,
@@ -616,10 +737,10 @@ impl Conversation {
             },
             tools: &self.tools,
             context: &self.context,
-            forwarded_props: &self.forwarded_props,
+            forwarded_props: &forwarded_props,
             state: self.state(),
             messages: WireMessages(self.messages()),
-            resume: self.resume.as_deref(),
+            resume: resume.as_deref(),
         };
         // Serializing plain data into a String cannot fail: every map key
         // is a string and no Serialize impl here returns an error.
@@ -630,8 +751,9 @@ impl Conversation {
     /// request body. Feed the response with [`feed`](Self::feed).
     ///
     /// # Errors
-    /// [`RunInProgress`] if a run is in progress.
-    pub fn start_run(&mut self) -> Result<RunRequest, RunInProgress> {
+    /// [`StartError::RunInProgress`] if a run is in progress;
+    /// [`StartError::Unanswered`] if a pending interrupt has no answer.
+    pub fn start_run(&mut self) -> Result<RunRequest, StartError> {
         self.idle()?;
         let run_id = self.ids.run_id(&self.thread_id);
         self.start_run_with_id(run_id)
@@ -640,12 +762,18 @@ impl Conversation {
     /// Starts a run with the caller's run id.
     ///
     /// # Errors
-    /// [`RunInProgress`] if a run is in progress.
+    /// As [`start_run`](Self::start_run).
     pub fn start_run_with_id(
         &mut self,
         run_id: impl Into<String>,
-    ) -> Result<RunRequest, RunInProgress> {
+    ) -> Result<RunRequest, StartError> {
         self.idle()?;
+        // As the reference: every open interrupt must be addressed (an
+        // explicit `set_resume` is the caller's own answer).
+        let unanswered = self.interrupts.unanswered();
+        if self.resume.is_none() && !unanswered.is_empty() {
+            return Err(StartError::Unanswered(unanswered));
+        }
         let run_id = run_id.into();
         let body = self.run_input(&run_id);
         // `resume` answers the previous run's interrupts only.
@@ -663,7 +791,10 @@ impl Conversation {
         self.run = Some(ActiveRun {
             id: run_id.clone(),
             client,
-            ending: Ending::default(),
+            ending: Ending {
+                max_interrupts: self.max_interrupts,
+                ..Ending::default()
+            },
         });
         Ok(RunRequest { run_id, body })
     }
@@ -772,6 +903,12 @@ impl Conversation {
     }
 
     fn close(&mut self, run: ActiveRun, status: RunStatus) -> RunReport {
+        // A finished run replaces the interrupts (and their answers); a
+        // failed one leaves them, to be answered again by the next run.
+        if let RunStatus::Finished { interrupts, .. } = &status {
+            self.interrupts =
+                Interrupts::from_run(interrupts, run.ending.legacy, self.max_interrupts);
+        }
         let accepted = run.client.accepted();
         let (messages, state) = run.client.into_parts();
         self.messages = messages;
@@ -836,11 +973,17 @@ impl Ending {
                 });
             }
         }
+        if let Event::Custom(custom) = event {
+            if custom.name == LEGACY_EVENT {
+                self.legacy.note(custom.value.as_ref(), self.max_interrupts);
+            }
+        }
         match event.effect() {
             // A stream may hold runs one after another: only the last counts.
             Effect::RunStarted => {
                 self.finished = None;
                 self.error = None;
+                self.legacy = LegacyInterrupts::default();
             }
             Effect::RunFinished(e) => self.finished = Some(e.clone()),
             Effect::RunError(e) => self.error = Some(e.clone()),
@@ -1233,7 +1376,7 @@ mod tests {
     fn the_thread_cannot_change_during_a_run() {
         let mut conv = Conversation::new("t");
         conv.start_run().unwrap();
-        assert_eq!(conv.start_run(), Err(RunInProgress));
+        assert_eq!(conv.start_run(), Err(StartError::RunInProgress));
         assert_eq!(conv.add_user_message("x"), Err(RunInProgress));
         assert_eq!(conv.set_state(json!(1)), Err(RunInProgress));
         assert_eq!(conv.run_id(), Some("t-run-1"));

@@ -409,12 +409,12 @@ mod tests {
             &ev(json!({"type": "TOOL_CALL_ARGS", "toolCallId": "t", "delta": "}"})),
             &mut rec,
         );
-        assert_eq!(r.partial_args("t"), Some(&json!({"a": 1})));
+        assert_eq!(r.partial_args("t").as_deref(), Some(&json!({"a": 1})));
         rec.stop_everything = true;
         let end = ev(json!({"type": "TOOL_CALL_END", "toolCallId": "t", "metadata": {"k": 1}}));
         assert_eq!(r.apply_with(&end, &mut rec), Changed::NONE);
         assert!(r.tool_call("t").unwrap().metadata.is_none()); // the merge was stopped
-        assert_eq!(r.final_args("t"), Some(&json!({"a": 1})));
+        assert_eq!(r.final_args("t").as_deref(), Some(&json!({"a": 1})));
         let tail: Vec<&str> = rec.log.iter().map(String::as_str).skip(3).collect();
         assert_eq!(
             tail,

@@ -81,7 +81,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::thread;
 use std::time::Instant;
 
-use crate::conversation::{Conversation, RunReport};
+use crate::conversation::{Conversation, RunReport, StartError};
 use crate::hooks::Subscriber;
 
 /// Default time to set up the TCP connection.
@@ -166,6 +166,9 @@ pub enum HttpErrorKind {
     Cancelled,
     /// The conversation already has a run in progress.
     Busy,
+    /// The last run's interrupts are not all answered
+    /// ([`Conversation::answer`]): the run was not started.
+    Unanswered,
     /// The agent answered with a redirect (3xx), which is never followed:
     /// the run's POST and its headers go to the URL given and nowhere
     /// else. The detail holds the `Location`.
@@ -191,6 +194,7 @@ impl HttpErrorKind {
             HttpErrorKind::Transport => "transport",
             HttpErrorKind::Cancelled => "cancelled",
             HttpErrorKind::Busy => "busy",
+            HttpErrorKind::Unanswered => "unanswered",
             HttpErrorKind::Redirect => "redirect",
             HttpErrorKind::ContentEncoding => "content_encoding",
             HttpErrorKind::RunTime => "run_time",
@@ -234,9 +238,9 @@ impl fmt::Display for HttpError {
             (HttpErrorKind::Status, None) => write!(f, "HTTP error: {}", self.detail),
             (HttpErrorKind::Transport, _) => write!(f, "connection lost: {}", self.detail),
             (HttpErrorKind::Cancelled, _) => write!(f, "cancelled: {}", self.detail),
-            (HttpErrorKind::Busy, _) | (HttpErrorKind::ContentEncoding, _) => {
-                f.write_str(&self.detail)
-            }
+            (HttpErrorKind::Busy, _)
+            | (HttpErrorKind::Unanswered, _)
+            | (HttpErrorKind::ContentEncoding, _) => f.write_str(&self.detail),
             (HttpErrorKind::Redirect, Some(status)) => write!(
                 f,
                 "HTTP {status} -> {} (redirects are not followed: give the final URL)",
@@ -448,9 +452,13 @@ impl HttpAgent {
         observer: &mut dyn RunObserver,
     ) -> Result<RunReport, HttpError> {
         check_url(&self.url)?;
-        let request = conv
-            .start_run()
-            .map_err(|e| HttpError::new(HttpErrorKind::Busy, e.to_string()))?;
+        let request = conv.start_run().map_err(|e| {
+            let kind = match e {
+                StartError::RunInProgress => HttpErrorKind::Busy,
+                StartError::Unanswered(_) => HttpErrorKind::Unanswered,
+            };
+            HttpError::new(kind, e.to_string())
+        })?;
         observer.on_request(&request.run_id, &request.body);
         let (tx, rx) = mpsc::sync_channel(IN_FLIGHT);
         let reset = Arc::new(AtomicBool::new(false));

@@ -26,6 +26,7 @@
 //! | [`partial`] | a tool call's arguments as JSON while they are still incomplete |
 //! | [`hooks`] | observe the fold, replace messages or state, stop default handling |
 //! | [`model`] | typed wire models: messages, tool calls, run input, interrupts |
+//! | [`store`] | the host's store: the core's rules over growable tables (`Grow`) |
 //! | [`size`] | the sizes of JSON values as the limits count them (compact JSON bytes) |
 //! | [`value`] | JSON values built from the core tokenizer's tokens, numbers read as the reference reads them |
 //! | `v1` | (feature `v1`) AG-UI 1.0 inbound processing: the compatibility boundary and enforcement (SPEC 9.3, 9.4) |
@@ -70,6 +71,7 @@ pub mod patch;
 mod readers;
 pub mod reduce;
 pub mod size;
+pub mod store;
 #[cfg(feature = "v1")]
 pub mod v1;
 pub mod value;

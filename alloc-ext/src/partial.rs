@@ -61,7 +61,7 @@
 //!   keeps its last tentative value until it ends (then it is read once):
 //!   re-reading it at every delta would cost its whole text per delta.
 
-use agui_core::json::{Literal, Token, Tokenizer};
+use agui_core::json::{JsonErrorKind, Literal, Token, Tokenizer};
 
 /// Longest number text the partial arguments accept (far beyond the 17
 /// significant digits an `f64` holds).
@@ -72,8 +72,8 @@ use serde_json::{Map, Value};
 
 use crate::value::number_value;
 
-/// The deepest nesting accepted (the tokenizer's maximum).
-const DEPTH: usize = 64;
+use crate::readers::HostStore;
+use crate::readers::DEPTH;
 
 /// One segment of the path from a container to the open value.
 #[derive(Debug, Clone)]
@@ -419,7 +419,7 @@ fn empty() -> Value {
 #[derive(Debug, Clone)]
 pub struct PartialArgs {
     /// Tokenizes the buffer, delta by delta.
-    tokenizer: Tokenizer<DEPTH>,
+    tokenizer: Tokenizer<DEPTH, HostStore>,
     /// The text since the last restart (kept to recover the last good
     /// value, once, if the text turns out not to be JSON).
     buffer: String,
@@ -491,6 +491,27 @@ impl PartialArgs {
         self.value()
     }
 
+    /// Whether appending `delta` would nest the arguments deeper than the
+    /// client's JSON depth ([`DEPTH`]). The reference has no depth limit,
+    /// so such text would fold there while this buffer could only give up
+    /// on it: the reducer refuses the event instead of silently keeping a
+    /// stale value. A buffer that is no longer JSON cannot get deeper.
+    /// Reads the delta once, on a copy of the tokenizer (a few words).
+    pub fn too_deep_after(&self, delta: &str) -> bool {
+        if self.failed {
+            return false;
+        }
+        let mut tokenizer = self.tokenizer.clone();
+        let mut rest = delta.as_bytes();
+        loop {
+            match tokenizer.next(rest) {
+                Ok((used, Some(_))) => rest = rest.get(used..).unwrap_or_default(),
+                Ok((_, None)) => return false,
+                Err(e) => return e.kind == JsonErrorKind::TooDeep,
+            }
+        }
+    }
+
     /// The value after the last delta (see the module documentation).
     pub fn value(&self) -> &Value {
         match (&self.builder.root, self.good_len) {
@@ -522,6 +543,17 @@ impl PartialArgs {
     /// [`finish`](Self::finish) is its value).
     pub fn is_complete(&self) -> bool {
         !self.failed && self.tokenizer.clone().finish().is_ok()
+    }
+
+    /// Whether nothing was read since [`new`](Self::new): no text, and
+    /// the last good value is still the first `{}` (so the buffer is
+    /// exactly a new one, as far as any later text can tell).
+    pub fn is_fresh(&self) -> bool {
+        !self.failed
+            && self.buffer.is_empty()
+            && self.good_len.is_none()
+            && self.builder.root.is_none()
+            && matches!(&self.last_good, Value::Object(m) if m.is_empty())
     }
 
     /// Replaces the buffer by `prefix`, keeping the last good value (the one

@@ -1,8 +1,8 @@
 //! The client's core reader: the current protocol's, or one with AG-UI
 //! 1.0's tables (owner tables and sub-agent lanes, SPEC 9.7), chosen when
-//! the client is made. The 1.0 reader is some 400 KB (its tables have fixed
-//! capacities, below), so a client that only speaks the current protocol
-//! does not carry it.
+//! the client is made. Both run the core's rules over the host's growable
+//! store ([`Grow`]): open items and ids have no bound but the client's
+//! byte limits, and JSON may nest [`DEPTH`] deep.
 
 use alloc::boxed::Box;
 
@@ -12,34 +12,89 @@ use agui_core::decode::{Header, Part};
 use agui_core::error::Error;
 use agui_core::pipeline::{Checkpoint, EventReader};
 use agui_core::protocol::{Protocol, Select};
+use agui_core::store::Store;
+use agui_core::verify::Verifier;
 use agui_core::warn::Warning;
 use agui_core::EventRef;
 
-// The capacities of the client's reader (re-exported by `client`; the
-// JSON value reader of `value` shares the nesting limit): here, in the
-// leaf module that sizes the reader, so that no module imports back from
-// `client`.
+#[cfg(feature = "grow")]
+use crate::store::Grow;
 
-/// Id capacity of the client's verifier, in bytes.
-pub const ID_CAPACITY: usize = 128;
-/// How many text messages may be open at once.
-pub const OPEN_MESSAGES: usize = 64;
-/// How many tool calls may be open at once.
-pub const OPEN_TOOL_CALLS: usize = 64;
-/// How many steps may be open at once.
-pub const OPEN_STEPS: usize = 32;
-/// JSON nesting limit.
-pub const DEPTH: usize = 64;
+// The bounds of the client's reader (re-exported by `client`; the JSON
+// value readers of `value` and `partial` share the nesting limit): here,
+// in the leaf module that sizes the reader, so that no module imports
+// back from `client`. With the feature `grow` (a host) the tables grow
+// and only the depth is bounded; without it (a microcontroller) the
+// reader has the fixed capacities it always had.
+
+/// No bound: a growable table takes as many items, and an id slot as many
+/// bytes, as the stream brings (the client's byte limits bound them).
+pub const UNBOUNDED: usize = usize::MAX;
+
+/// The store of the client's reader: [`Grow`] on a host (feature `grow`).
+#[cfg(feature = "grow")]
+pub(crate) type HostStore = Grow;
+/// The store of the client's reader: the core's fixed one without the
+/// feature `grow`.
+#[cfg(not(feature = "grow"))]
+pub(crate) type HostStore = agui_core::store::Fixed;
+
+/// Id capacity of the client's verifier, in bytes: [`UNBOUNDED`] with the
+/// feature `grow`, else 128.
+pub const ID_CAPACITY: usize = if cfg!(feature = "grow") {
+    UNBOUNDED
+} else {
+    128
+};
+/// How many text messages may be open at once: [`UNBOUNDED`] with the
+/// feature `grow`, else 64.
+pub const OPEN_MESSAGES: usize = if cfg!(feature = "grow") {
+    UNBOUNDED
+} else {
+    64
+};
+/// How many tool calls may be open at once: [`UNBOUNDED`] with the
+/// feature `grow`, else 64.
+pub const OPEN_TOOL_CALLS: usize = if cfg!(feature = "grow") {
+    UNBOUNDED
+} else {
+    64
+};
+/// How many steps may be open at once: [`UNBOUNDED`] with the feature
+/// `grow`, else 32.
+pub const OPEN_STEPS: usize = if cfg!(feature = "grow") {
+    UNBOUNDED
+} else {
+    32
+};
+/// JSON nesting limit (frames, snapshots, patches, tool call arguments):
+/// 512 with the feature `grow` (the depth stack costs a bit a level), else
+/// 64. One level deeper is a `json` error.
+pub const DEPTH: usize = if cfg!(feature = "grow") { 512 } else { 64 };
 /// AG-UI 1.0: entries per owner table of a run (the ids it mentions:
 /// messages, tool calls, reasoning and activity ids, the messages of
-/// snapshots and of the run input; SPEC 9.7); one more is a `capacity`
-/// error naming the table.
-pub const V1_OWNERS: usize = 512;
-/// AG-UI 1.0: sub-agent invocations per run (and chunk lanes; the core
-/// allows at most 8 lanes).
-pub const V1_AGENTS: usize = 8;
+/// snapshots and of the run input; SPEC 9.7; the reference keeps them for
+/// the run); one more is a `capacity` error naming the table. With the
+/// feature `grow` 65,534 (the most a table's `u16` positions address; the
+/// tables grow as they fill), else 512.
+pub const V1_OWNERS: usize = if cfg!(feature = "grow") { 65_534 } else { 512 };
+/// AG-UI 1.0: sub-agent invocations per run (started, or only named by a
+/// tag; a finished one keeps its id for the run, as the reference does).
+/// With the feature `grow` 255 (an owner is a `u8` index), else 8. At
+/// most 8 of them have a chunk open at once (the core's chunk lanes).
+pub const V1_AGENTS: usize = if cfg!(feature = "grow") { 255 } else { 8 };
 
-type Current = EventReader<ID_CAPACITY, OPEN_MESSAGES, OPEN_TOOL_CALLS, OPEN_STEPS, DEPTH>;
+type Current = EventReader<
+    ID_CAPACITY,
+    OPEN_MESSAGES,
+    OPEN_TOOL_CALLS,
+    OPEN_STEPS,
+    DEPTH,
+    0,
+    0,
+    (),
+    HostStore,
+>;
 #[cfg(feature = "v1")]
 type WithV1 = EventReader<
     ID_CAPACITY,
@@ -49,8 +104,34 @@ type WithV1 = EventReader<
     DEPTH,
     V1_OWNERS,
     V1_AGENTS,
-    V1<ID_CAPACITY>,
+    V1<ID_CAPACITY, HostStore>,
+    HostStore,
 >;
+
+/// How many items the client's verifier holds open: what a device with
+/// fixed tables (a firmware's `Verifier<ID, MSGS, TOOLS, STEPS>`) would
+/// need room for after the same events (`agui-gateway --device-capacity`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct OpenItems {
+    /// Open text messages.
+    pub messages: usize,
+    /// Open tool calls.
+    pub tool_calls: usize,
+    /// Open steps.
+    pub steps: usize,
+}
+
+impl OpenItems {
+    fn of<const I: usize, const M: usize, const T: usize, const S: usize, St: Store>(
+        v: &Verifier<I, M, T, S, St>,
+    ) -> Self {
+        OpenItems {
+            messages: v.open_messages().len(),
+            tool_calls: v.open_tool_calls().len(),
+            steps: v.open_steps().len(),
+        }
+    }
+}
 
 /// The reader in use. Its methods are always inlined: each is one branch
 /// in front of the reader's own, which a stream's every frame calls.
@@ -64,9 +145,9 @@ pub(crate) enum Readers {
 /// client makes one per frame, on the stack, and drops it.
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum Undo {
-    Current(Checkpoint<ID_CAPACITY, 0>),
+    Current(Checkpoint<ID_CAPACITY, 0, HostStore>),
     #[cfg(feature = "v1")]
-    V1(Checkpoint<ID_CAPACITY, V1_AGENTS>),
+    V1(Checkpoint<ID_CAPACITY, V1_AGENTS, HostStore>),
 }
 
 impl Readers {
@@ -84,6 +165,18 @@ impl Readers {
                 reader.set_protocol(select);
                 Readers::V1(reader)
             }
+        }
+    }
+
+    /// The bytes the reader keeps on the heap beside its fixed part: id
+    /// slots, open ids, chunk lanes, 1.0 tables and depth stacks (see
+    /// `EventReader::kept_bytes`); read in constant time.
+    #[inline(always)]
+    pub(crate) fn kept_bytes(&self) -> usize {
+        match self {
+            Readers::Current(r) => r.kept_bytes(),
+            #[cfg(feature = "v1")]
+            Readers::V1(r) => r.kept_bytes(),
         }
     }
 
@@ -116,6 +209,16 @@ impl Readers {
             Readers::Current(r) => r.feed(text, f),
             #[cfg(feature = "v1")]
             Readers::V1(r) => r.feed(text, f),
+        }
+    }
+
+    /// What the verifier holds open now (see [`OpenItems`]).
+    #[inline(always)]
+    pub(crate) fn open_items(&self) -> OpenItems {
+        match self {
+            Readers::Current(r) => OpenItems::of(r.verifier()),
+            #[cfg(feature = "v1")]
+            Readers::V1(r) => OpenItems::of(r.verifier()),
         }
     }
 

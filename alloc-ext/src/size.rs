@@ -146,20 +146,44 @@ pub fn item_overhead(others: usize) -> usize {
     usize::from(others > 0)
 }
 
+/// What the client keeps for one message besides its strings: the message
+/// itself as a value in the list, its entries in the reducer's index (by
+/// id, by role class, by position) and the allocator's share of each. The
+/// message's id is counted a second time too: the index holds a copy.
+///
+/// Measured, not guessed: BENCHMARKS.md ("Memory per kept item") compares
+/// the peak memory of a million kept items with what these charges count.
+pub const MESSAGE_OVERHEAD: usize = core::mem::size_of::<Message>() + 256;
+
+/// The same for one tool call: the call as a value in its message's list,
+/// its entry in the index by tool-call id and the allocator's share of its
+/// strings (its id is counted twice as well: the index holds a copy).
+pub const TOOL_CALL_OVERHEAD: usize = core::mem::size_of::<ToolCall>() + 256;
+
 /// Bytes a message holds, as [`crate::reduce::ReducerLimits::max_message_bytes`]
 /// counts them: every string it keeps (id, name, text or parts, tool-call
 /// ids, names and arguments, encrypted values, `toolCallId`, `error`,
 /// `activityType`, AG-UI 1.0's `subagentRunId` and part ids) as its UTF-8
-/// bytes, plus `metadata` and activity `content` as compact JSON.
+/// bytes, plus `metadata` and activity `content` as compact JSON, plus
+/// what the client keeps to hold and find the message and each of its tool
+/// calls ([`MESSAGE_OVERHEAD`], [`TOOL_CALL_OVERHEAD`], each with a second
+/// copy of the id, which the index keeps).
 ///
 /// ```
 /// use agui_alloc::model::{Message, MessageRole};
-/// use agui_alloc::size::message_bytes;
+/// use agui_alloc::size::{message_bytes, MESSAGE_OVERHEAD};
 /// let mut m = Message::new_text("m1", MessageRole::Assistant, None);
 /// m.append_text("hello");
-/// assert_eq!(message_bytes(&m), 7);
+/// assert_eq!(message_bytes(&m), MESSAGE_OVERHEAD + 2 + 2 + 5);
 /// ```
 pub fn message_bytes(message: &Message) -> usize {
+    message_strings(message)
+        .saturating_add(MESSAGE_OVERHEAD)
+        .saturating_add(message.id().len())
+}
+
+/// [`message_bytes`] without the per-message charge: the strings alone.
+fn message_strings(message: &Message) -> usize {
     let metadata = |m: &Option<Object>| m.as_ref().map_or(0, |m| object_size(m).bytes);
     let opt = |s: &Option<String>| s.as_ref().map_or(0, String::len);
     let sum = |parts: &[usize]| parts.iter().fold(0usize, |a, b| a.saturating_add(*b));
@@ -235,11 +259,14 @@ pub fn content_bytes(message: &Message) -> usize {
     }
 }
 
-/// Bytes of one tool call (see [`message_bytes`]).
+/// Bytes of one tool call (see [`message_bytes`]): its strings, a second
+/// copy of its id (the index's) and [`TOOL_CALL_OVERHEAD`].
 pub fn tool_call_bytes(call: &ToolCall) -> usize {
     let metadata = call.metadata.as_ref().map_or(0, |m| object_size(m).bytes);
     call.id
         .len()
+        .saturating_mul(2)
+        .saturating_add(TOOL_CALL_OVERHEAD)
         .saturating_add(call.function.name.len())
         .saturating_add(call.function.arguments.len())
         .saturating_add(call.encrypted_value.as_ref().map_or(0, String::len))

@@ -17,6 +17,7 @@ use alloc::vec::Vec;
 use agui_core::json::{Token, Tokenizer};
 use serde_json::{Map, Number, Value};
 
+use crate::readers::HostStore;
 use crate::readers::DEPTH;
 use crate::size::{scalar_bytes, string_bytes, Size};
 
@@ -70,7 +71,7 @@ pub(crate) fn frame_value_sized(
     text: &[u8],
     measure: Option<&str>,
 ) -> Result<(Value, Option<Size>), String> {
-    let mut tz: Tokenizer<DEPTH> = Tokenizer::new();
+    let mut tz: Tokenizer<DEPTH, HostStore> = Tokenizer::new();
     let mut builder = Builder {
         measure,
         ..Builder::default()

@@ -18,6 +18,7 @@
 use crate::decode::{Decoder, Ext, Field, Header};
 use crate::error::{Code, Detail, Error, Stage};
 use crate::event::{EventType, Origin};
+use crate::store::{Fixed, IdText as _, Seq as _, Store};
 
 mod lanes;
 pub use crate::spec::{Chunking, Item};
@@ -132,27 +133,27 @@ pub type Plan = heapless::Vec<Planned, 3>;
 /// number of sub-agent lanes (1.0, SPEC 9.6; the parent agent's lane is
 /// the one open item of the current protocol).
 #[derive(Debug, Clone, Default)]
-pub struct Chunker<const ID: usize = 64, const AGENTS: usize = 0> {
+pub struct Chunker<const ID: usize = 64, const AGENTS: usize = 0, S: Store = Fixed> {
     open: Option<Item>,
-    id: heapless::String<ID>,
+    id: S::Str<ID>,
     /// 1.0: the parent lane's opener fields and age.
     parent: lanes::Opener,
     /// 1.0: the sub-agents' lanes.
-    lanes: heapless::Vec<lanes::Lane<ID>, AGENTS>,
+    lanes: S::Vec<lanes::Lane<ID, S>, AGENTS>,
     /// 1.0: lanes opened so far (orders them).
     opened: u32,
     /// 1.0: the lane a close step is ending (emptied at the next step).
     closing: Option<LaneKey>,
 }
 
-impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
+impl<const ID: usize, const AGENTS: usize, S: Store> Chunker<ID, AGENTS, S> {
     /// An expander with no open item.
-    pub const fn new() -> Self {
+    pub fn new() -> Self {
         Chunker {
             open: None,
-            id: heapless::String::new(),
+            id: Default::default(),
             parent: lanes::Opener::NONE,
-            lanes: heapless::Vec::new(),
+            lanes: Default::default(),
             opened: 0,
             closing: None,
         }
@@ -173,10 +174,10 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
     /// # Errors
     /// `chunk_missing_id` / `chunk_missing_name` (transform stage) for a
     /// first chunk without its id or tool-call name.
-    pub fn plan<const DEPTH: usize, X: Ext<ID>>(
+    pub fn plan<const DEPTH: usize, X: Ext<ID, S>>(
         &self,
         head: &Header,
-        dec: &Decoder<ID, DEPTH, X>,
+        dec: &Decoder<ID, DEPTH, X, S>,
     ) -> Result<Plan, Error> {
         let mut plan = Plan::new();
         let item = match head.kind.chunking() {
@@ -193,8 +194,9 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
         };
         let frame_id = dec.id();
         let names_id = item.id_field().is_some_and(|f| dec.has_text(f));
-        let differs =
-            names_id && frame_id != self.id && !(item == Item::Reasoning && frame_id.is_empty());
+        let differs = names_id
+            && !frame_id.eq(self.id.as_str())
+            && !(item == Item::Reasoning && frame_id.is_empty());
         let continues = self.open == Some(item) && !differs;
         if !continues {
             // A first chunk needs a (non-empty) id, and a tool call its name.
@@ -223,10 +225,10 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
     /// Applies the state change of one planned step, before its event is
     /// built: a close forgets the open item, a chunk START opens the frame's.
     #[inline]
-    pub fn advance<const DEPTH: usize, X: Ext<ID>>(
+    pub fn advance<const DEPTH: usize, X: Ext<ID, S>>(
         &mut self,
         step: &Planned,
-        dec: &Decoder<ID, DEPTH, X>,
+        dec: &Decoder<ID, DEPTH, X, S>,
     ) {
         match step.origin {
             Origin::Close => self.open = None,
@@ -241,11 +243,22 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
         }
     }
 
+    /// The bytes the expander keeps beside its own size (0 in the fixed
+    /// store): its id slot and the sub-agents' lanes (at most 8).
+    pub fn heap_bytes(&self) -> usize {
+        self.lanes
+            .iter()
+            .fold(self.id.heap_bytes(), |n, l| {
+                n.saturating_add(l.heap_bytes())
+            })
+            .saturating_add(self.lanes.heap_bytes())
+    }
+
     /// The id for a step: the open item's, or the frame's.
-    pub fn id<'s, const DEPTH: usize, X: Ext<ID>>(
+    pub fn id<'s, const DEPTH: usize, X: Ext<ID, S>>(
         &'s self,
         step: &Planned,
-        dec: &'s Decoder<ID, DEPTH, X>,
+        dec: &'s Decoder<ID, DEPTH, X, S>,
     ) -> &'s str {
         match step.id {
             IdFrom::Open => &self.id,

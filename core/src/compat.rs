@@ -13,6 +13,7 @@
 //! per stream: the core has no randomness, and this is the sequence the
 //! vectors' oracle mints, so results compare byte for byte.
 
+use crate::store::{IdText as _, Store};
 use core::fmt::Write;
 
 use crate::error::{Code, Detail, Error, ErrorText, Stage, Table};
@@ -112,13 +113,13 @@ impl<const ID: usize> Compat<ID> {
     ///
     /// # Errors
     /// `capacity` if `ID` is shorter than a minted id (36 bytes).
-    pub fn id_for(
+    pub fn id_for<S: Store>(
         &mut self,
         kind: EventType,
         thread: Thread,
         using: Use,
         warn: &mut dyn FnMut(Warning),
-    ) -> Result<heapless::String<ID>, Error> {
+    ) -> Result<S::Str<ID>, Error> {
         let remembered = match using {
             Use::Mints => None,
             Use::Continues => *self.slot(thread),
@@ -131,7 +132,7 @@ impl<const ID: usize> Compat<ID> {
                 self.minted
             }
         };
-        let id = id_text(number, kind)?;
+        let id = id_text::<ID, S>(number, kind)?;
         if remembered.is_none() && using != Use::Mints {
             warn(Warning::new(WarnCode::MintedId, Some(kind), &id));
         }
@@ -150,21 +151,26 @@ impl<const ID: usize> Compat<ID> {
 }
 
 /// The text of minted id number `n`.
-fn id_text<const ID: usize>(n: u64, kind: EventType) -> Result<heapless::String<ID>, Error> {
-    let mut id = heapless::String::new();
-    write!(id, "{MINT_PREFIX}{n:012}").map_err(|_| {
-        Error::new(
-            Stage::Decode,
-            Code::Capacity,
-            Some(kind),
-            Detail::Capacity {
-                table: Table::IdSlot,
-                limit: ID,
-                field: Some(crate::spec::Field::MessageId),
-                id: ErrorText::new(),
-            },
-        )
-    })?;
+fn id_text<const ID: usize, S: Store>(n: u64, kind: EventType) -> Result<S::Str<ID>, Error> {
+    // At most 44 bytes (a 20-digit number), then into a slot of `ID`.
+    let mut text = heapless::String::<48>::new();
+    let mut id = S::Str::<ID>::default();
+    write!(text, "{MINT_PREFIX}{n:012}")
+        .map_err(drop)
+        .and_then(|()| id.push_str(&text))
+        .map_err(|()| {
+            Error::new(
+                Stage::Decode,
+                Code::Capacity,
+                Some(kind),
+                Detail::Capacity {
+                    table: Table::IdSlot,
+                    limit: ID,
+                    field: Some(crate::spec::Field::MessageId),
+                    id: ErrorText::new(),
+                },
+            )
+        })?;
     Ok(id)
 }
 
@@ -186,16 +192,26 @@ mod tests {
         let mut w = |w: Warning| warned.push(w.code);
         let id = |n: u64| std::format!("00000000-0000-4000-8000-{n:012}");
         let t = EventType::ThinkingStart;
-        let s = c.id_for(t, Thread::Span, Use::Mints, &mut w).unwrap();
+        let s = c
+            .id_for::<crate::store::Fixed>(t, Thread::Span, Use::Mints, &mut w)
+            .unwrap();
         assert_eq!(s.as_str(), id(1));
-        let m = c.id_for(t, Thread::Message, Use::Mints, &mut w).unwrap();
+        let m = c
+            .id_for::<crate::store::Fixed>(t, Thread::Message, Use::Mints, &mut w)
+            .unwrap();
         assert_eq!(m.as_str(), id(2));
         let again = c
-            .id_for(t, Thread::Message, Use::Continues, &mut w)
+            .id_for::<crate::store::Fixed>(t, Thread::Message, Use::Continues, &mut w)
             .unwrap();
         assert_eq!(again, m);
-        assert_eq!(c.id_for(t, Thread::Span, Use::Forgets, &mut w).unwrap(), s);
-        let fresh = c.id_for(t, Thread::Span, Use::Forgets, &mut w).unwrap();
+        assert_eq!(
+            c.id_for::<crate::store::Fixed>(t, Thread::Span, Use::Forgets, &mut w)
+                .unwrap(),
+            s
+        );
+        let fresh = c
+            .id_for::<crate::store::Fixed>(t, Thread::Span, Use::Forgets, &mut w)
+            .unwrap();
         assert_eq!(fresh.as_str(), id(3));
         assert_eq!(warned, [WarnCode::MintedId]);
         // Every retired type has a successor, and only they do.

@@ -44,6 +44,7 @@
 use crate::error::{error_text, Code, Detail, Error, Stage, Table};
 use crate::event::{EventType, Role};
 use crate::json::{Token, Tokenizer};
+use crate::store::{Fixed, IdText as _, Store};
 
 pub mod nested;
 mod schema;
@@ -279,8 +280,13 @@ impl Slot {
 /// call [`end_frame`](Self::end_frame). Then [`begin_frame`](Self::begin_frame)
 /// (or the first `feed` after `end_frame`) starts the next.
 #[derive(Debug, Clone)]
-pub struct Decoder<const ID: usize = 64, const DEPTH: usize = 32, X: Ext<ID> = ()> {
-    json: Tokenizer<DEPTH>,
+pub struct Decoder<
+    const ID: usize = 64,
+    const DEPTH: usize = 32,
+    X: Ext<ID, S> = (),
+    S: Store = Fixed,
+> {
+    json: Tokenizer<DEPTH, S>,
     pos: Pos,
     /// The field whose value is being read (`None`: an unknown field).
     field: Option<Field>,
@@ -298,10 +304,10 @@ pub struct Decoder<const ID: usize = 64, const DEPTH: usize = 32, X: Ext<ID> = (
     ty: heapless::String<TYPE_LEN>,
     role: heapless::String<ENUM_LEN>,
     subtype: heapless::String<ENUM_LEN>,
-    message_id: heapless::String<ID>,
-    tool_call_id: heapless::String<ID>,
-    tool_call_name: heapless::String<ID>,
-    step_name: heapless::String<ID>,
+    message_id: S::Str<ID>,
+    tool_call_id: S::Str<ID>,
+    tool_call_name: S::Str<ID>,
+    step_name: S::Str<ID>,
     nested: nested::Checker,
     kind: Option<EventType>,
     ended: bool,
@@ -326,15 +332,17 @@ pub struct Decoder<const ID: usize = 64, const DEPTH: usize = 32, X: Ext<ID> = (
     checked: Option<(EventType, u64)>,
 }
 
-impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Default for Decoder<ID, DEPTH, X> {
+impl<const ID: usize, const DEPTH: usize, X: Ext<ID, S>, S: Store> Default
+    for Decoder<ID, DEPTH, X, S>
+{
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
+impl<const ID: usize, const DEPTH: usize, X: Ext<ID, S>, S: Store> Decoder<ID, DEPTH, X, S> {
     /// A decoder ready for its first frame.
-    pub const fn new() -> Self {
+    pub fn new() -> Self {
         Decoder {
             json: Tokenizer::new(),
             pos: Pos::Start,
@@ -349,10 +357,10 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
             ty: heapless::String::new(),
             role: heapless::String::new(),
             subtype: heapless::String::new(),
-            message_id: heapless::String::new(),
-            tool_call_id: heapless::String::new(),
-            tool_call_name: heapless::String::new(),
-            step_name: heapless::String::new(),
+            message_id: Default::default(),
+            tool_call_id: Default::default(),
+            tool_call_name: Default::default(),
+            step_name: Default::default(),
             nested: nested::Checker::new(),
             kind: None,
             ended: false,
@@ -361,7 +369,7 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
             last_type: None,
             raw_tail: heapless::Vec::new(),
             v1: false,
-            ext: X::NEW,
+            ext: X::new(),
             checked: None,
         }
     }
@@ -640,6 +648,21 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
     }
 
     /// `toolCallName` of a TOOL_CALL_START or TOOL_CALL_CHUNK ("" if absent).
+    pub fn heap_bytes(&self) -> usize {
+        [
+            &self.message_id,
+            &self.tool_call_id,
+            &self.tool_call_name,
+            &self.step_name,
+        ]
+        .iter()
+        .fold(self.json.heap_bytes(), |n, s| {
+            n.saturating_add(s.heap_bytes())
+        })
+        .saturating_add(self.ext.heap_bytes())
+    }
+
+    /// The frame's tool call name.
     pub fn tool_call_name(&self) -> &str {
         self.slot(Slot::ToolCallName)
     }

@@ -23,6 +23,7 @@
 //! assert_eq!((accepted, events), (1, 1));
 //! ```
 
+use crate::store::Store;
 use core::fmt;
 
 use crate::decode::Ext;
@@ -76,10 +77,11 @@ pub fn run<
     const D: usize,
     const O: usize,
     const A: usize,
-    X: Ext<ID>,
+    X: Ext<ID, St>,
+    St: Store,
 >(
     source: &mut R,
-    pipeline: &mut Pipeline<ID, M, T, S, D, O, A, X>,
+    pipeline: &mut Pipeline<ID, M, T, S, D, O, A, X, St>,
     buf: &mut [u8],
     mut f: impl FnMut(Output<'_>),
 ) -> Result<u32, TransportError<R::Error>>
@@ -108,10 +110,11 @@ pub async fn run_async<
     const D: usize,
     const O: usize,
     const A: usize,
-    X: Ext<ID>,
+    X: Ext<ID, St>,
+    St: Store,
 >(
     source: &mut R,
-    pipeline: &mut Pipeline<ID, M, T, S, D, O, A, X>,
+    pipeline: &mut Pipeline<ID, M, T, S, D, O, A, X, St>,
     buf: &mut [u8],
     mut f: impl FnMut(Output<'_>),
 ) -> Result<u32, TransportError<R::Error>>
@@ -140,10 +143,11 @@ pub fn run_std<
     const D: usize,
     const O: usize,
     const A: usize,
-    X: Ext<ID>,
+    X: Ext<ID, St>,
+    St: Store,
 >(
     source: &mut R,
-    pipeline: &mut Pipeline<ID, M, T, S, D, O, A, X>,
+    pipeline: &mut Pipeline<ID, M, T, S, D, O, A, X, St>,
     buf: &mut [u8],
     mut f: impl FnMut(Output<'_>),
 ) -> Result<u32, TransportError<std::io::Error>>
@@ -173,9 +177,10 @@ fn on_read<
     const D: usize,
     const O: usize,
     const A: usize,
-    X: Ext<ID>,
+    X: Ext<ID, St>,
+    St: Store,
 >(
-    pipeline: &mut Pipeline<ID, M, T, S, D, O, A, X>,
+    pipeline: &mut Pipeline<ID, M, T, S, D, O, A, X, St>,
     buf: &[u8],
     n: usize,
     f: &mut impl FnMut(Output<'_>),

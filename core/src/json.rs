@@ -72,6 +72,7 @@
 //! `reset`, of the offending byte; for invalid UTF-8 it is the first byte of
 //! the invalid sequence, so it too is the same for every split.
 
+use crate::store::{Bits, Fixed, Level, Store};
 use core::str::from_utf8;
 
 mod plain;
@@ -427,7 +428,7 @@ const fn hex_value(b: u8) -> Option<u16> {
 /// let tz = agui_core::json::Tokenizer::<65>::new();
 /// ```
 #[derive(Debug, Clone)]
-pub struct Tokenizer<const DEPTH: usize = 32> {
+pub struct Tokenizer<const DEPTH: usize = 32, S: Store = Fixed> {
     /// Where we are.
     state: State,
     /// Whether the open string is an object key.
@@ -445,9 +446,9 @@ pub struct Tokenizer<const DEPTH: usize = 32> {
     /// A high surrogate waiting for its low half, or 0.
     high: u16,
     /// Open containers.
-    depth: u8,
+    depth: S::Level,
     /// One bit per open container, bit `i` for level `i + 1`: 1 = object.
-    stack: u64,
+    stack: S::Bits<DEPTH>,
     /// Bytes consumed since reset.
     offset: u64,
     /// The sticky error, meaningful in `State::Failed`.
@@ -460,18 +461,18 @@ pub struct Tokenizer<const DEPTH: usize = 32> {
     utf8_start: u64,
 }
 
-impl<const DEPTH: usize> Default for Tokenizer<DEPTH> {
+impl<const DEPTH: usize, S: Store> Default for Tokenizer<DEPTH, S> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<const DEPTH: usize> Tokenizer<DEPTH> {
+impl<const DEPTH: usize, S: Store> Tokenizer<DEPTH, S> {
     /// A tokenizer ready for a document.
     ///
-    /// Fails to compile if `DEPTH` exceeds 64, the width of the bit stack.
-    pub const fn new() -> Self {
-        const { assert!(DEPTH <= 64, "Tokenizer DEPTH must be at most 64") };
+    /// Fails to compile, in the [`Fixed`] store, if `DEPTH` exceeds 64,
+    /// the width of its bit stack.
+    pub fn new() -> Self {
         Tokenizer {
             state: State::Value,
             in_key: false,
@@ -481,8 +482,8 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
             unit: 0,
             left: 0,
             high: 0,
-            depth: 0,
-            stack: 0,
+            depth: S::Level::default(),
+            stack: S::bits::<DEPTH>(),
             offset: 0,
             error: JsonError {
                 kind: JsonErrorKind::UnexpectedEnd,
@@ -494,6 +495,12 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
         }
     }
 
+    /// The bytes the container stack keeps beside its own size (0 in the
+    /// fixed store).
+    pub fn heap_bytes(&self) -> usize {
+        self.stack.heap_bytes()
+    }
+
     /// Forgets everything (error included): ready for a new document.
     pub fn reset(&mut self) {
         *self = Self::new();
@@ -501,7 +508,7 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
 
     /// Open containers right now.
     pub fn depth(&self) -> usize {
-        usize::from(self.depth)
+        self.depth.get()
     }
 
     /// Whether one complete top-level value has been seen. A top-level
@@ -571,11 +578,11 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
         match self.state {
             State::Done => Ok(None),
             State::Failed => Err(self.error),
-            State::Num if self.depth == 0 && self.num.is_complete() => {
+            State::Num if self.depth.get() == 0 && self.num.is_complete() => {
                 self.state = State::Done;
                 Ok(Some(Token::NumberEnd))
             }
-            State::Num if self.depth == 0 => Err(self.fail(JsonErrorKind::InvalidNumber, 0)),
+            State::Num if self.depth.get() == 0 => Err(self.fail(JsonErrorKind::InvalidNumber, 0)),
             State::Str
             | State::Value
             | State::FirstItem
@@ -887,37 +894,32 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
     /// Whether the innermost open container is an object.
     #[inline(always)]
     fn in_object(&self) -> bool {
-        let level = u32::from(self.depth.saturating_sub(1));
-        self.depth > 0 && self.stack.wrapping_shr(level) & 1 == 1
+        let level = self.depth.get();
+        level > 0 && self.stack.object(level.wrapping_sub(1))
     }
 
     /// Opens a container (the byte at `pos`).
     #[inline(always)]
     fn push(&mut self, object: bool, pos: usize) -> Result<(), JsonError> {
-        if usize::from(self.depth) >= DEPTH {
+        if self.depth.get() >= DEPTH {
             return Err(self.fail(JsonErrorKind::TooDeep, pos));
         }
-        let bit = 1u64.wrapping_shl(u32::from(self.depth));
-        if object {
-            self.stack |= bit;
-        } else {
-            self.stack &= !bit;
-        }
-        self.depth = self.depth.wrapping_add(1);
+        self.stack.set(self.depth.get(), object);
+        self.depth = self.depth.up();
         Ok(())
     }
 
     /// Closes the innermost container (the caller checked its kind).
     #[inline(always)]
     fn pop(&mut self) {
-        self.depth = self.depth.saturating_sub(1);
+        self.depth = self.depth.down();
         self.state = self.after_value();
     }
 
     /// The state once a value is complete.
     #[inline(always)]
     fn after_value(&self) -> State {
-        if self.depth == 0 {
+        if self.depth.get() == 0 {
             State::Done
         } else {
             State::Next

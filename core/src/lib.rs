@@ -22,6 +22,7 @@
 //! | all of it | [`pipeline`] | bytes in, verified [`event::EventRef`]s out |
 //! | transports | [`io`] | drive a pipeline from `embedded-io` (or async, or std) |
 //! | replies | [`reply`] | decode a tool call's arguments; write a tool result |
+//! | storage | [`store`] | where every stage keeps its state: [`store::Fixed`] here, a growable store on a host |
 //!
 //! AG-UI 1.0 (SPEC section 9) is a choice of the pipeline, made at compile
 //! time ([`pipeline::V1Pipeline`]: the decoder's 1.0 part and the 1.0
@@ -33,7 +34,9 @@
 //!
 //! Nothing here allocates, panics or uses `unsafe`. Every capacity is a
 //! const generic; running out of one is an [`error::Error`] with code
-//! `capacity`, never a silent cut.
+//! `capacity`, never a silent cut. The rules are written once over a
+//! [`store::Store`]: the core's own is fixed; `agui-alloc` gives the same
+//! rules growable tables on a host (`agui_alloc::store::Grow`).
 //!
 //! ```
 //! use agui_core::pipeline::{DefaultPipeline, Output};
@@ -73,6 +76,7 @@ pub mod proto;
 pub mod protocol;
 pub mod reply;
 pub mod spec;
+pub mod store;
 pub mod verify;
 pub mod warn;
 

@@ -39,6 +39,7 @@ use crate::error::Error;
 use crate::event::{EventRef, EventType, Origin, Role};
 use crate::frame::{Format, FrameEvent, Framer};
 use crate::protocol::{Protocol, Select};
+use crate::store::{Fixed, Store};
 use crate::verify::v1::{Facts, Journal, Owners};
 use crate::verify::{Reversal, Verifier};
 use crate::warn::Warning;
@@ -75,11 +76,11 @@ pub enum Mode {
 /// How to take a whole frame back: what [`EventReader::expand_atomic`]
 /// returns, for [`EventReader::rollback`]. Dropping it keeps the frame.
 #[derive(Debug, Clone)]
-pub struct Checkpoint<const ID: usize = 64, const AGENTS: usize = 0> {
-    chunker: Chunker<ID, AGENTS>,
+pub struct Checkpoint<const ID: usize = 64, const AGENTS: usize = 0, S: Store = Fixed> {
+    chunker: Chunker<ID, AGENTS, S>,
     /// Made for a 1.0 frame (which `rollback` cannot take back).
     v1: bool,
-    undo: heapless::Vec<Reversal<ID>, 3>,
+    undo: heapless::Vec<Reversal<ID, S>, 3>,
 }
 
 /// Decoding, chunk expansion and verification of frames whose text the
@@ -99,17 +100,18 @@ pub struct EventReader<
     const DEPTH: usize = 32,
     const OWNERS: usize = 0,
     const AGENTS: usize = 0,
-    X: Ext<ID> = (),
+    X: Ext<ID, S> = (),
+    S: Store = Fixed,
 > {
-    decoder: Decoder<ID, DEPTH, X>,
-    chunker: Chunker<ID, AGENTS>,
-    verifier: Verifier<ID, MSGS, TOOLS, STEPS>,
+    decoder: Decoder<ID, DEPTH, X, S>,
+    chunker: Chunker<ID, AGENTS, S>,
+    verifier: Verifier<ID, MSGS, TOOLS, STEPS, S>,
     frame: u32,
     header: Option<Header>,
     select: Select,
     /// The stream's protocol, once its first frame decided it.
     protocol: Option<Protocol>,
-    owners: Owners<ID, OWNERS, AGENTS>,
+    owners: Owners<ID, OWNERS, AGENTS, S>,
 }
 
 impl<
@@ -120,11 +122,12 @@ impl<
         const DEPTH: usize,
         const OWNERS: usize,
         const AGENTS: usize,
-        X: Ext<ID>,
-    > EventReader<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS, X>
+        X: Ext<ID, S>,
+        S: Store,
+    > EventReader<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS, X, S>
 {
     /// A reader before the first frame (the current protocol).
-    pub const fn new() -> Self {
+    pub fn new() -> Self {
         EventReader {
             decoder: Decoder::new(),
             chunker: Chunker::new(),
@@ -330,7 +333,7 @@ impl<
     /// verified) not.
     fn expand_v1_with(
         &mut self,
-        mut check: Check<'_, ID>,
+        mut check: Check<'_, ID, S>,
         f: &mut dyn FnMut(&EventRef<'_>),
     ) -> Result<(), Error> {
         let Some(head) = self.header.take() else {
@@ -380,7 +383,7 @@ impl<
     fn expand_atomic_v1(
         &mut self,
         f: &mut dyn FnMut(&EventRef<'_>),
-    ) -> Result<Checkpoint<ID, AGENTS>, Error> {
+    ) -> Result<Checkpoint<ID, AGENTS, S>, Error> {
         let checkpoint = Checkpoint {
             chunker: self.chunker.clone(),
             undo: heapless::Vec::new(),
@@ -440,7 +443,7 @@ impl<
     pub fn expand_atomic(
         &mut self,
         f: &mut impl FnMut(&EventRef<'_>),
-    ) -> Result<Checkpoint<ID, AGENTS>, Error> {
+    ) -> Result<Checkpoint<ID, AGENTS, S>, Error> {
         if self.is_v1() {
             return self.expand_atomic_v1(&mut |ev| f(ev));
         }
@@ -481,7 +484,7 @@ impl<
     /// Not for a 1.0 frame, which it leaves in place (a frame that fails
     /// its own verification is taken back by `expand_atomic` itself,
     /// through a [`Journal`] that does not outlive the frame).
-    pub fn rollback(&mut self, checkpoint: Checkpoint<ID, AGENTS>) {
+    pub fn rollback(&mut self, checkpoint: Checkpoint<ID, AGENTS, S>) {
         if checkpoint.v1 {
             return;
         }
@@ -492,23 +495,37 @@ impl<
     }
 
     /// The decoder (for the ids of the last frame).
-    pub fn decoder(&self) -> &Decoder<ID, DEPTH, X> {
+    pub fn decoder(&self) -> &Decoder<ID, DEPTH, X, S> {
         &self.decoder
     }
 
     /// The 1.0 verifier's tables (owners, sub-agents, reasoning, steps).
-    pub fn owners(&self) -> &Owners<ID, OWNERS, AGENTS> {
+    pub fn owners(&self) -> &Owners<ID, OWNERS, AGENTS, S> {
         &self.owners
     }
 
     /// The verifier's state.
-    pub fn verifier(&self) -> &Verifier<ID, MSGS, TOOLS, STEPS> {
+    pub fn verifier(&self) -> &Verifier<ID, MSGS, TOOLS, STEPS, S> {
         &self.verifier
     }
 
     /// The chunk expander's state.
-    pub fn chunker(&self) -> &Chunker<ID, AGENTS> {
+    pub fn chunker(&self) -> &Chunker<ID, AGENTS, S> {
         &self.chunker
+    }
+
+    /// The bytes the reader keeps beside its own size: none in the fixed
+    /// store; in a growable one (`agui_alloc::store::Grow`) its id slots,
+    /// open ids, chunk lanes, 1.0 tables (entries, indexes, ids) and JSON
+    /// depth stacks. A sum over a fixed number of tables, each counted as
+    /// it changes, so reading it costs the same whatever they hold (the
+    /// 1.0 sub-agents, at most `AGENTS`, are walked).
+    pub fn kept_bytes(&self) -> usize {
+        self.decoder
+            .heap_bytes()
+            .saturating_add(self.chunker.heap_bytes())
+            .saturating_add(self.verifier.heap_bytes())
+            .saturating_add(self.owners.heap_bytes())
     }
 
     /// Back to the state before the first frame, keeping the protocol
@@ -521,18 +538,18 @@ impl<
 }
 
 /// How a 1.0 expansion checks its events.
-enum Check<'j, const ID: usize> {
+enum Check<'j, const ID: usize, S: Store> {
     /// Not at all: a replay of an expansion already verified.
     Skip,
     /// Under the 1.0 rules.
     Plain,
     /// Under the 1.0 rules, noting the changes to the 1.0 tables.
-    Noted(&'j mut Journal<ID>),
+    Noted(&'j mut Journal<ID, S>),
 }
 
 /// The 1.0 facts of the decoded frame that the verifier reads.
-fn facts<const ID: usize, const DEPTH: usize, X: Ext<ID>>(
-    dec: &Decoder<ID, DEPTH, X>,
+fn facts<const ID: usize, const DEPTH: usize, X: Ext<ID, S>, S: Store>(
+    dec: &Decoder<ID, DEPTH, X, S>,
 ) -> Facts<'_> {
     Facts {
         parent_message: dec.parent_message_id(),
@@ -547,12 +564,19 @@ fn facts<const ID: usize, const DEPTH: usize, X: Ext<ID>>(
 /// The event of one planned step, its id read from `chunker`. The tool
 /// name and the role belong to the START that the frame opens (its own, or
 /// the one a chunk expands to), not to a close of the previous item.
-fn planned<'s, const ID: usize, const AGENTS: usize, const DEPTH: usize, X: Ext<ID>>(
+fn planned<
+    's,
+    const ID: usize,
+    const AGENTS: usize,
+    const DEPTH: usize,
+    X: Ext<ID, S>,
+    S: Store,
+>(
     step: &Planned,
     frame: u32,
     head: &Header,
-    chunker: &'s Chunker<ID, AGENTS>,
-    decoder: &'s Decoder<ID, DEPTH, X>,
+    chunker: &'s Chunker<ID, AGENTS, S>,
+    decoder: &'s Decoder<ID, DEPTH, X, S>,
 ) -> EventRef<'s> {
     // Expanded events are never chunks: only a TOOL_CALL_START has a name.
     let name = step
@@ -591,10 +615,11 @@ pub struct Pipeline<
     const DEPTH: usize = 32,
     const OWNERS: usize = 0,
     const AGENTS: usize = 0,
-    X: Ext<ID> = (),
+    X: Ext<ID, S> = (),
+    S: Store = Fixed,
 > {
     framer: Framer,
-    reader: EventReader<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS, X>,
+    reader: EventReader<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS, X, S>,
     mode: Mode,
     /// The first error, in strict mode.
     failed: Option<Error>,
@@ -623,8 +648,9 @@ impl<
         const DEPTH: usize,
         const OWNERS: usize,
         const AGENTS: usize,
-        X: Ext<ID>,
-    > Default for Pipeline<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS, X>
+        X: Ext<ID, S>,
+        S: Store,
+    > Default for Pipeline<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS, X, S>
 {
     fn default() -> Self {
         Self::new()
@@ -639,16 +665,17 @@ impl<
         const DEPTH: usize,
         const OWNERS: usize,
         const AGENTS: usize,
-        X: Ext<ID>,
-    > Pipeline<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS, X>
+        X: Ext<ID, S>,
+        S: Store,
+    > Pipeline<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS, X, S>
 {
     /// A strict pipeline that detects SSE or NDJSON from the first byte.
-    pub const fn new() -> Self {
+    pub fn new() -> Self {
         Self::with_format(None)
     }
 
     /// A strict pipeline for a known format (`None`: detect).
-    pub const fn with_format(format: Option<Format>) -> Self {
+    pub fn with_format(format: Option<Format>) -> Self {
         Pipeline {
             framer: Framer::new(format),
             reader: EventReader::new(),
@@ -726,7 +753,7 @@ impl<
     }
 
     /// The stage behind the framer.
-    pub fn reader(&self) -> &EventReader<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS, X> {
+    pub fn reader(&self) -> &EventReader<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS, X, S> {
         &self.reader
     }
 

@@ -44,53 +44,51 @@
 
 use crate::error::{error_text, Code, Detail, Error, Stage, Table};
 use crate::event::EventRef;
+use crate::store::{Fixed, IdSet as _, IdText as _, Store};
 
 pub use crate::spec::{Rule, TableOp, Tracked};
 
 pub mod v1;
 
-/// An insertion-ordered set of ids with room for `N` ids of `ID` bytes.
+/// An insertion-ordered set of ids with room for `N` ids of `ID` bytes,
+/// kept as the store `S` keeps it ([`Store::Ids`]).
 #[derive(Debug, Clone, Default)]
-pub struct IdTable<const N: usize, const ID: usize> {
-    ids: heapless::Vec<heapless::String<ID>, N>,
+pub struct IdTable<const N: usize, const ID: usize, S: Store = Fixed> {
+    ids: S::Ids<N, ID>,
 }
 
-impl<const N: usize, const ID: usize> IdTable<N, ID> {
+impl<const N: usize, const ID: usize, S: Store> IdTable<N, ID, S> {
     /// An empty table.
-    pub const fn new() -> Self {
+    pub fn new() -> Self {
         IdTable {
-            ids: heapless::Vec::new(),
+            ids: Default::default(),
         }
     }
 
     /// True if `id` is in the table.
     pub fn contains(&self, id: &str) -> bool {
-        self.ids.iter().any(|x| x.as_str() == id)
+        self.ids.contains(id)
     }
 
     /// Adds `id`; `Err(())` if the table is full or the id too long.
     #[allow(clippy::result_unit_err)]
     pub fn insert(&mut self, id: &str) -> Result<(), ()> {
-        let mut slot = heapless::String::new();
-        slot.push_str(id).map_err(drop)?;
-        self.ids.push(slot).map_err(drop)
+        self.ids.insert(id)
     }
 
     /// Removes `id`, keeping the others in order.
     pub fn remove(&mut self, id: &str) {
-        if let Some(at) = self.position(id) {
-            self.ids.remove(at);
-        }
+        self.ids.remove(id);
     }
 
-    /// Where `id` is, oldest first.
-    fn position(&self, id: &str) -> Option<usize> {
-        self.ids.iter().position(|x| x.as_str() == id)
+    /// Where `id` is (the store's mark, for an undo).
+    pub(crate) fn position(&self, id: &str) -> Option<usize> {
+        self.ids.position(id)
     }
 
     /// The ids, oldest first.
     pub fn iter(&self) -> impl Iterator<Item = &str> {
-        self.ids.iter().map(|s| s.as_str())
+        self.ids.iter()
     }
 
     /// Number of ids.
@@ -100,12 +98,17 @@ impl<const N: usize, const ID: usize> IdTable<N, ID> {
 
     /// True if empty.
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.ids.len() == 0
     }
 
     /// Empties the table.
     pub fn clear(&mut self) {
         self.ids.clear();
+    }
+
+    /// The bytes the table keeps beside its own size (0 when fixed).
+    pub fn heap_bytes(&self) -> usize {
+        self.ids.heap_bytes()
     }
 }
 
@@ -275,13 +278,13 @@ impl Lifecycle {
 
 /// What an accepted event changed in a table.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Change<const ID: usize> {
+enum Change<const ID: usize, S: Store> {
     /// Nothing (the life cycle only, if anything).
     None,
     /// An id was added at the end of the table.
     Opened(Tracked),
     /// The id was removed from this position.
-    Closed(Tracked, usize, heapless::String<ID>),
+    Closed(Tracked, usize, S::Str<ID>),
 }
 
 /// How to take back one accepted event: see [`Verifier::check_undoable`].
@@ -289,9 +292,9 @@ enum Change<const ID: usize> {
 /// Reversal records must be applied newest first, to the verifier that made
 /// them, before any other event is checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reversal<const ID: usize = 64> {
+pub struct Reversal<const ID: usize = 64, S: Store = Fixed> {
     life: Lifecycle,
-    change: Change<ID>,
+    change: Change<ID, S>,
 }
 
 /// The verifier. `ID` is the id capacity in bytes; `MSGS`, `TOOLS` and
@@ -303,18 +306,19 @@ pub struct Verifier<
     const MSGS: usize = 8,
     const TOOLS: usize = 8,
     const STEPS: usize = 8,
+    S: Store = Fixed,
 > {
-    messages: IdTable<MSGS, ID>,
-    tool_calls: IdTable<TOOLS, ID>,
-    steps: IdTable<STEPS, ID>,
+    messages: IdTable<MSGS, ID, S>,
+    tool_calls: IdTable<TOOLS, ID, S>,
+    steps: IdTable<STEPS, ID, S>,
     life: Lifecycle,
 }
 
-impl<const ID: usize, const MSGS: usize, const TOOLS: usize, const STEPS: usize>
-    Verifier<ID, MSGS, TOOLS, STEPS>
+impl<const ID: usize, const MSGS: usize, const TOOLS: usize, const STEPS: usize, S: Store>
+    Verifier<ID, MSGS, TOOLS, STEPS, S>
 {
     /// A verifier before the first event.
-    pub const fn new() -> Self {
+    pub fn new() -> Self {
         Verifier {
             messages: IdTable::new(),
             tool_calls: IdTable::new(),
@@ -324,18 +328,27 @@ impl<const ID: usize, const MSGS: usize, const TOOLS: usize, const STEPS: usize>
     }
 
     /// Open text messages, oldest first.
-    pub fn open_messages(&self) -> &IdTable<MSGS, ID> {
+    pub fn open_messages(&self) -> &IdTable<MSGS, ID, S> {
         &self.messages
     }
 
     /// Open tool calls, oldest first.
-    pub fn open_tool_calls(&self) -> &IdTable<TOOLS, ID> {
+    pub fn open_tool_calls(&self) -> &IdTable<TOOLS, ID, S> {
         &self.tool_calls
     }
 
     /// Open steps, oldest first.
-    pub fn open_steps(&self) -> &IdTable<STEPS, ID> {
+    pub fn open_steps(&self) -> &IdTable<STEPS, ID, S> {
         &self.steps
+    }
+
+    /// The bytes the id tables keep beside their own size (0 in the
+    /// fixed store).
+    pub fn heap_bytes(&self) -> usize {
+        self.messages
+            .heap_bytes()
+            .saturating_add(self.tool_calls.heap_bytes())
+            .saturating_add(self.steps.heap_bytes())
     }
 
     /// True while a run is started and neither finished nor errored.
@@ -383,7 +396,7 @@ impl<const ID: usize, const MSGS: usize, const TOOLS: usize, const STEPS: usize>
     ///
     /// # Errors
     /// As [`check`](Self::check); the state is then unchanged.
-    pub fn check_undoable(&mut self, ev: &EventRef<'_>) -> Result<Reversal<ID>, Error> {
+    pub fn check_undoable(&mut self, ev: &EventRef<'_>) -> Result<Reversal<ID, S>, Error> {
         let life = self.life;
         // Where an END's id sits now, to put it back in its place.
         let op = ev.kind.table_op();
@@ -394,7 +407,7 @@ impl<const ID: usize, const MSGS: usize, const TOOLS: usize, const STEPS: usize>
         self.check(ev)?;
         let change = match (op, closing) {
             (Some((TableOp::Closes, tracked)), Some(at)) => {
-                let mut id = heapless::String::new();
+                let mut id: S::Str<ID> = Default::default();
                 // The id came out of a slot of this capacity.
                 let _ = id.push_str(ev.id);
                 Change::Closed(tracked, at, id)
@@ -407,19 +420,23 @@ impl<const ID: usize, const MSGS: usize, const TOOLS: usize, const STEPS: usize>
 
     /// Takes back the event that `undo` was made for (see
     /// [`check_undoable`](Self::check_undoable)).
-    pub fn undo(&mut self, undo: Reversal<ID>) {
+    pub fn undo(&mut self, undo: Reversal<ID, S>) {
         self.life = undo.life;
         match undo.change {
             Change::None => {}
             Change::Opened(which) => self.with_table(which, |ids| drop(ids.pop_last())),
             Change::Closed(which, at, id) => self.with_table(which, |ids| {
                 // The slot was freed by the close, so the id fits again.
-                let _ = ids.put_back(at.min(ids.len()), id);
+                let _ = ids.put_back(at, id);
             }),
         }
     }
 
-    fn with_table<R>(&mut self, which: Tracked, f: impl FnOnce(&mut dyn TableOps<ID>) -> R) -> R {
+    fn with_table<R>(
+        &mut self,
+        which: Tracked,
+        f: impl FnOnce(&mut dyn TableOps<ID, S>) -> R,
+    ) -> R {
         match which {
             Tracked::Messages => f(&mut self.messages),
             Tracked::ToolCalls => f(&mut self.tool_calls),
@@ -482,23 +499,18 @@ impl<const ID: usize, const MSGS: usize, const TOOLS: usize, const STEPS: usize>
 }
 
 /// The two table edits an undo needs, for any table size.
-trait TableOps<const ID: usize> {
-    fn pop_last(&mut self) -> Option<heapless::String<ID>>;
-    fn len(&self) -> usize;
-    fn put_back(&mut self, at: usize, id: heapless::String<ID>) -> Result<(), ()>;
+trait TableOps<const ID: usize, S: Store> {
+    fn pop_last(&mut self) -> Option<S::Str<ID>>;
+    fn put_back(&mut self, at: usize, id: S::Str<ID>) -> Result<(), ()>;
 }
 
-impl<const N: usize, const ID: usize> TableOps<ID> for IdTable<N, ID> {
-    fn pop_last(&mut self) -> Option<heapless::String<ID>> {
-        self.ids.pop()
+impl<const N: usize, const ID: usize, S: Store> TableOps<ID, S> for IdTable<N, ID, S> {
+    fn pop_last(&mut self) -> Option<S::Str<ID>> {
+        self.ids.pop_last()
     }
 
-    fn len(&self) -> usize {
-        self.ids.len()
-    }
-
-    fn put_back(&mut self, at: usize, id: heapless::String<ID>) -> Result<(), ()> {
-        self.ids.insert(at, id).map_err(drop)
+    fn put_back(&mut self, at: usize, id: S::Str<ID>) -> Result<(), ()> {
+        self.ids.put_back(at, id)
     }
 }
 
@@ -512,8 +524,8 @@ fn rule(code: Code, ev: &EventRef<'_>) -> Error {
 }
 
 #[inline]
-fn table_rule<const N: usize, const ID: usize>(
-    table: &mut IdTable<N, ID>,
+fn table_rule<const N: usize, const ID: usize, S: Store>(
+    table: &mut IdTable<N, ID, S>,
     op: TableOp,
     which: Tracked,
     ev: &EventRef<'_>,
@@ -525,8 +537,8 @@ fn table_rule<const N: usize, const ID: usize>(
     }
 }
 
-fn open<const N: usize, const ID: usize>(
-    table: &mut IdTable<N, ID>,
+fn open<const N: usize, const ID: usize, S: Store>(
+    table: &mut IdTable<N, ID, S>,
     ev: &EventRef<'_>,
     active: Code,
     name: Table,
@@ -550,8 +562,8 @@ fn open<const N: usize, const ID: usize>(
     })
 }
 
-fn must_be_open<const N: usize, const ID: usize>(
-    table: &IdTable<N, ID>,
+fn must_be_open<const N: usize, const ID: usize, S: Store>(
+    table: &IdTable<N, ID, S>,
     ev: &EventRef<'_>,
     not_active: Code,
 ) -> Result<(), Error> {
@@ -562,8 +574,8 @@ fn must_be_open<const N: usize, const ID: usize>(
     }
 }
 
-fn close<const N: usize, const ID: usize>(
-    table: &mut IdTable<N, ID>,
+fn close<const N: usize, const ID: usize, S: Store>(
+    table: &mut IdTable<N, ID, S>,
     ev: &EventRef<'_>,
     not_active: Code,
 ) -> Result<(), Error> {
@@ -572,8 +584,8 @@ fn close<const N: usize, const ID: usize>(
     Ok(())
 }
 
-fn unclosed<const N: usize, const ID: usize>(
-    table: &IdTable<N, ID>,
+fn unclosed<const N: usize, const ID: usize, S: Store>(
+    table: &IdTable<N, ID, S>,
     which: Tracked,
     ev: &EventRef<'_>,
 ) -> Result<(), Error> {

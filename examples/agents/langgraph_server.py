@@ -7,6 +7,16 @@ scenario as pydantic_server.py: the model streams a reasoning block, calls
 the client's frontend tool `set_led` with streamed JSON arguments, and once
 the tool result is in the messages answers with a text quoting it.
 
+`/interrupt` and `/interrupt-legacy` serve a second graph, for a person in
+the loop: its node calls LangGraph's `interrupt()` with a question ("Unlock
+the front door?") and a `responseSchema` asking for `{approved: boolean}`.
+`/interrupt` is built with `emit_interrupt_outcome=True`: the run ends with
+`RUN_FINISHED.outcome = {type: "interrupt", ...}` and is resumed by the next
+run's `resume[]`. `/interrupt-legacy` keeps ag-ui-langgraph's default: a
+`CUSTOM` event named `on_interrupt` carrying the question, then a plain
+`RUN_FINISHED`, resumed by `forwardedProps.command.resume`. Once resumed, the
+node's scripted model says what the person decided.
+
 Usage: python langgraph_server.py --port N [--certfile CERT.pem --keyfile KEY.pem]
 (port 0 picks a free one; with a certificate it serves https). Prints
 `listening on http://127.0.0.1:N/` (or https) once the socket accepts
@@ -27,6 +37,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, Huma
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.types import interrupt
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
@@ -113,11 +124,68 @@ graph = builder.compile(checkpointer=InMemorySaver())
 agent = LangGraphAgent(name="led", graph=graph, emit_raw_events=False)
 
 
+class SayModel(BaseChatModel):
+    """A scripted chat model that streams the text it is given."""
+
+    text: str
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    def _stream(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
+        for i in range(0, len(self.text), 12):
+            generation = ChatGenerationChunk(message=AIMessageChunk(content=self.text[i : i + 12]))
+            if run_manager is not None:
+                run_manager.on_llm_new_token("", chunk=generation)
+            yield generation
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=self.text))])
+
+
+QUESTION = {
+    "reason": "approval",
+    "message": "Unlock the front door?",
+    "responseSchema": {
+        "type": "object",
+        "properties": {"approved": {"type": "boolean"}},
+        "required": ["approved"],
+    },
+}
+
+
+def verdict(answer: Any) -> str:
+    """What the agent says once the person answered `interrupt()`."""
+    if isinstance(answer, dict) and answer.get("__agui_cancelled__"):
+        return "Nobody answered: the front door stays locked."
+    if isinstance(answer, dict) and answer.get("approved") is True:
+        return "Approved: the front door is unlocked."
+    return "Denied: the front door stays locked."
+
+
+def door(state: MessagesState) -> dict:
+    """Asks a person (the run pauses here), then says what they decided."""
+    answer = interrupt(QUESTION)
+    return {"messages": [SayModel(text=verdict(answer)).invoke(state["messages"])]}
+
+
+door_builder = StateGraph(MessagesState)
+door_builder.add_node("door", door)
+door_builder.add_edge(START, "door")
+door_builder.add_edge("door", END)
+door_graph = door_builder.compile(checkpointer=InMemorySaver())
+door_agents = {
+    "/interrupt": LangGraphAgent(name="door", graph=door_graph, emit_raw_events=False, emit_interrupt_outcome=True),
+    "/interrupt-legacy": LangGraphAgent(name="door", graph=door_graph, emit_raw_events=False),
+}
+
+
 async def run(request: Request) -> Response:
     """One AG-UI run, encoded by the official encoder for the client's Accept header."""
     run_input = RunAgentInput.model_validate_json(await request.body())
     encoder = EventEncoder(accept=request.headers.get("accept"))
-    per_request = agent.clone()
+    per_request = door_agents.get(request.url.path, agent).clone()
 
     async def events():
         async for event in per_request.run(run_input):
@@ -126,7 +194,7 @@ async def run(request: Request) -> Response:
     return StreamingResponse(events(), media_type=encoder.get_content_type())
 
 
-app = Starlette(routes=[Route("/", run, methods=["POST"])])
+app = Starlette(routes=[Route(path, run, methods=["POST"]) for path in ("/", *door_agents)])
 
 
 def main() -> None:

@@ -11,6 +11,14 @@ no LLM are needed. The scenario, one step per run:
 2. the next run carries the tool result in its messages: the model answers
    with a text that quotes that result.
 
+`/approval` serves a second agent, for a person in the loop: its tool
+`unlock_door` is the agent's own and needs approval (`requires_approval=True`).
+The model calls it; pydantic-ai ends the run with an interrupt outcome
+(`RUN_FINISHED.outcome = {type: "interrupt", interrupts: [...]}`, the tool
+call's approval with a `responseSchema`). The next run's `resume` approves or
+denies it: approved, the tool runs and the model quotes its result; denied,
+the model quotes the denial.
+
 Usage: python pydantic_server.py --port N [--certfile CERT.pem --keyfile KEY.pem]
 (port 0 picks a free one; with a certificate it serves https). Prints
 `listening on http://127.0.0.1:N/` (or https) once the socket accepts
@@ -23,7 +31,7 @@ import asyncio
 import sys
 from collections.abc import AsyncIterator
 
-from pydantic_ai import Agent
+from pydantic_ai import Agent, DeferredToolRequests
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaThinkingPart, DeltaToolCall, FunctionModel
 from pydantic_ai.ui.ag_ui import AGUIAdapter
@@ -100,12 +108,41 @@ async def script(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator
 agent = Agent(FunctionModel(stream_function=script, model_name="scripted"))
 
 
+async def approval_script(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | dict]:
+    """The scripted model of `/approval`: ask to unlock the door, then report what happened."""
+    result = last_tool_return(messages)
+    if result is not None:
+        answer = f'unlock_door says: "{result.model_response_str()}".'
+        for i in range(0, len(answer), 12):
+            await asyncio.sleep(0)
+            yield answer[i : i + 12]
+        return
+    yield {0: DeltaToolCall(name="unlock_door", json_args='{"door": "front"}', tool_call_id="call_unlock_door_1")}
+
+
+approval_agent = Agent(
+    FunctionModel(stream_function=approval_script, model_name="scripted"),
+    output_type=[str, DeferredToolRequests],
+)
+
+
+@approval_agent.tool_plain(requires_approval=True)
+def unlock_door(door: str) -> str:
+    """Unlocks a door of the house (a person must approve it first)."""
+    return f"the {door} door is unlocked"
+
+
 async def run(request: Request) -> Response:
     """One AG-UI run: the adapter decodes the RunAgentInput and streams the events."""
     return await AGUIAdapter.dispatch_request(request, agent=agent)
 
 
-app = Starlette(routes=[Route("/", run, methods=["POST"])])
+async def run_approval(request: Request) -> Response:
+    """One run of the approval agent."""
+    return await AGUIAdapter.dispatch_request(request, agent=approval_agent)
+
+
+app = Starlette(routes=[Route("/", run, methods=["POST"]), Route("/approval", run_approval, methods=["POST"])])
 
 
 def main() -> None:

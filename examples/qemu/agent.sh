@@ -7,7 +7,9 @@
 #   assistant: The LED is set: the device answered "LED blue on".
 #
 # UART0 of the emulated board is a TCP server on a free port of 127.0.0.1;
-# the gateway connects to it (--tcp). The device's log lines (`#` lines of
+# the gateway connects to it (--tcp) and knows the firmware's tables
+# (--device-capacity agent: a frame they cannot hold ends the run with
+# RUN_ERROR gateway_capacity instead of failing the firmware). The device's log lines (`#` lines of
 # the line protocol) come out on stdout; QEMU's and the gateway's messages
 # on stderr. When the firmware succeeded but the gateway did not, the
 # gateway's status is returned. Environment:
@@ -61,7 +63,7 @@ timeout "$timeout_s" qemu-system-arm -cpu cortex-m3 -machine lm3s6965evb \
     -semihosting-config enable=on,target=native \
     -kernel "$elf" >&2 &
 qemu_pid=$!
-timeout "$timeout_s" "$gateway" "$url" --tcp "127.0.0.1:$port" &
+timeout "$timeout_s" "$gateway" "$url" --tcp "127.0.0.1:$port" --device-capacity agent &
 gw_pid=$!
 
 fw_status=0

@@ -8,6 +8,7 @@
 //! and the command has a time limit, after which it and its children are
 //! killed and the call gets an error result.
 
+use serde::Deserialize;
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -35,12 +36,51 @@ pub fn checked_arguments(arguments: &str) -> Result<&str, String> {
     if arguments.trim().is_empty() {
         return Ok("{}");
     }
-    match serde_json::from_str::<serde_json::Value>(arguments) {
-        Ok(_) => Ok(arguments),
+    let depth = nesting(arguments.as_bytes());
+    if depth > MAX_ARGUMENT_DEPTH {
+        return Err(format!(
+            "not run: the arguments are nested {depth} levels deep, deeper than the {MAX_ARGUMENT_DEPTH} this tool reads"
+        ));
+    }
+    // Only checked, not built: serde_json skips an ignored value with a
+    // loop, not by recursion, so its own stop at 128 levels (which a
+    // `Value` would meet) does not apply, and there is no tree to drop.
+    let mut reader = serde_json::Deserializer::from_str(arguments);
+    let checked = serde::de::IgnoredAny::deserialize(&mut reader).and_then(|_| reader.end());
+    match checked {
+        Ok(()) => Ok(arguments),
         Err(e) => Err(format!(
             "not run: the arguments are not a JSON document ({e})"
         )),
     }
+}
+
+/// The deepest tool arguments passed to a command: the host's JSON depth
+/// (the same as the client's default `max_state_depth`).
+pub const MAX_ARGUMENT_DEPTH: usize = 512;
+
+/// How deep arrays and objects nest in `text`, read as JSON as far as
+/// brackets go (strings and their escapes skipped); in one pass, without
+/// recursion, whatever the text.
+pub fn nesting(text: &[u8]) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let (mut in_string, mut escaped) = (false, false);
+    for &byte in text {
+        match (in_string, escaped, byte) {
+            (true, true, _) => escaped = false,
+            (true, false, b'\\') => escaped = true,
+            (true, false, b'"') => in_string = false,
+            (true, false, _) => {}
+            (false, _, b'"') => in_string = true,
+            (false, _, b'[' | b'{') => {
+                depth = depth.saturating_add(1);
+                deepest = deepest.max(depth);
+            }
+            (false, _, b']' | b'}') => depth = depth.saturating_sub(1),
+            (false, _, _) => {}
+        }
+    }
+    deepest
 }
 
 /// Runs `sh -c command` with `arguments` (checked by [`checked_arguments`])
@@ -159,6 +199,20 @@ mod tests {
             let e = checked_arguments(bad).unwrap_err();
             assert!(e.starts_with("not run: "), "{e}");
         }
+    }
+
+    #[test]
+    fn arguments_nest_to_the_host_depth_and_no_deeper() {
+        let nested = |n: usize| format!("{}1{}", "[".repeat(n), "]".repeat(n));
+        // Past serde_json's own 128, up to 512, and a clear error beyond.
+        for depth in [129, 300, MAX_ARGUMENT_DEPTH] {
+            let text = nested(depth);
+            assert_eq!(checked_arguments(&text), Ok(text.as_str()), "{depth}");
+        }
+        let e = checked_arguments(&nested(MAX_ARGUMENT_DEPTH + 1)).unwrap_err();
+        assert!(e.contains("513 levels deep, deeper than the 512"), "{e}");
+        // Brackets inside strings do not count.
+        assert_eq!(nesting(br#"{"a":"[[[\"[","b":[]}"#), 2);
     }
 
     #[test]

@@ -707,16 +707,30 @@ fn firmware_rejects_a_stream_that_breaks_the_rules() {
     assert_eq!(status, Some(1));
 }
 
-/// The gateway's closing RUN_ERROR ends the run for the firmware: exit 1.
+/// A RUN_ERROR (here the gateway's own) ends the run for the firmware: it
+/// logs the code and asks again, with a fresh pipeline (so a bare
+/// RUN_ERROR, as the gateway sends when the agent cannot be reached, is
+/// understood too); the third failed run ends it: exit 1.
 #[test]
-fn firmware_ends_on_run_error() {
+fn firmware_asks_again_after_run_error_then_gives_up() {
     let mut board = Board::boot();
+    let error =
+        "{\"type\":\"RUN_ERROR\",\"message\":\"cannot connect\",\"code\":\"gateway_transport\"}\n";
     board.send(RUN_STARTED);
-    board.send(
-        "{\"type\":\"RUN_ERROR\",\"message\":\"cannot connect\",\"code\":\"gateway_transport\"}\n",
-    );
+    board.send(error);
+    for _ in 0..2 {
+        assert_eq!(
+            board.line(),
+            "#agent: the run failed (RUN_ERROR gateway_transport); asking again"
+        );
+        assert_eq!(board.line(), r#"{"type":"RUN"}"#);
+        board.send(error);
+    }
     let (lines, status) = board.until_done();
-    assert_eq!(lines, ["#agent: the run failed (RUN_ERROR)"]);
+    assert_eq!(
+        lines,
+        ["#agent: the run failed (RUN_ERROR gateway_transport); giving up"]
+    );
     assert_eq!(status, Some(1));
 }
 

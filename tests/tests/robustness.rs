@@ -307,8 +307,10 @@ fn message_count_limit() {
 
 #[test]
 fn message_bytes_limit_refuses_a_chunk_frame_whole() {
+    // Room for message `m` (its id twice, the index's copy, and 8 bytes of
+    // text), not for a second message.
     let limits = Limits {
-        max_message_bytes: 10,
+        max_message_bytes: agui_alloc::size::MESSAGE_OVERHEAD + 10,
         ..Limits::default()
     };
     let stream = format!(

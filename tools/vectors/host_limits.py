@@ -439,6 +439,20 @@ V1_ONLY = {
     "run-input-history-600": run_input_history,
 }
 
+# Kept on purpose (SPEC 8, "The host-limit vectors"): a host, like a
+# device, keeps at most 8 sub-agents' chunk lanes open at once, because a
+# frame's rollback copies the lanes; the 9th lane's chunk (frame 49 of the
+# stream) is a `capacity` error. Its prefix is the reference's fold of
+# what comes before it.
+LANES_PAST_LIMIT = 8
+
+
+def lane_prefix():
+    events = concurrent_subagent_chunks()
+    k = 1 + CONCURRENT_SUBAGENTS + LANES_PAST_LIMIT
+    return {f"subagents-open-40-chunk-lanes/before-{k}": lambda: events[:k]}
+
+
 V1_FINISHED = {
     # A finished sub-agent's id is kept for the run (it cannot start again,
     # it may still be a parent), and forgotten at the next run.
@@ -454,7 +468,7 @@ V1_FINISHED = {
 
 FILES = {
     # file name -> (protocol, streams)
-    "v1": ("1.0", {**BOTH, **{k: v for k, v in V1_ONLY.items() if not k.startswith("thread-")}, **with_prefixes(PAST_LIMIT)}),
+    "v1": ("1.0", {**BOTH, **{k: v for k, v in V1_ONLY.items() if not k.startswith("thread-")}, **with_prefixes(PAST_LIMIT), **lane_prefix()}),
     # What the reference keeps of finished items, with many of them.
     "v1-finished": ("1.0", {**FINISHED, **V1_FINISHED}),
     # The thread alone: its snapshots make it the one large stream.

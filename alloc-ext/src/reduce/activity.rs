@@ -213,7 +213,8 @@ impl Rules for kind::ActivitySnapshot {
     }
     fn growth(e: &ActivitySnapshot, r: &Reducer) -> (usize, usize) {
         let parts = [
-            e.message_id.len(),
+            // The message's id and the index's copy.
+            e.message_id.len().saturating_mul(2),
             e.activity_type.len(),
             object_size(&e.content).bytes,
             meta_bytes(&e.metadata),

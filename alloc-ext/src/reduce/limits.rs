@@ -8,7 +8,7 @@ use super::Reducer;
 use crate::event::Event;
 use crate::model::Object;
 use crate::patch::{patch_size, Growth, OpName, Refused};
-use crate::size::{json_size, object_size, Size};
+use crate::size::{json_size, object_size, Size, MESSAGE_OVERHEAD};
 
 /// Resource limits of the [`Reducer`]. Each one is checked *before* an
 /// event is applied, so a refused event changes nothing.
@@ -33,8 +33,13 @@ pub struct ReducerLimits {
     /// activity message's `content`.
     pub max_state_bytes: usize,
     /// Deepest nesting of arrays and objects in the state or in an
-    /// activity's content (default 128). JSON Patch can nest a value deeper
-    /// with every delta; this keeps every later walk of it bounded.
+    /// activity's content (default: the reader's nesting limit,
+    /// [`crate::client::DEPTH`]: 512 on a host, 64 without the feature
+    /// `grow`). JSON Patch can nest a value deeper
+    /// with every delta; this keeps every later walk of it bounded (the
+    /// recursive ones, serde_json's clone, compare, drop and write, use
+    /// some hundreds of bytes of stack per level: a limit of many thousands
+    /// needs a thread with a larger stack).
     pub max_state_depth: usize,
 }
 
@@ -44,7 +49,7 @@ impl Default for ReducerLimits {
             max_messages: 10_000,
             max_message_bytes: 64 << 20,
             max_state_bytes: 16 << 20,
-            max_state_depth: 128,
+            max_state_depth: crate::readers::DEPTH,
         }
     }
 }
@@ -80,24 +85,46 @@ pub enum Limit {
     StateBytes,
     /// [`ReducerLimits::max_state_depth`]
     StateDepth,
+    /// [`Limits::max_reader_bytes`](crate::client::Limits::max_reader_bytes):
+    /// the bytes the client's core reader keeps for the items it tracks
+    /// (checked by the client, not the reducer).
+    ReaderBytes,
+    /// The client's JSON nesting ([`DEPTH`](crate::client::DEPTH)) in a
+    /// tool call's arguments: a `TOOL_CALL_ARGS` delta that would nest them
+    /// deeper (checked by the reducer; the reference has no such limit).
+    ArgumentsDepth,
 }
 
 impl Limit {
-    /// The field's name in [`ReducerLimits`].
+    /// The field's name in [`ReducerLimits`] or [`Limits`](crate::client::Limits), or for
+    /// [`Limit::ArgumentsDepth`] the constant's name.
     pub const fn as_str(self) -> &'static str {
         match self {
             Limit::Messages => "max_messages",
             Limit::MessageBytes => "max_message_bytes",
             Limit::StateBytes => "max_state_bytes",
             Limit::StateDepth => "max_state_depth",
+            Limit::ReaderBytes => "max_reader_bytes",
+            Limit::ArgumentsDepth => "DEPTH",
+        }
+    }
+
+    /// The struct the limit is a field of.
+    const fn owner(self) -> &'static str {
+        match self {
+            Limit::Messages | Limit::MessageBytes | Limit::StateBytes | Limit::StateDepth => {
+                "ReducerLimits"
+            }
+            Limit::ReaderBytes => "Limits",
+            Limit::ArgumentsDepth => "client",
         }
     }
 
     const fn unit(self) -> &'static str {
         match self {
             Limit::Messages => "messages",
-            Limit::MessageBytes | Limit::StateBytes => "bytes",
-            Limit::StateDepth => "levels of nesting",
+            Limit::MessageBytes | Limit::StateBytes | Limit::ReaderBytes => "bytes",
+            Limit::StateDepth | Limit::ArgumentsDepth => "levels of nesting",
         }
     }
 }
@@ -114,7 +141,7 @@ pub struct LimitError {
 }
 
 impl LimitError {
-    pub(super) const fn new(limit: Limit, max: usize, needed: usize) -> Self {
+    pub(crate) const fn new(limit: Limit, max: usize, needed: usize) -> Self {
         LimitError { limit, max, needed }
     }
 }
@@ -123,10 +150,11 @@ impl core::fmt::Display for LimitError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(
             f,
-            "the event would need {} {}, over the limit of {} (ReducerLimits::{})",
+            "the event would need {} {}, over the limit of {} ({}::{})",
             self.needed,
             self.limit.unit(),
             self.max,
+            self.limit.owner(),
             self.limit.as_str()
         )
     }
@@ -160,10 +188,10 @@ impl Reducer {
                 count,
             ));
         }
-        let bytes = self
-            .text_bytes
-            .saturating_add(self.run_calls.bytes)
-            .saturating_add(text);
+        // Each new message brings its fixed charge (its strings are in
+        // `text`).
+        let text = text.saturating_add(added.saturating_mul(MESSAGE_OVERHEAD));
+        let bytes = self.kept_bytes().saturating_add(text);
         if text > 0 && bytes > self.limits.max_message_bytes {
             return Err(LimitError::new(
                 Limit::MessageBytes,
@@ -172,6 +200,16 @@ impl Reducer {
             ));
         }
         Ok(())
+    }
+
+    /// Everything counted against [`ReducerLimits::max_message_bytes`]:
+    /// the messages ([`crate::size::message_bytes`]), the arguments slots
+    /// of the tool calls still streaming, and AG-UI 1.0's list of the run's
+    /// tool calls. Kept up to date by every change, never recounted.
+    pub(crate) fn kept_bytes(&self) -> usize {
+        self.text_bytes
+            .saturating_add(self.run_calls.bytes)
+            .saturating_add(self.args.bytes())
     }
 
     /// Messages and bytes an event adds (upper bounds, in time proportional

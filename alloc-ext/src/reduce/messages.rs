@@ -33,8 +33,9 @@ impl Reducer {
         metadata: &Option<Object>,
     ) -> (usize, usize) {
         let new = self.absent(id);
+        // The id twice: the message's and the index's copy.
         let own = if new == 1 {
-            sum(&[id.len(), name.map_or(0, String::len)])
+            sum(&[id.len().saturating_mul(2), name.map_or(0, String::len)])
         } else {
             0
         };
@@ -288,7 +289,8 @@ impl Reducer {
             .text_bytes
             .saturating_sub(taken)
             .saturating_add(brought)
-            .saturating_add(self.run_calls.bytes);
+            .saturating_add(self.run_calls.bytes)
+            .saturating_add(self.args.bytes());
         (count, bytes)
     }
 

@@ -34,9 +34,13 @@
 //! entry replaces every local message with its id (a list holding many
 //! messages with one id gets each of them replaced).
 //!
-//! Memory: besides the messages, the reducer keeps per tool-call id the
-//! partial-arguments state and the arguments at END (the last good value
-//! must survive END, see `ArgsSlot`), as long as some tool call has that id.
+//! Memory: besides the messages and their index, the reducer keeps per
+//! streaming tool call the partial-arguments state and the arguments at
+//! END. Once a call has ended with a text that is one complete document
+//! (or no text), that state is released before the next event and only a
+//! copy of the text is kept for the id (the last good value the reference
+//! carries per id follows from it, see `ArgsSlot`). Everything kept is
+//! counted against [`ReducerLimits::max_message_bytes`].
 //!
 //! ```
 //! use agui_alloc::event::Event;
@@ -466,6 +470,7 @@ impl Reducer {
         subscriber: &mut dyn Subscriber,
     ) -> Result<Changed, LimitError> {
         self.refused = None;
+        self.release_ended_args();
         self.check(event)?;
         Ok(self.apply_checked(Applied::Shared(event), subscriber))
     }
@@ -479,6 +484,7 @@ impl Reducer {
         subscriber: Option<&mut dyn Subscriber>,
     ) -> Result<Changed, LimitError> {
         self.refused = None;
+        self.release_ended_args();
         self.check(event)?;
         Ok(match subscriber {
             Some(subscriber) => self.apply_checked(Applied::Owned(event), subscriber),
@@ -552,9 +558,9 @@ impl Reducer {
             // The delta was pushed but will not be appended: read the text
             // again from scratch (this loses the last good value, which may
             // hold the stopped delta).
-            if let Some(slot) = self.args.get_mut(args.tool_call_id.as_str()) {
+            self.args.update(&args.tool_call_id, |slot| {
                 *slot = ArgsSlot::new();
-            }
+            });
         }
         flow
     }
@@ -618,7 +624,7 @@ impl Reducer {
         // more lose their slot.
         let index = &self.index;
         self.args.retain(|id| index.tool_call(id).is_some());
-        self.args.values_mut().for_each(ArgsSlot::rewind);
+        self.args.rewind_all();
     }
 
     fn message_mut(&mut self, id: &str) -> Option<&mut Message> {
@@ -701,8 +707,8 @@ fn forget_in(
         let id = call.id.as_str();
         if index.tool_call(id).is_none() {
             args.remove(id);
-        } else if let Some(slot) = args.get_mut(id) {
-            slot.rewind();
+        } else {
+            args.rewind(id);
         }
     }
 }

@@ -13,6 +13,7 @@ use crate::index::{CallPos, Class};
 use crate::model::{MessageRole, ToolMessage};
 use agui_core::event::Role;
 use alloc::collections::BTreeSet;
+use alloc::format;
 use alloc::vec;
 use proptest::prelude::*;
 use serde_json::json;
@@ -370,8 +371,20 @@ fn assert_index_matches_scan(r: &Reducer) {
             .collect();
         assert_eq!(held, scan, "activities of type {activity_type}");
     }
+    // The slots' bytes are what each counts for, kept up to date.
+    let charged: usize = r.args.iter().map(|(_, slot)| slot.charged).sum();
+    let records: usize = r.args.records().map(|(id, e)| e.charge(id)).sum();
+    assert_eq!(r.args.bytes(), charged + records);
+    for (id, slot) in r.args.iter() {
+        assert_eq!(slot.charged, slot.charge(id), "slot of {id:?}");
+    }
     // Slots are kept only for ids that some tool call has.
-    for (id, _) in r.args.iter() {
+    for id in r
+        .args
+        .iter()
+        .map(|(id, _)| id)
+        .chain(r.args.records().map(|(id, _)| id))
+    {
         assert!(
             calls.contains(id.as_str()),
             "slot of {id:?} outlived its calls"
@@ -441,12 +454,120 @@ fn args_follow_a_snapshot_that_rewrote_the_text() {
     }));
     r.apply(&args("t", "2}"));
     assert_eq!(r.tool_call("t").unwrap().function.arguments, "{\"b\":2}");
-    assert_eq!(r.partial_args("t"), Some(&json!({"b": 2})));
+    assert_eq!(r.partial_args("t").as_deref(), Some(&json!({"b": 2})));
     r.apply(&Event::ToolCallEnd(ToolCallEnd {
         tool_call_id: "t".into(),
         metadata: None,
     }));
-    assert_eq!(r.final_args("t"), Some(&json!({"b": 2})));
+    assert_eq!(r.final_args("t").as_deref(), Some(&json!({"b": 2})));
+}
+
+fn end(id: &str) -> Event {
+    Event::ToolCallEnd(ToolCallEnd {
+        tool_call_id: id.into(),
+        metadata: None,
+    })
+}
+
+#[test]
+fn finished_calls_keep_no_slot() {
+    let mut r = Reducer::new();
+    r.apply(&text_start("a", Role::Assistant));
+    for i in 0..100 {
+        let id = format!("c{i}");
+        r.apply(&start(&id, "f", Some("a")));
+        r.apply(&args(&id, "{\"n\":"));
+        r.apply(&args(&id, &format!("{i}}}")));
+        r.apply(&end(&id));
+        // The END's trace still reads the slot.
+        assert_eq!(r.trace_args(&end(&id)).unwrap().1, &json!({"n": i}));
+    }
+    // A call without arguments, then the next event frees its slot too.
+    r.apply(&start("bare", "f", Some("a")));
+    r.apply(&end("bare"));
+    r.apply(&text_start("b", Role::Assistant));
+    // Only the texts are left: no slot.
+    assert_eq!(r.args.iter().count(), 0);
+    assert_eq!(r.args.records().count(), 101);
+    let texts: usize = r.args.records().map(|(id, e)| e.charge(id)).sum();
+    assert_eq!(r.args.bytes(), texts);
+    assert!(texts < 101 * 200, "{texts}");
+    assert_eq!(r.final_args("c7").as_deref(), Some(&json!({"n": 7})));
+    assert_eq!(r.partial_args("c7").as_deref(), Some(&json!({"n": 7})));
+    assert_eq!(r.final_args("bare").as_deref(), Some(&json!({})));
+    assert_eq!(r.partial_args("bare"), None);
+    // Reopened, a call reads on from its text: its value is the last good
+    // one once the text stops being JSON, as if the slot had stayed.
+    r.apply(&start("c7", "f", Some("a")));
+    r.apply(&args("c7", " x"));
+    assert_eq!(r.partial_args("c7").as_deref(), Some(&json!({"n": 7})));
+    r.apply(&end("c7"));
+    assert_eq!(r.final_args("c7").as_deref(), Some(&json!({})));
+    assert_index_matches_scan(&r);
+}
+
+#[test]
+fn a_call_ended_mid_document_keeps_its_slot() {
+    let mut r = Reducer::new();
+    r.apply(&start("t", "f", None));
+    r.apply(&args("t", "{\"a\":[1"));
+    r.apply(&end("t"));
+    r.apply(&text_start("b", Role::Assistant));
+    // Its partial state cannot be made again from the text alone cheaply:
+    // kept, and counted.
+    assert_eq!(r.args.iter().count(), 1);
+    assert!(r.args.bytes() >= super::tools::SLOT_OVERHEAD);
+    r.apply(&start("t", "f", None));
+    r.apply(&args("t", "]}"));
+    assert_eq!(r.partial_args("t").as_deref(), Some(&json!({"a": [1]})));
+}
+
+/// `1` inside `n` arrays: a value `n` levels deep.
+fn nested(n: usize) -> Value {
+    (0..n).fold(json!(1), |inner, _| Value::Array(vec![inner]))
+}
+
+#[test]
+fn state_nests_to_the_host_depth_by_default() {
+    let max = ReducerLimits::default().max_state_depth;
+    assert_eq!(max, 512);
+    let snapshot =
+        |v: Value| Event::StateSnapshot(crate::event::StateSnapshot { snapshot: Some(v) });
+    let mut r = Reducer::new();
+    // `{"a": ...}` adds a level: the state is `max` deep, then one more.
+    r.try_apply_with(&snapshot(json!({ "a": nested(max - 1) })), &mut ())
+        .unwrap();
+    let e = r
+        .try_apply_with(&snapshot(json!({ "a": nested(max) })), &mut ())
+        .unwrap_err();
+    assert_eq!(
+        (e.limit, e.max, e.needed),
+        (Limit::StateDepth, max, max + 1)
+    );
+    assert!(
+        format!("{e}").contains("ReducerLimits::max_state_depth"),
+        "{e}"
+    );
+    // A patch reaches the limit, and one level more is refused whole.
+    r.try_apply_with(&snapshot(json!({})), &mut ()).unwrap();
+    let add = |path: String, value: Value| {
+        Event::StateDelta(StateDelta {
+            delta: json!([{"op": "add", "path": path, "value": value}]),
+        })
+    };
+    r.try_apply_with(&add("/a".into(), nested(max - 2)), &mut ())
+        .unwrap();
+    // The state is `max - 1` deep; `/a/0/.../0` names its innermost
+    // array, where `[]` makes it `max` deep and `[[]]` one more.
+    let innermost = format!("/a{}/-", "/0".repeat(max - 3));
+    r.try_apply_with(&add(innermost.clone(), json!([])), &mut ())
+        .unwrap();
+    assert_eq!(r.state_size.depth, max);
+    let e = r
+        .try_apply_with(&add(innermost, json!([[]])), &mut ())
+        .unwrap_err();
+    assert_eq!((e.limit, e.needed), (Limit::StateDepth, max + 1));
+    assert_eq!(r.state_size.depth, max);
 }
 
 #[test]

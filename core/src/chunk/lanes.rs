@@ -17,6 +17,7 @@ use super::{chunk_error, Chunker, Item, Planned};
 use crate::decode::{Decoder, Ext, Field, Header};
 use crate::error::{cut_text, error_text, Code, Detail, Error, Stage, Table};
 use crate::event::{EventType, Origin};
+use crate::store::{IdText as _, Seq as _, Store};
 
 /// The opener fields of a lane's item (hashed) and when it opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -37,11 +38,17 @@ impl Opener {
 
 /// A sub-agent's lane.
 #[derive(Debug, Clone)]
-pub(crate) struct Lane<const ID: usize> {
-    owner: heapless::String<ID>,
+pub(crate) struct Lane<const ID: usize, S: Store> {
+    owner: S::Str<ID>,
     item: Option<Item>,
-    id: heapless::String<ID>,
+    id: S::Str<ID>,
     opener: Opener,
+}
+
+impl<const ID: usize, S: Store> Lane<ID, S> {
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.owner.heap_bytes().saturating_add(self.id.heap_bytes())
+    }
 }
 
 /// A lane: the parent agent's, or a sub-agent's (index into the lanes).
@@ -114,9 +121,10 @@ fn hash(text: &str) -> u32 {
     })
 }
 
-impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
-    /// A plan lists every open lane: the parent's and at most 8 others.
-    const LANES_FIT: () = assert!(AGENTS <= 8, "at most 8 sub-agent lanes (AGENTS <= 8)");
+impl<const ID: usize, const AGENTS: usize, S: Store> Chunker<ID, AGENTS, S> {
+    /// A plan lists every open lane: the parent's and at most 8 others,
+    /// whatever the number of sub-agents.
+    const LANES: usize = if AGENTS < 8 { AGENTS } else { 8 };
 
     /// The lane of `owner` (`None`: the parent), if it has one.
     fn lane_of(&self, owner: Option<&str>) -> Option<LaneKey> {
@@ -125,7 +133,7 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
             Some(o) => self
                 .lanes
                 .iter()
-                .position(|l| l.owner == o)
+                .position(|l| l.owner.as_str() == o)
                 .map(|i| LaneKey::Sub(i as u8)),
         }
     }
@@ -167,11 +175,11 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
     }
 
     /// The lane for a chunk's item (SPEC 9.6, "which lane").
-    fn chunk_lane<const DEPTH: usize, X: Ext<ID>>(
+    fn chunk_lane<const DEPTH: usize, X: Ext<ID, S>>(
         &self,
         item: Item,
         head: &Header,
-        dec: &Decoder<ID, DEPTH, X>,
+        dec: &Decoder<ID, DEPTH, X, S>,
     ) -> Result<LaneKey, Error> {
         let tag = dec.tag();
         let names_id = item.id_field().is_some_and(|f| dec.names(f));
@@ -224,14 +232,14 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
         let free = self.lanes.iter().position(|l| l.item.is_none());
         match free {
             Some(i) => Ok(LaneKey::Sub(i as u8)),
-            None if self.lanes.len() < AGENTS => Ok(LaneKey::Sub(self.lanes.len() as u8)),
+            None if self.lanes.len() < Self::LANES => Ok(LaneKey::Sub(self.lanes.len() as u8)),
             None => Err(Error::new(
                 Stage::Transform,
                 Code::Capacity,
                 Some(kind),
                 Detail::Capacity {
                     table: Table::Lanes,
-                    limit: AGENTS,
+                    limit: Self::LANES,
                     field: None,
                     id: error_text(tag.unwrap_or("")),
                 },
@@ -252,12 +260,11 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
     /// The transform errors of SPEC 9.6 (`chunk_missing_id`,
     /// `chunk_missing_name`, `chunk_owner_mismatch`, `chunk_field_mismatch`,
     /// `chunk_ambiguous`), or `capacity` when no lane is free.
-    pub fn plan_v1<const DEPTH: usize, X: Ext<ID>>(
+    pub fn plan_v1<const DEPTH: usize, X: Ext<ID, S>>(
         &self,
         head: &Header,
-        dec: &Decoder<ID, DEPTH, X>,
+        dec: &Decoder<ID, DEPTH, X, S>,
     ) -> Result<PlanV1, Error> {
-        let () = Self::LANES_FIT;
         let mut plan = PlanV1 {
             closes: 0,
             closing: heapless::Vec::new(),
@@ -344,9 +351,9 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
     }
 
     /// The opener fields a chunk would open its item with (hashed).
-    fn opener_fields<const DEPTH: usize, X: Ext<ID>>(
+    fn opener_fields<const DEPTH: usize, X: Ext<ID, S>>(
         item: Item,
-        dec: &Decoder<ID, DEPTH, X>,
+        dec: &Decoder<ID, DEPTH, X, S>,
     ) -> [Option<u32>; 2] {
         match item {
             Item::Text => [
@@ -362,12 +369,12 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
     }
 
     /// A continuation that repeats an opener field with another value.
-    fn check_opener<const DEPTH: usize, X: Ext<ID>>(
+    fn check_opener<const DEPTH: usize, X: Ext<ID, S>>(
         &self,
         lane: LaneKey,
         item: Item,
         head: &Header,
-        dec: &Decoder<ID, DEPTH, X>,
+        dec: &Decoder<ID, DEPTH, X, S>,
     ) -> Result<(), Error> {
         let opener = self.opener(lane);
         let given: [Option<&str>; 2] = match item {
@@ -394,10 +401,10 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
     }
 
     /// Applies one step's state change before its event is built.
-    pub fn advance_v1<const DEPTH: usize, X: Ext<ID>>(
+    pub fn advance_v1<const DEPTH: usize, X: Ext<ID, S>>(
         &mut self,
         step: &LaneStep,
-        dec: &Decoder<ID, DEPTH, X>,
+        dec: &Decoder<ID, DEPTH, X, S>,
     ) {
         match step.kind {
             // The END's id and owner are read before the lane is emptied:
@@ -448,7 +455,7 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
         owner: Option<&str>,
         opener: Opener,
     ) {
-        let mut slot = heapless::String::new();
+        let mut slot: S::Str<ID> = Default::default();
         // The decoder's slot has the same capacity as ours.
         let _ = slot.push_str(id);
         match lane {
@@ -458,7 +465,7 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
                 self.parent = opener;
             }
             LaneKey::Sub(i) => {
-                let mut name = heapless::String::new();
+                let mut name: S::Str<ID> = Default::default();
                 let _ = name.push_str(owner.unwrap_or(""));
                 let lane = Lane {
                     owner: name,
@@ -476,10 +483,10 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
     }
 
     /// The id of a step's event (call after [`advance_v1`](Self::advance_v1)).
-    pub fn id_v1<'s, const DEPTH: usize, X: Ext<ID>>(
+    pub fn id_v1<'s, const DEPTH: usize, X: Ext<ID, S>>(
         &'s self,
         step: &LaneStep,
-        dec: &'s Decoder<ID, DEPTH, X>,
+        dec: &'s Decoder<ID, DEPTH, X, S>,
     ) -> &'s str {
         match step.kind {
             StepKind::CloseOldest | StepKind::Close(_) => self
@@ -493,10 +500,10 @@ impl<const ID: usize, const AGENTS: usize> Chunker<ID, AGENTS> {
 
     /// The owner of a step's event (SPEC 9.6): the frame's tag; an END
     /// carries its lane's owner, a CONTENT the chunk's tag or its opener's.
-    pub fn owner_v1<'s, const DEPTH: usize, X: Ext<ID>>(
+    pub fn owner_v1<'s, const DEPTH: usize, X: Ext<ID, S>>(
         &'s self,
         step: &LaneStep,
-        dec: &'s Decoder<ID, DEPTH, X>,
+        dec: &'s Decoder<ID, DEPTH, X, S>,
     ) -> Option<&'s str> {
         match step.kind {
             StepKind::CloseOldest | StepKind::Close(_) => {

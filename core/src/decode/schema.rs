@@ -3,6 +3,7 @@
 use super::{Decoder, Expect, Ext, Field, Kind, Need, Schema};
 use crate::error::Detail;
 use crate::event::EventType;
+use crate::store::Store;
 
 impl Expect {
     fn admits(self, kind: Kind) -> bool {
@@ -33,8 +34,8 @@ const COMMON: Schema = &[
 ];
 
 /// Checks the decoded frame against the schema of `kind`.
-pub(crate) fn check<const ID: usize, const DEPTH: usize, X: Ext<ID>>(
-    dec: &Decoder<ID, DEPTH, X>,
+pub(crate) fn check<const ID: usize, const DEPTH: usize, X: Ext<ID, S>, S: Store>(
+    dec: &Decoder<ID, DEPTH, X, S>,
     kind: EventType,
 ) -> Result<(), Detail> {
     for &(field, need, expect) in kind.schema().iter().chain(COMMON) {
@@ -43,8 +44,8 @@ pub(crate) fn check<const ID: usize, const DEPTH: usize, X: Ext<ID>>(
     Ok(())
 }
 
-fn check_field<const ID: usize, const DEPTH: usize, X: Ext<ID>>(
-    dec: &Decoder<ID, DEPTH, X>,
+fn check_field<const ID: usize, const DEPTH: usize, X: Ext<ID, S>, S: Store>(
+    dec: &Decoder<ID, DEPTH, X, S>,
     field: Field,
     need: Need,
     expect: Expect,
@@ -82,8 +83,8 @@ fn check_field<const ID: usize, const DEPTH: usize, X: Ext<ID>>(
 
 /// [`check_field`] under the 1.0 rules: a required [`Json`] value must be
 /// there, and the values 1.0 checks nested get their verdict.
-pub(crate) fn check_field_v1<const ID: usize, const DEPTH: usize, X: Ext<ID>>(
-    dec: &Decoder<ID, DEPTH, X>,
+pub(crate) fn check_field_v1<const ID: usize, const DEPTH: usize, X: Ext<ID, S>, S: Store>(
+    dec: &Decoder<ID, DEPTH, X, S>,
     field: Field,
     need: Need,
     expect: Expect,

@@ -13,6 +13,7 @@
 
 use crate::json::{Token, Tokenizer};
 use crate::spec::Field;
+use crate::store::{Fixed, Store};
 
 /// Which seeded string the seeder is reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,8 +70,8 @@ enum Reading {
 
 /// The streaming reader of seeded messages. `DEPTH` as the decoder's.
 #[derive(Debug, Clone)]
-pub struct Seeder<const DEPTH: usize = 32> {
-    json: Tokenizer<DEPTH>,
+pub struct Seeder<const DEPTH: usize = 32, S: Store = Fixed> {
+    json: Tokenizer<DEPTH, S>,
     at: At,
     /// Depth of the messages array (1 for a snapshot, 2 for input).
     list: usize,
@@ -90,15 +91,15 @@ pub struct Seeder<const DEPTH: usize = 32> {
     depth: usize,
 }
 
-impl<const DEPTH: usize> Default for Seeder<DEPTH> {
+impl<const DEPTH: usize, S: Store> Default for Seeder<DEPTH, S> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<const DEPTH: usize> Seeder<DEPTH> {
+impl<const DEPTH: usize, S: Store> Seeder<DEPTH, S> {
     /// A seeder outside any value.
-    pub const fn new() -> Self {
+    pub fn new() -> Self {
         Seeder {
             json: Tokenizer::new(),
             at: At::Off,
@@ -113,6 +114,12 @@ impl<const DEPTH: usize> Seeder<DEPTH> {
             in_tool_calls: false,
             depth: 0,
         }
+    }
+
+    /// The bytes the reader keeps beside its own size (0 in the fixed
+    /// store).
+    pub fn heap_bytes(&self) -> usize {
+        self.json.heap_bytes()
     }
 
     /// A value of `field` begins: `messages` (a snapshot's list) or

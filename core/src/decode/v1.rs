@@ -16,6 +16,7 @@ use crate::event::EventType;
 use crate::json::Token;
 use crate::protocol::{announces_v1, Protocol, Version};
 use crate::spec::{Expect, Need, Schema};
+use crate::store::{Fixed, IdText as _, Store};
 use crate::warn::{WarnCode, Warning};
 
 use super::seed::{Seeder, Seeds};
@@ -56,40 +57,64 @@ pub(super) const UNKNOWN_KEYS: usize = 2;
 /// current protocol only (no memory, and none of the 1.0 code is linked:
 /// the firmware's flash and RAM budgets depend on it), [`V1`] for one that
 /// can decode 1.0.
-pub trait Ext<const ID: usize>: Clone + core::fmt::Debug {
+pub trait Ext<const ID: usize, S: Store = Fixed>: Clone + core::fmt::Debug {
     /// Whether this part decodes 1.0.
     const ON: bool;
     /// The part before the first frame.
-    const NEW: Self;
+    fn new() -> Self;
     /// The 1.0 state, if any.
-    fn get(&self) -> Option<&V1<ID>>;
+    fn get(&self) -> Option<&V1<ID, S>>;
     /// The same, to change.
-    fn get_mut(&mut self) -> Option<&mut V1<ID>>;
+    fn get_mut(&mut self) -> Option<&mut V1<ID, S>>;
+    /// The bytes the part keeps beside its own size (0 in the fixed
+    /// store).
+    fn heap_bytes(&self) -> usize;
 }
 
-impl<const ID: usize> Ext<ID> for () {
+impl<const ID: usize, S: Store> Ext<ID, S> for () {
     const ON: bool = false;
-    const NEW: Self = ();
     #[inline(always)]
-    fn get(&self) -> Option<&V1<ID>> {
+    fn new() -> Self {}
+    #[inline(always)]
+    fn get(&self) -> Option<&V1<ID, S>> {
         None
     }
     #[inline(always)]
-    fn get_mut(&mut self) -> Option<&mut V1<ID>> {
+    fn get_mut(&mut self) -> Option<&mut V1<ID, S>> {
         None
+    }
+    #[inline(always)]
+    fn heap_bytes(&self) -> usize {
+        0
     }
 }
 
-impl<const ID: usize> Ext<ID> for V1<ID> {
+impl<const ID: usize, S: Store> Ext<ID, S> for V1<ID, S> {
     const ON: bool = true;
-    const NEW: Self = V1::new();
     #[inline(always)]
-    fn get(&self) -> Option<&V1<ID>> {
+    fn new() -> Self {
+        V1::new()
+    }
+    #[inline(always)]
+    fn get(&self) -> Option<&V1<ID, S>> {
         Some(self)
     }
     #[inline(always)]
-    fn get_mut(&mut self) -> Option<&mut V1<ID>> {
+    fn get_mut(&mut self) -> Option<&mut V1<ID, S>> {
         Some(self)
+    }
+    fn heap_bytes(&self) -> usize {
+        [
+            &self.subagent,
+            &self.parent_message,
+            &self.parent_subagent,
+            &self.entity,
+            &self.name,
+        ]
+        .iter()
+        .fold(self.seeder.heap_bytes(), |n, s| {
+            n.saturating_add(s.heap_bytes())
+        })
     }
 }
 
@@ -99,13 +124,13 @@ impl<const ID: usize> Ext<ID> for V1<ID> {
 /// memory, and the seeder that reads a snapshot's owners from the parts the
 /// decoder hands out (its tokenizer allows 64 levels, any decoder's most).
 #[derive(Debug, Clone)]
-pub struct V1<const ID: usize = 64> {
-    subagent: heapless::String<ID>,
-    parent_message: heapless::String<ID>,
-    parent_subagent: heapless::String<ID>,
-    entity: heapless::String<ID>,
+pub struct V1<const ID: usize = 64, S: Store = Fixed> {
+    subagent: S::Str<ID>,
+    parent_message: S::Str<ID>,
+    parent_subagent: S::Str<ID>,
+    entity: S::Str<ID>,
     version: heapless::String<{ super::VERSION_LEN }>,
-    name: heapless::String<ID>,
+    name: S::Str<ID>,
     enforce: Enforce,
     /// The last 1.0 schema pass of a frame of plain strings: its type and
     /// fields (see `check_v1`).
@@ -118,25 +143,25 @@ pub struct V1<const ID: usize = 64> {
     compat_before: Compat<ID>,
     /// The owner seeds of a snapshot's or run input's messages, read from
     /// the parts this decoder hands out.
-    seeder: Seeder<64>,
+    seeder: Seeder<64, S>,
 }
 
-impl<const ID: usize> Default for V1<ID> {
+impl<const ID: usize, S: Store> Default for V1<ID, S> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<const ID: usize> V1<ID> {
+impl<const ID: usize, S: Store> V1<ID, S> {
     /// Empty slots.
-    pub const fn new() -> Self {
+    pub fn new() -> Self {
         V1 {
-            subagent: heapless::String::new(),
-            parent_message: heapless::String::new(),
-            parent_subagent: heapless::String::new(),
-            entity: heapless::String::new(),
+            subagent: Default::default(),
+            parent_message: Default::default(),
+            parent_subagent: Default::default(),
+            entity: Default::default(),
             version: heapless::String::new(),
-            name: heapless::String::new(),
+            name: Default::default(),
             enforce: Enforce::new(),
             checked: None,
             dropped: None,
@@ -266,7 +291,7 @@ impl Enforce {
     }
 }
 
-impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
+impl<const ID: usize, const DEPTH: usize, X: Ext<ID, S>, S: Store> Decoder<ID, DEPTH, X, S> {
     /// Turns the 1.0 streaming checks on or off for the next frames (off:
     /// the current protocol, with no cost for them). A decoder without a
     /// 1.0 part ([`Ext`] `()`) has none.
@@ -470,7 +495,9 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
         let kind = match successor(wire) {
             Some((next, thread, using)) => {
                 let mut compat = self.ext.get_mut().map(|v| core::mem::take(&mut v.compat));
-                let id = compat.as_mut().map(|c| c.id_for(wire, thread, using, warn));
+                let id = compat
+                    .as_mut()
+                    .map(|c| c.id_for::<S>(wire, thread, using, warn));
                 if let (Some(v), Some(c)) = (self.ext.get_mut(), compat) {
                     v.compat = c;
                 }
@@ -561,7 +588,7 @@ impl<const ID: usize, const DEPTH: usize, X: Ext<ID>> Decoder<ID, DEPTH, X> {
         &mut self,
         wire: EventType,
         next: EventType,
-        id: heapless::String<ID>,
+        id: S::Str<ID>,
         warn: &mut dyn FnMut(Warning),
     ) {
         warn(Warning::new(WarnCode::Converted, Some(next), wire.as_str()));

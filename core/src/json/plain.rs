@@ -8,6 +8,7 @@
 //! ([`Tokenizer::next`]) then takes over and reports any error.
 
 use super::{plain_len, plain_run, skip_ws, State, Tokenizer};
+use crate::store::{Bits, Level, Store};
 
 /// A member of an object read by [`plain_members`]: the byte ranges of
 /// its key and of its string value (quotes excluded).
@@ -71,7 +72,7 @@ fn member_key_len(rest: &[u8]) -> Option<usize> {
     follows(len).then_some(len)
 }
 
-impl<const DEPTH: usize> Tokenizer<DEPTH> {
+impl<const DEPTH: usize, S: Store> Tokenizer<DEPTH, S> {
     /// A fast path for a reader of objects: if the next token is an object
     /// key whose text is plain ASCII (no escape) and the whole key, its
     /// closing quote and its `:` (and the `,` before it, after a member)
@@ -180,7 +181,7 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
     /// `None` (nothing consumed) for anything else.
     #[inline]
     pub(crate) fn plain_object_start(&mut self, input: &[u8]) -> Option<usize> {
-        if self.state != State::Value || self.depth != 0 || DEPTH == 0 {
+        if self.state != State::Value || self.depth.get() != 0 || DEPTH == 0 {
             return None;
         }
         let at = skip_ws(input, 0);
@@ -199,7 +200,7 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
     /// that completes the document. `None` (nothing consumed) otherwise.
     #[inline]
     pub(crate) fn plain_object_end(&mut self, input: &[u8], pos: usize) -> Option<usize> {
-        if self.state != State::Next || self.depth != 1 || !self.in_object() {
+        if self.state != State::Next || self.depth.get() != 1 || !self.in_object() {
             return None;
         }
         let at = skip_ws(input, pos);
@@ -219,12 +220,12 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
     /// not at the start of a document or cannot open an object.
     #[inline(always)]
     pub(crate) fn plain_whole_object(&mut self, used: usize) -> bool {
-        if self.state != State::Value || self.depth != 0 || DEPTH == 0 {
+        if self.state != State::Value || self.depth.get() != 0 || DEPTH == 0 {
             return false;
         }
         // As `ObjectStart` (the bit of level 1 set, which `ObjectEnd`
         // leaves), the members (no container), then `ObjectEnd`.
-        self.stack |= 1;
+        self.stack.set(0, true);
         self.in_key = false;
         self.state = State::Done;
         self.offset = self.offset.wrapping_add(used as u64);

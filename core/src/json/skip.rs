@@ -11,8 +11,9 @@ use core::str::from_utf8;
 
 use super::JsonError;
 use super::{escape_char, is_ws, plain_len, Move, Num, State, Token, Tokenizer};
+use crate::store::{Level, Store};
 
-impl<const DEPTH: usize> Tokenizer<DEPTH> {
+impl<const DEPTH: usize, S: Store> Tokenizer<DEPTH, S> {
     /// Consumes tokens without handing them out until one closes a value
     /// at nesting `depth` (an `ObjectEnd`, `ArrayEnd` or `NumberEnd` after
     /// which [`depth`](Self::depth) is `depth`) or the input runs out:
@@ -131,7 +132,7 @@ impl<const DEPTH: usize> Tokenizer<DEPTH> {
     #[inline(always)]
     fn skip_structure(&mut self, input: &[u8], pos: usize, b: u8) -> Option<usize> {
         // Too deep is an error, which the general path reports.
-        if matches!(b, b'{' | b'[') && usize::from(self.depth) >= DEPTH {
+        if matches!(b, b'{' | b'[') && self.depth.get() >= DEPTH {
             return None;
         }
         match self.transition(b, pos).ok()?? {

@@ -36,6 +36,7 @@ use agui_alloc::client::{Client, ClientError, Limits, TraceEntry};
 use agui_alloc::v1::{InboundWarning, InboundWarningKind};
 use agui_core::frame::Format;
 use agui_core::protocol::{Protocol, Select};
+use agui_examples::flags::{parse_bytes, LimitFlags};
 use agui_examples::json_out;
 use agui_examples::transcript::{write_message, write_state, Printable};
 use clap::{Parser, ValueEnum};
@@ -69,21 +70,22 @@ struct Args {
     #[arg(long)]
     keep_going: bool,
 
-    /// Longest frame accepted, in bytes.
-    #[arg(long, default_value_t = Limits::default().max_frame_bytes)]
-    max_frame_bytes: usize,
-
-    /// Most messages kept.
-    #[arg(long, default_value_t = Limits::default().max_messages)]
+    /// Most messages kept; the event that would make one more is refused.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_messages)]
     max_messages: usize,
 
-    /// Most text bytes in the messages (content and tool-call arguments).
-    #[arg(long, default_value_t = Limits::default().max_message_bytes)]
-    max_message_bytes: usize,
+    #[command(flatten)]
+    limits: LimitFlags,
 
-    /// Largest state (and activity content), as compact JSON bytes.
-    #[arg(long, default_value_t = Limits::default().max_state_bytes)]
-    max_state_bytes: usize,
+    /// Largest --trace, counting each entry as 16 bytes plus its arguments
+    /// as compact JSON; a trace that would pass it stops the stream.
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes, default_value = "256MiB")]
+    max_trace_bytes: usize,
+
+    /// With --keep-going, most skipped frames listed (later ones are only
+    /// counted).
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_errors)]
+    max_errors: usize,
 
     /// The protocol to read the stream in: the current one, AG-UI 1.0
     /// (SPEC section 9), or auto (1.0 when the first frame is a
@@ -158,11 +160,9 @@ fn main() -> ExitCode {
 fn run(args: &Args) -> Result<bool, String> {
     let mut input = open(args)?;
     let limits = Limits {
-        max_frame_bytes: args.max_frame_bytes,
-        max_messages: args.max_messages,
-        max_message_bytes: args.max_message_bytes,
-        max_state_bytes: args.max_state_bytes,
-        ..Limits::default()
+        max_trace_bytes: args.max_trace_bytes,
+        max_errors: args.max_errors,
+        ..args.limits.limits(args.max_messages)
     };
     let build = |proto: bool| {
         let client = if proto {

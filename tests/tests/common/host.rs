@@ -25,13 +25,13 @@ pub const KNOWN: &[Known] = &[
     Known {
         name: "state-snapshot-nested-600-past-limit",
         stage: "decode",
-        code: "capacity",
+        code: "decode",
         why: "frames nested deeper than the host's depth limit (512) are refused",
     },
     Known {
         name: "state-delta-nested-600-past-limit",
         stage: "decode",
-        code: "capacity",
+        code: "decode",
         why: "frames nested deeper than the host's depth limit (512) are refused",
     },
     Known {
@@ -40,11 +40,17 @@ pub const KNOWN: &[Known] = &[
         code: "capacity",
         why: "tool-call arguments nested deeper than the host's depth limit (512) are refused",
     },
+    Known {
+        name: "subagents-open-40-chunk-lanes",
+        stage: "transform",
+        code: "capacity",
+        why: "at most 8 sub-agents' chunk lanes are open at once (a frame's rollback copies them)",
+    },
 ];
 
 /// The files and how many vectors each holds.
 pub const FILES: [(&str, usize); 4] = [
-    ("v1.jsonl", 30),
+    ("v1.jsonl", 31),
     ("v1-thread.jsonl", 1),
     ("v1-finished.jsonl", 8),
     ("current.jsonl", 27),

@@ -2,6 +2,7 @@
 
 use super::steps::StepUndo;
 use super::{Kind, Life, Owner};
+use crate::store::{Fixed, IdText as _, Store};
 use crate::verify::{self, Lifecycle, Reversal, Tracked};
 
 /// A field of the 1.0 tables an event changed, as it was.
@@ -33,10 +34,10 @@ pub(super) enum Change {
 /// take them back ([`Journal::complete`] is then false). They are the last
 /// event of their frame, so the frame cannot fail after them.
 #[derive(Debug, Clone)]
-pub struct Journal<const ID: usize = 64> {
+pub struct Journal<const ID: usize = 64, S: Store = Fixed> {
     pub(super) life: Lifecycle,
     /// The verifier's id tables' changes, oldest first.
-    pub(super) ids: heapless::Vec<Reversal<ID>, 12, u8>,
+    pub(super) ids: heapless::Vec<Reversal<ID, S>, 12, u8>,
     pub(super) lens: [u16; 4],
     pub(super) loose: [bool; 4],
     pub(super) agents: u16,
@@ -46,7 +47,7 @@ pub struct Journal<const ID: usize = 64> {
     pub(super) complete: bool,
 }
 
-impl<const ID: usize> Journal<ID> {
+impl<const ID: usize, S: Store> Journal<ID, S> {
     /// Whether the journal takes the whole frame back (it does unless the
     /// frame started a run or applied a snapshot's owners).
     pub fn complete(&self) -> bool {
@@ -66,7 +67,7 @@ impl<const ID: usize> Journal<ID> {
 
     /// Notes that `id` left `which` at position `at`.
     pub(super) fn closed(&mut self, which: Tracked, at: Option<usize>, id: &str) {
-        let mut text = heapless::String::new();
+        let mut text: S::Str<ID> = Default::default();
         // The id came out of a slot of this capacity.
         let _ = text.push_str(id);
         let change = match at {
@@ -76,7 +77,7 @@ impl<const ID: usize> Journal<ID> {
         self.note_ids(change);
     }
 
-    pub(super) fn note_ids(&mut self, change: verify::Change<ID>) {
+    pub(super) fn note_ids(&mut self, change: verify::Change<ID, S>) {
         let life = self.life;
         if self.ids.push(Reversal { life, change }).is_err() {
             self.complete = false;
@@ -85,7 +86,7 @@ impl<const ID: usize> Journal<ID> {
 }
 
 /// Where an event's changes are noted, if anywhere.
-pub(super) type Log<'a, const ID: usize> = Option<&'a mut Journal<ID>>;
+pub(super) type Log<'a, const ID: usize, S> = Option<&'a mut Journal<ID, S>>;
 
 #[cfg(test)]
 #[allow(

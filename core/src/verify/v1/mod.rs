@@ -24,6 +24,7 @@ pub use owners::Owners;
 
 use crate::error::Table;
 use crate::event::EventType;
+use crate::store::Store;
 
 /// Who produced an event: a sub-agent (index into the run's sub-agent
 /// table) or the parent agent.
@@ -120,4 +121,4 @@ const LOOSE: u8 = 64;
 /// An id as the 1.0 tables hold it: a `u16` length (ids are short), so
 /// that entries need no 8-byte alignment and a table of capacity 0 stays
 /// a few bytes.
-type Id<const ID: usize> = heapless::String<ID, u16>;
+type Id<const ID: usize, S> = <S as Store>::Str16<ID>;

@@ -8,6 +8,7 @@ use super::{Facts, Full, Id, Kind, Life, Owner, FRESH, LOOSE, MESSAGE, PENDING, 
 use crate::decode::seed::{SeedText, Seeds};
 use crate::error::{cut_text, error_text, Code, Detail, Error, ErrorText, Stage, Table};
 use crate::event::{EventRef, EventType};
+use crate::store::{Fixed, IdText as _, Seq as _, Store};
 use crate::verify::{self, rule, unclosed, Run, Tracked, Verifier};
 
 /// The seeding of the frame being read.
@@ -39,36 +40,65 @@ const KINDS: [Kind; 4] = [
 
 /// The 1.0 part of the verifier's state. See the [module docs](super).
 #[derive(Debug, Clone)]
-pub struct Owners<const ID: usize = 64, const OWNERS: usize = 0, const AGENTS: usize = 0> {
-    agents: heapless::Vec<(Id<ID>, Life), AGENTS, u16>,
-    messages: HashIndex<ID, OWNERS>,
-    tool_calls: HashIndex<ID, OWNERS>,
-    reasoning: HashIndex<ID, OWNERS>,
-    activities: HashIndex<ID, OWNERS>,
+pub struct Owners<
+    const ID: usize = 64,
+    const OWNERS: usize = 0,
+    const AGENTS: usize = 0,
+    S: Store = Fixed,
+> {
+    agents: S::Vec16<(Id<ID, S>, Life), AGENTS>,
+    messages: HashIndex<ID, OWNERS, S>,
+    tool_calls: HashIndex<ID, OWNERS, S>,
+    reasoning: HashIndex<ID, OWNERS, S>,
+    activities: HashIndex<ID, OWNERS, S>,
     /// Open steps: name and owner, in the order they opened.
-    steps: Steps<ID, OWNERS>,
+    steps: Steps<ID, OWNERS, S>,
     seeding: Seeding,
     /// Known tool calls the current seeded message names again (flagged
     /// `PENDING`): with its `FRESH` ones, those its end settles.
-    pending: heapless::Vec<u16, OWNERS, u16>,
+    pending: S::Vec16<u16, OWNERS>,
     /// How many reasoning messages and spans are open (by `flag / 2`),
     /// so that RUN_FINISHED need not look for them.
     reasoning_open: [u16; 2],
 }
 
-impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Default
-    for Owners<ID, OWNERS, AGENTS>
+impl<const ID: usize, const OWNERS: usize, const AGENTS: usize, S: Store> Default
+    for Owners<ID, OWNERS, AGENTS, S>
 {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNERS, AGENTS> {
+impl<const ID: usize, const OWNERS: usize, const AGENTS: usize, S: Store>
+    Owners<ID, OWNERS, AGENTS, S>
+{
+    /// The bytes the 1.0 tables keep beside their own size (0 in the
+    /// fixed store): entries, indexes and ids of the owner tables, the
+    /// open steps, the sub-agents (at most `AGENTS`).
+    pub fn heap_bytes(&self) -> usize {
+        let agents = self
+            .agents
+            .iter()
+            .fold(self.agents.heap_bytes(), |n, (id, _)| {
+                n.saturating_add(id.heap_bytes())
+            });
+        [
+            &self.messages,
+            &self.tool_calls,
+            &self.reasoning,
+            &self.activities,
+        ]
+        .iter()
+        .fold(agents, |n, t| n.saturating_add(t.heap_bytes()))
+        .saturating_add(self.steps.heap_bytes())
+        .saturating_add(self.pending.heap_bytes())
+    }
+
     /// Empty tables.
-    pub const fn new() -> Self {
+    pub fn new() -> Self {
         Owners {
-            agents: heapless::Vec::new(),
+            agents: Default::default(),
             messages: HashIndex::new(),
             tool_calls: HashIndex::new(),
             reasoning: HashIndex::new(),
@@ -82,7 +112,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
                 any: false,
                 tools_from: 0,
             },
-            pending: heapless::Vec::new(),
+            pending: Default::default(),
             reasoning_open: [0; 2],
         }
     }
@@ -95,7 +125,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     /// The first rule the event breaks (SPEC 9.7), at the event's frame.
     pub fn check<const MSGS: usize, const TOOLS: usize, const STEPS: usize>(
         &mut self,
-        verifier: &mut Verifier<ID, MSGS, TOOLS, STEPS>,
+        verifier: &mut Verifier<ID, MSGS, TOOLS, STEPS, S>,
         ev: &EventRef<'_>,
         facts: &Facts<'_>,
     ) -> Result<(), Error> {
@@ -107,8 +137,8 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     /// life cycle of `verifier`.
     pub fn journal<const MSGS: usize, const TOOLS: usize, const STEPS: usize>(
         &self,
-        verifier: &Verifier<ID, MSGS, TOOLS, STEPS>,
-    ) -> Journal<ID> {
+        verifier: &Verifier<ID, MSGS, TOOLS, STEPS, S>,
+    ) -> Journal<ID, S> {
         Journal {
             life: verifier.life,
             ids: heapless::Vec::new(),
@@ -129,10 +159,10 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     /// (the event's own changes are noted too, or not made).
     pub fn check_noted<const MSGS: usize, const TOOLS: usize, const STEPS: usize>(
         &mut self,
-        verifier: &mut Verifier<ID, MSGS, TOOLS, STEPS>,
+        verifier: &mut Verifier<ID, MSGS, TOOLS, STEPS, S>,
         ev: &EventRef<'_>,
         facts: &Facts<'_>,
-        journal: &mut Journal<ID>,
+        journal: &mut Journal<ID, S>,
     ) -> Result<(), Error> {
         self.apply(verifier, ev, facts, &mut Some(journal))
             .map_err(|e| e.at(ev.frame))
@@ -144,8 +174,8 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     /// they are, and false is returned).
     pub fn undo<const MSGS: usize, const TOOLS: usize, const STEPS: usize>(
         &mut self,
-        verifier: &mut Verifier<ID, MSGS, TOOLS, STEPS>,
-        journal: Journal<ID>,
+        verifier: &mut Verifier<ID, MSGS, TOOLS, STEPS, S>,
+        journal: Journal<ID, S>,
     ) -> bool {
         if !journal.complete {
             return false;
@@ -187,7 +217,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     }
 
     /// Notes entry `id`'s owner and flags in `log` before a change.
-    fn note_entry(&self, log: &mut Log<'_, ID>, kind: Kind, id: &str) {
+    fn note_entry(&self, log: &mut Log<'_, ID, S>, kind: Kind, id: &str) {
         let Some(j) = log.as_deref_mut() else {
             return;
         };
@@ -205,7 +235,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     }
 
     /// Notes sub-agent `at`'s life in `log` before a change.
-    fn note_life(&self, log: &mut Log<'_, ID>, at: u8) {
+    fn note_life(&self, log: &mut Log<'_, ID, S>, at: u8) {
         if let (Some(j), Some((_, life))) = (log.as_deref_mut(), self.agents.get(usize::from(at))) {
             j.note(Change::Life { at, life: *life });
         }
@@ -213,10 +243,10 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
 
     fn apply<const MSGS: usize, const TOOLS: usize, const STEPS: usize>(
         &mut self,
-        v: &mut Verifier<ID, MSGS, TOOLS, STEPS>,
+        v: &mut Verifier<ID, MSGS, TOOLS, STEPS, S>,
         ev: &EventRef<'_>,
         facts: &Facts<'_>,
-        log: &mut Log<'_, ID>,
+        log: &mut Log<'_, ID, S>,
     ) -> Result<(), Error> {
         let next = v.life.next(ev.kind.rule()).map_err(|code| rule(code, ev))?;
         let seeds = matches!(ev.kind, EventType::RunStarted | EventType::MessagesSnapshot)
@@ -267,7 +297,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         // A reasoning id the input mentions again stays, open or not.
         self.reasoning_open = [SPAN, MESSAGE].map(|flag| self.reasoning.count_open(flag));
         self.pending.clear();
-        let mut kept: heapless::Vec<(Id<ID>, Life), AGENTS, u16> = heapless::Vec::new();
+        let mut kept: S::Vec16<(Id<ID, S>, Life), AGENTS> = Default::default();
         let mut map = [None::<u8>; AGENTS];
         for (old, (name, _)) in self.agents.iter().enumerate() {
             let me = Some(old as u8);
@@ -407,7 +437,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     }
 
     /// A seeded message id enters its table, or marks its twin there.
-    fn seed_id(&mut self, kind: Kind, mut entry: Entry<ID>, owner: Owner) {
+    fn seed_id(&mut self, kind: Kind, mut entry: Entry<ID, S>, owner: Owner) {
         let table = self.table_mut(kind);
         match table.find(&entry.id, |_, _| true) {
             Some(twin) => {
@@ -435,10 +465,10 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     /// Rule 3 of SPEC 9.7: what each type checks and records.
     fn per_type<const MSGS: usize, const TOOLS: usize, const STEPS: usize>(
         &mut self,
-        v: &mut Verifier<ID, MSGS, TOOLS, STEPS>,
+        v: &mut Verifier<ID, MSGS, TOOLS, STEPS, S>,
         ev: &EventRef<'_>,
         facts: &Facts<'_>,
-        log: &mut Log<'_, ID>,
+        log: &mut Log<'_, ID, S>,
     ) -> Result<(), Error> {
         use EventType as T;
         match ev.kind {
@@ -549,7 +579,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         }
     }
 
-    fn table(&self, kind: Kind) -> &HashIndex<ID, OWNERS> {
+    fn table(&self, kind: Kind) -> &HashIndex<ID, OWNERS, S> {
         match kind {
             Kind::Message => &self.messages,
             Kind::ToolCall => &self.tool_calls,
@@ -558,7 +588,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         }
     }
 
-    fn table_mut(&mut self, kind: Kind) -> &mut HashIndex<ID, OWNERS> {
+    fn table_mut(&mut self, kind: Kind) -> &mut HashIndex<ID, OWNERS, S> {
         match kind {
             Kind::Message => &mut self.messages,
             Kind::ToolCall => &mut self.tool_calls,
@@ -571,7 +601,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     fn find(&self, tag: &str) -> Option<u8> {
         self.agents
             .iter()
-            .position(|(name, _)| name == tag)
+            .position(|(name, _)| name.as_str() == tag)
             .map(|i| i as u8)
     }
 
@@ -580,7 +610,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         if let Some(i) = self.find(tag) {
             return Ok(i);
         }
-        let mut name = heapless::String::new();
+        let mut name: Id<ID, S> = Default::default();
         name.push_str(tag)
             .map_err(|_| capacity(ev, Table::IdSlot, ID, tag))?;
         self.agents
@@ -660,7 +690,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
 
     fn tool_call_start<const MSGS: usize, const TOOLS: usize, const STEPS: usize>(
         &mut self,
-        v: &mut Verifier<ID, MSGS, TOOLS, STEPS>,
+        v: &mut Verifier<ID, MSGS, TOOLS, STEPS, S>,
         ev: &EventRef<'_>,
         facts: &Facts<'_>,
     ) -> Result<(), Error> {
@@ -703,12 +733,12 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         )
     }
 
-    fn step_started(&mut self, ev: &EventRef<'_>, log: &mut Log<'_, ID>) -> Result<(), Error> {
+    fn step_started(&mut self, ev: &EventRef<'_>, log: &mut Log<'_, ID, S>) -> Result<(), Error> {
         let owner = self.owner_of(ev)?;
         if self.steps.find(ev.id, |o| o == owner).is_some() {
             return Err(rule(Code::StepActive, ev));
         }
-        let mut name = heapless::String::new();
+        let mut name: Id<ID, S> = Default::default();
         name.push_str(ev.id)
             .map_err(|_| capacity(ev, Table::IdSlot, ID, ev.id))?;
         let undo = log.is_some().then(|| self.steps.undo_of(None));
@@ -729,7 +759,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         Ok(())
     }
 
-    fn step_finished(&mut self, ev: &EventRef<'_>, log: &mut Log<'_, ID>) -> Result<(), Error> {
+    fn step_finished(&mut self, ev: &EventRef<'_>, log: &mut Log<'_, ID, S>) -> Result<(), Error> {
         let mine = self.steps.find(ev.id, |o| self.is(ev.subagent, o));
         if let Some(at) = mine {
             if let Some(j) = log.as_deref_mut() {
@@ -753,7 +783,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         ev: &EventRef<'_>,
         flag: u8,
         active: Code,
-        log: &mut Log<'_, ID>,
+        log: &mut Log<'_, ID, S>,
     ) -> Result<(), Error> {
         if self.reasoning.is_open(ev.id, flag) {
             return Err(rule(active, ev));
@@ -785,7 +815,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         flag: u8,
         not_active: Code,
         closes: bool,
-        log: &mut Log<'_, ID>,
+        log: &mut Log<'_, ID, S>,
     ) -> Result<(), Error> {
         if !self.reasoning.is_open(ev.id, flag) {
             return Err(rule(not_active, ev));
@@ -804,7 +834,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         &mut self,
         ev: &EventRef<'_>,
         facts: &Facts<'_>,
-        log: &mut Log<'_, ID>,
+        log: &mut Log<'_, ID, S>,
     ) -> Result<(), Error> {
         let life = self
             .find(ev.id)
@@ -837,7 +867,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
         Ok(())
     }
 
-    fn subagent_ended(&mut self, ev: &EventRef<'_>, log: &mut Log<'_, ID>) -> Result<(), Error> {
+    fn subagent_ended(&mut self, ev: &EventRef<'_>, log: &mut Log<'_, ID, S>) -> Result<(), Error> {
         let at = self.find(ev.id).filter(|i| {
             self.agents
                 .get(usize::from(*i))
@@ -857,7 +887,7 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
     /// messages, reasoning spans, tool calls, sub-agents.
     fn run_finished<const MSGS: usize, const TOOLS: usize, const STEPS: usize>(
         &self,
-        v: &Verifier<ID, MSGS, TOOLS, STEPS>,
+        v: &Verifier<ID, MSGS, TOOLS, STEPS, S>,
         ev: &EventRef<'_>,
     ) -> Result<(), Error> {
         if v.life.run != Run::Active {
@@ -891,8 +921,8 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Owners<ID, OWNER
 
 /// The seeder writes a snapshot's or run input's owners straight into
 /// provisional entries of these tables.
-impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Seeds
-    for Owners<ID, OWNERS, AGENTS>
+impl<const ID: usize, const OWNERS: usize, const AGENTS: usize, S: Store> Seeds
+    for Owners<ID, OWNERS, AGENTS, S>
 {
     /// A seeded message begins.
     fn seed_message(&mut self) {
@@ -928,10 +958,8 @@ impl<const ID: usize, const OWNERS: usize, const AGENTS: usize> Seeds
                 }
             }
             SeedText::Owner => {
-                self.seeding.owner_new = self
-                    .agents
-                    .push((heapless::String::new(), Life::Named))
-                    .is_ok();
+                self.seeding.owner_new =
+                    self.agents.push((Default::default(), Life::Named)).is_ok();
                 if !self.seeding.owner_new {
                     self.overflow(Kind::Message, false);
                 }

@@ -1,13 +1,14 @@
 //! The open steps, keyed by name and owner, in the order they opened.
 
-use super::table::{hash, Index};
+use super::table::hash;
 use super::{Id, Owner};
+use crate::store::{IdText as _, OwnerIndex as _, Seq as _, Store, Tally as _};
 
 /// An open step: its name and owner, and its place in the order the
 /// steps opened.
 #[derive(Debug, Clone)]
-pub(super) struct Step<const ID: usize> {
-    pub(super) name: Id<ID>,
+pub(super) struct Step<const ID: usize, S: Store> {
+    pub(super) name: Id<ID, S>,
     pub(super) owner: Owner,
     /// When it opened (`Steps::opened` then): of the steps a name
     /// finds, the earliest wins.
@@ -22,10 +23,10 @@ pub(super) struct Step<const ID: usize> {
 /// slots (a closed step's slot is reused), with an index by name, so
 /// that opening or closing a step costs the same however many are open.
 #[derive(Debug, Clone)]
-pub(super) struct Steps<const ID: usize, const N: usize> {
-    pub(super) slots: heapless::Vec<Step<ID>, N, u16>,
+pub(super) struct Steps<const ID: usize, const N: usize, S: Store> {
+    pub(super) slots: S::Vec16<Step<ID, S>, N>,
     /// The open steps by name.
-    pub(super) index: Index<N>,
+    pub(super) index: S::Index<N>,
     /// The first and last open step, and the first free slot (position
     /// + 1; 0: none).
     pub(super) first: u16,
@@ -36,18 +37,21 @@ pub(super) struct Steps<const ID: usize, const N: usize> {
     /// (`opened` less theirs), exact while fewer than 2^32 open after
     /// one that is still open.
     pub(super) opened: u32,
+    /// The bytes of the open steps' names (a growable store's).
+    pub(super) bytes: S::Tally,
 }
 
-impl<const ID: usize, const N: usize> Steps<ID, N> {
-    pub(super) const fn new() -> Self {
+impl<const ID: usize, const N: usize, S: Store> Steps<ID, N, S> {
+    pub(super) fn new() -> Self {
         Steps {
-            slots: heapless::Vec::new(),
-            index: Index::new(),
+            slots: Default::default(),
+            index: Default::default(),
             first: 0,
             last: 0,
             free: 0,
             len: 0,
             opened: 0,
+            bytes: Default::default(),
         }
     }
 
@@ -57,7 +61,7 @@ impl<const ID: usize, const N: usize> Steps<ID, N> {
         self.index
             .candidates(name)
             .filter_map(step)
-            .filter(|(s, _)| s.name == name && pick(s.owner))
+            .filter(|(s, _)| s.name.as_str() == name && pick(s.owner))
             .max_by_key(|(s, _)| self.opened.wrapping_sub(s.opened))
             .map(|(_, at)| at)
     }
@@ -67,7 +71,7 @@ impl<const ID: usize, const N: usize> Steps<ID, N> {
     }
 
     /// Opens a step; `Err` if `N` are open.
-    pub(super) fn open(&mut self, name: Id<ID>, owner: Owner) -> Result<(), ()> {
+    pub(super) fn open(&mut self, name: Id<ID, S>, owner: Owner) -> Result<(), ()> {
         let step = Step {
             name,
             owner,
@@ -94,6 +98,7 @@ impl<const ID: usize, const N: usize> Steps<ID, N> {
         }
         self.last = me;
         if let Some(s) = self.slots.get(at) {
+            self.bytes.add(s.name.heap_bytes());
             self.index.insert(&s.name, at);
         }
         self.len = self.len.saturating_add(1);
@@ -108,6 +113,7 @@ impl<const ID: usize, const N: usize> Steps<ID, N> {
             return;
         };
         let (prev, next) = (s.prev, s.next);
+        self.bytes.sub(s.name.heap_bytes());
         self.index
             .remove(&s.name, at, |p| slots.get(p).map(|s| hash(&s.name)));
         match self.slots.get_mut(usize::from(prev).wrapping_sub(1)) {
@@ -182,6 +188,7 @@ impl<const ID: usize, const N: usize> Steps<ID, N> {
         let at = usize::from(undo.at);
         let slots = &self.slots;
         if let (true, Some(s)) = (undo.opened, slots.get(at)) {
+            self.bytes.sub(s.name.heap_bytes());
             self.index
                 .remove(&s.name, at, |p| slots.get(p).map(|s| hash(&s.name)));
         }
@@ -203,6 +210,7 @@ impl<const ID: usize, const N: usize> Steps<ID, N> {
         self.len = undo.len;
         self.opened = undo.count;
         if let (false, Some(s)) = (undo.opened, self.slots.get(at)) {
+            self.bytes.add(s.name.heap_bytes());
             self.index.insert(&s.name, at);
         }
     }
@@ -214,6 +222,14 @@ impl<const ID: usize, const N: usize> Steps<ID, N> {
         core::iter::successors(first, move |s| at(s.next).and_then(|a| self.slots.get(a)))
             .take(self.len())
             .map(|s| s.name.as_str())
+    }
+
+    /// The bytes the steps keep beside their own size (0 when fixed).
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.slots
+            .heap_bytes()
+            .saturating_add(self.index.heap_bytes())
+            .saturating_add(self.bytes.get())
     }
 
     pub(super) fn len(&self) -> usize {
@@ -272,7 +288,7 @@ mod tests {
         /// several owners, behave as a list kept in opening order.
         #[test]
         fn steps_behave_as_a_list(ops in prop::collection::vec((0u8..6, 0u8..3, any::<bool>()), 1..80)) {
-            let mut steps = Steps::<4, 8>::new();
+            let mut steps = Steps::<4, 8, crate::store::Fixed>::new();
             let mut model: Vec<(std::string::String, Owner)> = Vec::new();
             for (name, owner, open) in ops {
                 let name = std::format!("{}", name);

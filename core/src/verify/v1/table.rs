@@ -2,11 +2,12 @@
 //! hashed index over their ids ([`HashIndex`]).
 
 use super::{Full, Id, Owner, FRESH, LOOSE, PENDING, SEED, TOUCHED};
+use crate::store::{IdText as _, OwnerIndex as _, Seq as _, Store, Tally as _};
 
 /// One owner entry: the id, its owner, and (reasoning) what is open.
 #[derive(Debug, Clone)]
-pub(super) struct Entry<const ID: usize> {
-    pub(super) id: Id<ID>,
+pub(super) struct Entry<const ID: usize, S: Store> {
+    pub(super) id: Id<ID, S>,
     pub(super) owner: Owner,
     /// Open flags (reasoning) and seeding flags.
     pub(super) open: u8,
@@ -15,10 +16,10 @@ pub(super) struct Entry<const ID: usize> {
     pub(super) seeded: Option<Owner>,
 }
 
-impl<const ID: usize> Entry<ID> {
-    pub(super) const fn seed(open: u8) -> Self {
+impl<const ID: usize, S: Store> Entry<ID, S> {
+    pub(super) fn seed(open: u8) -> Self {
         Entry {
-            id: heapless::String::new(),
+            id: Default::default(),
             owner: None,
             open,
             seeded: None,
@@ -26,124 +27,7 @@ impl<const ID: usize> Entry<ID> {
     }
 }
 
-/// FNV-1a: where an id's probe starts.
-pub(super) fn hash(id: &str) -> usize {
-    let h = id.bytes().fold(0x811c_9dc5u32, |h, b| {
-        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
-    });
-    h as usize
-}
-
-/// A hashed index over up to `N` ids held elsewhere (by position), so
-/// that a lookup costs about the id's length however many ids are held.
-/// `2 N` slots (as `N` pairs: stable Rust cannot size an array `2 * N`),
-/// each 0 (free) or a position plus one, placed by linear probing from
-/// the id's hash. At most half full, so a probe meets a free slot after
-/// about two.
-///
-/// The slots are a `heapless::Vec` filled (zeroed) at the first insert,
-/// not an array: a new pipeline then only sets lengths, which the
-/// compiler does in place (zeroed arrays made it build the 1.0 tables on
-/// the stack and copy them, doubling the 1.0 firmware's stack).
-#[derive(Debug, Clone)]
-pub(super) struct Index<const N: usize> {
-    pub(super) slots: heapless::Vec<[u16; 2], N, u16>,
-}
-
-impl<const N: usize> Index<N> {
-    /// Positions plus one fit a `u16`.
-    const FITS: () = assert!(N < u16::MAX as usize, "at most 65534 entries per 1.0 table");
-
-    pub(super) const fn new() -> Self {
-        let () = Self::FITS;
-        Index {
-            slots: heapless::Vec::new(),
-        }
-    }
-
-    /// The slots in the order `id` probes them.
-    pub(super) fn probe(id: &str) -> impl Iterator<Item = usize> {
-        let size = N.saturating_mul(2);
-        let start = hash(id).checked_rem(size).unwrap_or(0);
-        (start..size).chain(0..start)
-    }
-
-    /// The positions `id`'s probe meets before a free slot: those holding
-    /// `id` among them (the caller compares).
-    pub(super) fn candidates(&self, id: &str) -> impl Iterator<Item = usize> + '_ {
-        let slots = self.slots.as_flattened();
-        Self::probe(id).map_while(|s| slots.get(s).and_then(|v| usize::from(*v).checked_sub(1)))
-    }
-
-    /// The slot holding position `at`, of id `id`.
-    pub(super) fn slot_of(&self, id: &str, at: usize) -> Option<usize> {
-        let want = u16::try_from(at.checked_add(1)?).ok()?;
-        let slots = self.slots.as_flattened();
-        Self::probe(id)
-            .take_while(|s| slots.get(*s).is_some_and(|v| *v != 0))
-            .find(|s| slots.get(*s) == Some(&want))
-    }
-
-    /// Enters position `at`, of id `id`.
-    pub(super) fn insert(&mut self, id: &str, at: usize) {
-        let Ok(value) = u16::try_from(at.saturating_add(1)) else {
-            return;
-        };
-        // Once per table's life: every slot free.
-        if self.slots.len() < N {
-            let _ = self.slots.resize(N, [0; 2]);
-        }
-        let slots = self.slots.as_flattened_mut();
-        if let Some(free) = Self::probe(id).find(|s| slots.get(*s) == Some(&0)) {
-            if let Some(slot) = slots.get_mut(free) {
-                *slot = value;
-            }
-        }
-    }
-
-    /// Position `at`, of id `id`, is now at `to`.
-    pub(super) fn relabel(&mut self, id: &str, at: usize, to: usize) {
-        let slot = self.slot_of(id, at);
-        let slot = slot.and_then(|s| self.slots.as_flattened_mut().get_mut(s));
-        if let (Some(slot), Ok(v)) = (slot, u16::try_from(to.saturating_add(1))) {
-            *slot = v;
-        }
-    }
-
-    /// Takes out position `at`, of id `id`; `hash_at` gives the hash of
-    /// the id at a position. The positions after it in its probe run
-    /// move back as far as their own probes allow, so that no probe meets
-    /// a gap before their slots (backward-shift deletion).
-    pub(super) fn remove(&mut self, id: &str, at: usize, hash_at: impl Fn(usize) -> Option<usize>) {
-        let Some(mut hole) = self.slot_of(id, at) else {
-            return;
-        };
-        let size = N.saturating_mul(2);
-        let slots = self.slots.as_flattened_mut();
-        let mut next = hole;
-        for _ in 0..size {
-            next = next.wrapping_add(1).checked_rem(size).unwrap_or(0);
-            let Some(value) = slots.get(next).copied().filter(|v| *v != 0) else {
-                break;
-            };
-            let home = hash_at(usize::from(value).wrapping_sub(1))
-                .and_then(|h| h.checked_rem(size))
-                .unwrap_or(next);
-            // Cyclic distances to `next`: the position may fill the hole
-            // unless its home lies after the hole.
-            let from = |s: usize| next.wrapping_add(size).wrapping_sub(s).checked_rem(size);
-            if from(home) >= from(hole) {
-                if let Some(slot) = slots.get_mut(hole) {
-                    *slot = value;
-                }
-                hole = next;
-            }
-        }
-        if let Some(slot) = slots.get_mut(hole) {
-            *slot = 0;
-        }
-    }
-}
+pub(super) use crate::store::id_hash as hash;
 
 /// An owner table: ids in first-mention order, with a hashed index so
 /// that a lookup costs about the id's length however many ids the run
@@ -151,35 +35,43 @@ impl<const N: usize> Index<N> {
 /// `discard` and `commit` visit only what the frame seeded: no event's
 /// cost grows with the entries held.
 #[derive(Debug, Clone)]
-pub(super) struct HashIndex<const ID: usize, const N: usize> {
-    pub(super) entries: heapless::Vec<Entry<ID>, N, u16>,
+pub(super) struct HashIndex<const ID: usize, const N: usize, S: Store> {
+    pub(super) entries: S::Vec16<Entry<ID, S>, N>,
     /// Every entry but a `LOOSE` one (at most one: the last).
-    pub(super) index: Index<N>,
+    pub(super) index: S::Index<N>,
     /// The entries before `base` the frame's seeding marked, each once
     /// (flagged `TOUCHED`); from `base` on, all entries are the frame's.
-    pub(super) touched: heapless::Vec<u16, N, u16>,
+    pub(super) touched: S::Vec16<u16, N>,
     /// The length when the frame began seeding: seeding adds and removes
     /// entries only from there on.
     pub(super) base: u16,
+    /// The bytes of the indexed ids (a growable store's; the one loose
+    /// entry counts once sealed).
+    pub(super) bytes: S::Tally,
 }
 
-impl<const ID: usize, const N: usize> HashIndex<ID, N> {
-    pub(super) const fn new() -> Self {
+impl<const ID: usize, const N: usize, S: Store> HashIndex<ID, N, S> {
+    pub(super) fn new() -> Self {
         HashIndex {
-            entries: heapless::Vec::new(),
-            index: Index::new(),
-            touched: heapless::Vec::new(),
+            entries: Default::default(),
+            index: Default::default(),
+            touched: Default::default(),
             base: 0,
+            bytes: Default::default(),
         }
     }
 
     /// The first entry (by position) holding `id` that `pick` accepts:
     /// what a scan of the entries would find.
-    pub(super) fn find(&self, id: &str, pick: impl Fn(usize, &Entry<ID>) -> bool) -> Option<usize> {
+    pub(super) fn find(
+        &self,
+        id: &str,
+        pick: impl Fn(usize, &Entry<ID, S>) -> bool,
+    ) -> Option<usize> {
         let hit = |at: &usize| {
             self.entries
                 .get(*at)
-                .is_some_and(|e| e.id == id && pick(*at, e))
+                .is_some_and(|e| e.id.as_str() == id && pick(*at, e))
         };
         let first = self.index.candidates(id).filter(hit).min();
         if first.is_some() {
@@ -189,7 +81,7 @@ impl<const ID: usize, const N: usize> HashIndex<ID, N> {
         let last = self.entries.len().checked_sub(1)?;
         self.entries
             .last()
-            .filter(|e| e.open & LOOSE != 0 && e.id == id && pick(last, e))
+            .filter(|e| e.open & LOOSE != 0 && e.id.as_str() == id && pick(last, e))
             .map(|_| last)
     }
 
@@ -197,13 +89,14 @@ impl<const ID: usize, const N: usize> HashIndex<ID, N> {
     #[cfg(test)]
     pub(super) fn indexed(&self, at: usize) -> bool {
         let id = self.entries.get(at).map_or("", |e| e.id.as_str());
-        self.index.slot_of(id, at).is_some()
+        self.index.holds(id, at)
     }
 
     /// Enters entry `at` in the index.
     pub(super) fn index(&mut self, at: usize) {
         if let Some(e) = self.entries.get_mut(at) {
             e.open &= !LOOSE;
+            self.bytes.add(e.id.heap_bytes());
             self.index.insert(&e.id, at);
         }
     }
@@ -213,12 +106,13 @@ impl<const ID: usize, const N: usize> HashIndex<ID, N> {
         let entries = &self.entries;
         if let Some(e) = entries.get(at).filter(|e| e.open & LOOSE == 0) {
             let hash_at = |p: usize| entries.get(p).map(|e| hash(&e.id));
+            self.bytes.sub(e.id.heap_bytes());
             self.index.remove(&e.id, at, hash_at);
         }
     }
 
     /// Adds an entry (indexed unless `LOOSE`); `Err` if the table is full.
-    pub(super) fn push(&mut self, entry: Entry<ID>) -> Result<(), Entry<ID>> {
+    pub(super) fn push(&mut self, entry: Entry<ID, S>) -> Result<(), Entry<ID, S>> {
         self.seal();
         let loose = entry.open & LOOSE != 0;
         self.entries.push(entry)?;
@@ -236,7 +130,7 @@ impl<const ID: usize, const N: usize> HashIndex<ID, N> {
     }
 
     /// The last entry's id, to be written on (out of the index till sealed).
-    pub(super) fn unseal(&mut self) -> Option<&mut Id<ID>> {
+    pub(super) fn unseal(&mut self) -> Option<&mut Id<ID, S>> {
         let last = self.entries.len().checked_sub(1)?;
         if self.entries.last()?.open & LOOSE == 0 {
             self.unindex(last);
@@ -246,13 +140,13 @@ impl<const ID: usize, const N: usize> HashIndex<ID, N> {
         Some(&mut e.id)
     }
 
-    pub(super) fn pop(&mut self) -> Option<Entry<ID>> {
+    pub(super) fn pop(&mut self) -> Option<Entry<ID, S>> {
         self.unindex(self.entries.len().checked_sub(1)?);
         self.entries.pop()
     }
 
     /// Keeps, from position `from` on, the entries `keep` accepts, in order.
-    pub(super) fn retain_from(&mut self, from: usize, keep: impl Fn(&Entry<ID>) -> bool) {
+    pub(super) fn retain_from(&mut self, from: usize, keep: impl Fn(&Entry<ID, S>) -> bool) {
         let mut to = from;
         for at in from..self.entries.len() {
             if !self.entries.get(at).is_some_and(&keep) {
@@ -275,6 +169,16 @@ impl<const ID: usize, const N: usize> HashIndex<ID, N> {
             to = to.saturating_add(1);
         }
         self.entries.truncate(to);
+    }
+
+    /// The bytes the table keeps beside its own size (0 when fixed): its
+    /// entries, index and frame record, and the text of its indexed ids.
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.entries
+            .heap_bytes()
+            .saturating_add(self.index.heap_bytes())
+            .saturating_add(self.touched.heap_bytes())
+            .saturating_add(self.bytes.get())
     }
 
     pub(super) fn base(&self) -> usize {
@@ -307,7 +211,7 @@ impl<const ID: usize, const N: usize> HashIndex<ID, N> {
 
     /// Applies `f` to each entry the frame's seeding marked or made, and
     /// clears the frame's record.
-    pub(super) fn each_seeded(&mut self, mut f: impl FnMut(&mut Entry<ID>)) {
+    pub(super) fn each_seeded(&mut self, mut f: impl FnMut(&mut Entry<ID, S>)) {
         for at in self.touched.iter() {
             if let Some(e) = self.entries.get_mut(usize::from(*at)) {
                 f(e);
@@ -364,12 +268,12 @@ impl<const ID: usize, const N: usize> HashIndex<ID, N> {
     }
 
     /// The committed entry of `id` (provisional ones do not count yet).
-    pub(super) fn get(&self, id: &str) -> Option<&Entry<ID>> {
+    pub(super) fn get(&self, id: &str) -> Option<&Entry<ID, S>> {
         let at = self.find(id, |_, e| e.open & SEED == 0)?;
         self.entries.get(at)
     }
 
-    pub(super) fn get_mut(&mut self, id: &str) -> Option<&mut Entry<ID>> {
+    pub(super) fn get_mut(&mut self, id: &str) -> Option<&mut Entry<ID, S>> {
         let at = self.find(id, |_, e| e.open & SEED == 0)?;
         self.entries.get_mut(at)
     }
@@ -394,7 +298,7 @@ impl<const ID: usize, const N: usize> HashIndex<ID, N> {
             }
             return Ok(());
         }
-        let mut slot = heapless::String::new();
+        let mut slot: Id<ID, S> = Default::default();
         slot.push_str(id).map_err(|_| Full::Slot)?;
         self.push(Entry {
             id: slot,
@@ -492,12 +396,12 @@ mod tests {
         /// entries finds, after any pushes, pops, drops and writes.
         #[test]
         fn index_finds_what_a_scan_finds(ops in prop::collection::vec(op(), 1..80)) {
-            let mut t = HashIndex::<4, 8>::new();
+            let mut t = HashIndex::<4, 8, crate::store::Fixed>::new();
             for op in ops {
                 let len = t.entries.len();
                 match op {
                     Op::Push(i, loose) => {
-                        let mut e = Entry::seed(if loose { LOOSE } else { 0 });
+                        let mut e = Entry::<4, crate::store::Fixed>::seed(if loose { LOOSE } else { 0 });
                         e.id.push_str(&std::format!("{}", i)).unwrap();
                         let _ = t.push(e);
                     }

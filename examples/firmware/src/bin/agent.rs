@@ -11,12 +11,18 @@
 //! run finishes with an answer and no call left to serve, it says `DONE` and
 //! exits with status 0 through semihosting; any failure exits with 1.
 //!
+//! A run that ends with `RUN_ERROR` (the agent's, or the gateway's: e.g.
+//! `gateway_capacity`, a frame this device could not hold) is logged with
+//! its code and asked for again, with a fresh pipeline; after
+//! [`RUN_ERRORS`] such runs the firmware gives up.
+//!
 //! Log lines go to the gateway as `#` lines, which it prints on its stdout.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
 
-use agui_core::event::EventType;
+use agui_core::decode::{Field, PartKind};
+use agui_core::event::{EventType, Origin};
 use agui_core::reply::{tool_result, user_message, ToolArgs};
 use agui_core::{DefaultPipeline, Output};
 use agui_firmware::assistant::AssistantText;
@@ -40,6 +46,10 @@ const QUESTION: &str = "Please turn the LED blue.";
 /// Bytes taken from the UART per read.
 const READ_BUF: usize = 64;
 
+/// Runs that may end with RUN_ERROR: each is logged and asked for again,
+/// and the last one ends the firmware (exit 1).
+const RUN_ERRORS: u8 = 3;
+
 /// The tool's typed arguments.
 #[derive(Deserialize)]
 struct SetLed<'a> {
@@ -54,6 +64,52 @@ struct Seen {
     run_end: Option<bool>,
     /// A failure was logged: exit with status 1 at the run's end.
     failed: bool,
+    /// The `code` of the frame being read, for its RUN_ERROR.
+    code: ErrorCode,
+}
+
+/// A RUN_ERROR's `code`, collected from the frame's parts (which arrive
+/// before its events); 32 bytes hold every code of docs/SPEC.md.
+#[derive(Default)]
+struct ErrorCode {
+    buf: [u8; 32],
+    len: usize,
+    /// The code did not fit: it is not shown cut.
+    long: bool,
+}
+
+impl ErrorCode {
+    /// Keeps the frame's `code` parts; an event other than RUN_ERROR (and
+    /// the closes a frame makes before its own event) ends the frame.
+    fn on_output(&mut self, out: &Output<'_>) {
+        match out {
+            Output::Part(part) if part.field == Field::Code && part.kind == PartKind::Text => {
+                let text = part.text.as_str().as_bytes();
+                let end = self.len + text.len();
+                match self.buf.get_mut(self.len..end) {
+                    Some(dst) => {
+                        dst.copy_from_slice(text);
+                        self.len = end;
+                    }
+                    None => self.long = true,
+                }
+            }
+            Output::Event(ev) if ev.kind != EventType::RunError && ev.origin != Origin::Close => {
+                *self = ErrorCode::default();
+            }
+            Output::Part(_) | Output::Event(_) | Output::Error(_) => {}
+        }
+    }
+
+    /// The code, for a log line.
+    fn as_str(&self) -> &str {
+        match (self.long, self.len) {
+            (true, _) => "a code longer than 32 bytes",
+            (false, 0) => "no code",
+            (false, len) => core::str::from_utf8(self.buf.get(..len).unwrap_or_default())
+                .unwrap_or("a code that is not UTF-8"),
+        }
+    }
 }
 
 /// The tool result waiting for the end of the run, as one device line.
@@ -87,6 +143,7 @@ fn main() -> ! {
         len: 0,
     };
     let mut answered = false;
+    let mut run_errors = 0u8;
     let mut buf = [0u8; READ_BUF];
     // Kept across reads: a failure logged early in a run decides the exit
     // status at the run's end, however many reads later that comes.
@@ -155,8 +212,27 @@ fn main() -> ! {
                 finish(&mut uart, answered);
             }
             Some(false) => {
-                log(&mut uart, &["agent: the run failed (RUN_ERROR)"]);
-                finish(&mut uart, false);
+                run_errors += 1;
+                let code = seen.code.as_str();
+                if run_errors >= RUN_ERRORS {
+                    log(
+                        &mut uart,
+                        &["agent: the run failed (RUN_ERROR ", code, "); giving up"],
+                    );
+                    finish(&mut uart, false);
+                }
+                log(
+                    &mut uart,
+                    &["agent: the run failed (RUN_ERROR ", code, "); asking again"],
+                );
+                // The next run is a new stream for this device: whatever
+                // the failed one left open is forgotten.
+                pipeline.reset();
+                args = ToolArgs::new();
+                assistant = AssistantText::new();
+                reply.len = 0;
+                seen = Seen::default();
+                link::run(&mut uart);
             }
             None => {}
         }
@@ -171,6 +247,7 @@ fn on_output(
     reply: &mut Reply,
     seen: &mut Seen,
 ) {
+    seen.code.on_output(out);
     if let Output::Event(ev) = out {
         // Only the terminal events matter here; the pipeline verified the rest.
         if ev.kind == EventType::RunFinished {

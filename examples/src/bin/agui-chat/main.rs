@@ -34,6 +34,17 @@
 //! (`--header @FILE`) or `$AGUI_HEADERS`, so that a key stays out of `ps`;
 //! a password in the URL is shown as `***`.
 //!
+//! When a run ends with interrupts (the agent asks a person: an
+//! `interrupt` outcome, or ag-ui-langgraph's legacy `on_interrupt`
+//! events), each is shown (reason, message, tool call, expiry) and, at a
+//! terminal, asked: approve, deny or cancel, or, when its `responseSchema`
+//! asks for more, a JSON payload checked against the schema's types and
+//! required keys. `--interrupt approve|deny` answers every one without
+//! asking; when stdin is not a terminal and the flag is absent, every one
+//! is answered `cancelled` (nobody approves on a script's behalf). An
+//! expired one is answered `cancelled`. The resuming run then starts by
+//! itself. A run asking more than 16 questions is a failure (none asked).
+//!
 //! Ctrl-C ends the current run cleanly (at the prompt, it quits).
 //! `AGUI_CHAT_TIMING=1` prints, per run, the time from the response's first
 //! byte to the first delta printed, on stderr.
@@ -42,6 +53,7 @@
 //! `RUN_ERROR` or an incomplete response, 2 on usage or connection errors
 //! (and a cancelled run); each with a one-line reason on stderr.
 
+mod ask;
 mod printer;
 mod session;
 mod tools;
@@ -53,8 +65,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use agui_alloc::client::Limits;
 use agui_alloc::http::{HttpAgent, HttpError, HttpErrorKind, CONNECT_TIMEOUT, IDLE_TIMEOUT};
-use agui_examples::flags::EncodingArg;
+use agui_examples::flags::{EncodingArg, LimitFlags};
 use agui_examples::tool_command::{MAX_TOOL_CALLS, TOOL_TIMEOUT};
 use agui_examples::transcript::Peer;
 use clap::{Parser, ValueEnum};
@@ -128,6 +141,12 @@ struct Args {
     #[arg(long, value_enum, default_value_t = ProtocolArg::Current)]
     protocol: ProtocolArg,
 
+    /// Answer every interrupt (a question the agent asks a person) without
+    /// asking: approve or deny. Default: ask at a terminal; cancel when
+    /// stdin is not a terminal.
+    #[arg(long, value_enum, value_name = "approve|deny")]
+    interrupt: Option<ask::Decision>,
+
     /// Most runs for one user message (follow-ups after tool results included).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     max_runs: u32,
@@ -146,6 +165,14 @@ struct Args {
     /// (default: no limit).
     #[arg(long, value_name = "SECS")]
     max_run_time: Option<f64>,
+
+    /// Most messages the conversation keeps; the event that would make one
+    /// more is refused and ends the run.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_messages)]
+    max_messages: usize,
+
+    #[command(flatten)]
+    limits: LimitFlags,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -1,15 +1,19 @@
 //! The session: the user's lines, the runs, the tool calls answered.
 
-use std::io::{self, BufRead, IsTerminal, Write};
+use std::io::{self, IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use agui_alloc::conversation::{Conversation, Counter, PendingToolCall, RunStatus};
+use agui_alloc::conversation::{
+    is_expired, Conversation, Counter, InterruptSource, PendingInterrupt, PendingToolCall,
+    Resolution, RunStatus,
+};
 use agui_alloc::http::{check_url, HttpAgent};
 use agui_core::protocol::Protocol;
 use agui_examples::transcript::{write_message, write_state, Peer, Printable};
 
+use crate::ask::{self, Decision};
 use crate::printer::{Printer, RunCalls};
 use crate::tools::{declare_tools, ToolCommand};
 use crate::{install_ctrl_c, salt, transport_failure, trust, Args, Failure, Output, ProtocolArg};
@@ -26,6 +30,8 @@ pub(crate) struct Chat {
     /// `--ca-cert` was given.
     trusts_own_roots: bool,
     max_runs: u32,
+    /// `--interrupt`: the answer to every interrupt, without asking.
+    decision: Option<Decision>,
     /// `--max-tool-calls`: calls run per run.
     max_tool_calls: usize,
     /// `--tool-timeout`.
@@ -66,6 +72,7 @@ impl Chat {
             Some(thread) => Conversation::new(thread.as_str()).with_ids(Counter::with_salt(salt())),
             None => Conversation::new(format!("agui-chat-{}", salt())),
         };
+        let conv = conv.with_limits(args.limits.limits(args.max_messages));
         let mut conv = conv.speaking(match args.protocol {
             ProtocolArg::Current => Protocol::Current,
             ProtocolArg::V1 => Protocol::V1,
@@ -87,6 +94,7 @@ impl Chat {
             interactive,
             trusts_own_roots: args.ca_cert.is_some(),
             max_runs: args.max_runs,
+            decision: args.interrupt,
             max_tool_calls: usize::try_from(args.max_tool_calls).unwrap_or(usize::MAX),
             tool_timeout: secs(args.tool_timeout, "tool-timeout")?,
             in_run,
@@ -99,8 +107,9 @@ impl Chat {
 
     /// Reads the user's messages until the end of input.
     pub(crate) fn run(&mut self) -> Result<(), Failure> {
+        // Not locked for the session: answers to interrupts are read from
+        // stdin too, between runs (the lock is not reentrant).
         let stdin = io::stdin();
-        let mut lines = stdin.lock();
         let mut worst: Option<Failure> = None;
         loop {
             if self.interactive {
@@ -108,7 +117,7 @@ impl Chat {
                 let _ = io::stdout().flush();
             }
             let mut line = String::new();
-            match lines.read_line(&mut line) {
+            match stdin.read_line(&mut line) {
                 Ok(0) => break,
                 Ok(_) => {}
                 Err(e) => return Err(Failure::usage(format!("cannot read stdin: {e}"))),
@@ -139,13 +148,15 @@ impl Chat {
         worst.map_or(Ok(()), Err)
     }
 
-    /// Runs until the agent answers without calling a declared tool.
+    /// Runs until the agent answers without calling a declared tool or
+    /// asking a person.
     fn exchange(&mut self) -> Result<(), Failure> {
         for _ in 0..self.max_runs {
             let calls = self.one_run()?;
             let pending = self.conv.pending_tool_calls();
             self.warn_reused_ids(&calls, &pending);
-            if pending.is_empty() {
+            let asked = self.answer_interrupts()?;
+            if pending.is_empty() && !asked {
                 return Ok(());
             }
             let run_now = pending.len().min(self.max_tool_calls);
@@ -171,10 +182,78 @@ impl Chat {
         Err(Failure::new(
             1,
             format!(
-                "the agent still calls tools after {} runs (--max-runs)",
+                "the agent still calls tools or asks after {} runs (--max-runs)",
                 self.max_runs
             ),
         ))
+    }
+
+    /// The last run's interrupts: shown, then answered (by `--interrupt`,
+    /// at the terminal, or cancelled when nobody can answer); expired ones
+    /// cancelled. False when there were none.
+    fn answer_interrupts(&mut self) -> Result<bool, Failure> {
+        if let Some(overflow) = self.conv.interrupt_overflow() {
+            return Err(Failure::new(1, overflow.to_string()));
+        }
+        let pending = self.conv.pending_interrupts().to_vec();
+        if pending.is_empty() {
+            return Ok(false);
+        }
+        self.warn_before_asking(&pending);
+        self.conv.cancel_expired(now_ms());
+        for item in &pending {
+            let expired = is_expired(&item.interrupt, now_ms());
+            println!("{}", ask::describe(&item.interrupt, expired));
+            let answer = match (expired, self.decision) {
+                (true, _) => Resolution::Cancelled,
+                (false, Some(decision)) => ask::decided(decision),
+                (false, None) if self.interactive => self.ask_person(item)?,
+                (false, None) => Resolution::Cancelled,
+            };
+            // The id is one of the pending interrupts and no run is in
+            // progress: answering cannot fail.
+            let _ = self.conv.answer(&item.interrupt.id, answer.clone());
+            println!("{}", ask::describe_answer(&item.interrupt.id, &answer));
+        }
+        // The person may have taken long: what lapsed meanwhile is cancelled.
+        let lapsed = self.conv.cancel_expired(now_ms());
+        if lapsed > 0 {
+            eprintln!("agui-chat: {lapsed} interrupt(s) expired while asked: sent as cancelled");
+        }
+        let _ = io::stdout().flush();
+        Ok(true)
+    }
+
+    /// Says on stderr when nobody will be asked, or when only one answer
+    /// can travel back.
+    fn warn_before_asking(&self, pending: &[PendingInterrupt]) {
+        if self.decision.is_none() && !self.interactive {
+            eprintln!(
+                "agui-chat: the agent asks {} question(s) and stdin is not a terminal: \
+                 each is cancelled (--interrupt approve|deny answers them)",
+                pending.len()
+            );
+        }
+        let legacy = pending
+            .first()
+            .is_some_and(|p| p.source == InterruptSource::LegacyEvent);
+        if legacy && pending.len() > 1 {
+            eprintln!(
+                "agui-chat: the agent asks {} questions as legacy on_interrupt events, which carry \
+                 one answer back: only the first answer is sent",
+                pending.len()
+            );
+        }
+    }
+
+    /// Asks the person at the terminal.
+    fn ask_person(&self, item: &PendingInterrupt) -> Result<Resolution, Failure> {
+        let stdin = io::stdin();
+        let stdout = io::stdout();
+        let mut input = stdin.lock();
+        let mut out = stdout.lock();
+        ask::ask(item, &mut input, &mut Printable(&mut out))
+            .map_err(|e| Failure::usage(format!("cannot ask at the terminal: {e}")))
     }
 
     /// A call to a declared tool under an id that already has a result is
@@ -316,4 +395,11 @@ impl Chat {
             Some(reason) => writeln!(out, "stopped: {}", Peer(reason)),
         };
     }
+}
+
+/// Milliseconds since 1970-01-01 UTC (0 if the clock is before it).
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }

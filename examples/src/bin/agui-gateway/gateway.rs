@@ -13,6 +13,7 @@ use agui_core::device::{self, LineCode};
 use agui_examples::transcript::Peer;
 use serde_json::json;
 
+use crate::device_cap::DeviceCapacity;
 use crate::lines::{bad, parse_line, Decoded, Refusal};
 use crate::port::DeviceOut;
 use crate::reader::{FromDevice, Shared};
@@ -32,9 +33,13 @@ pub struct Gateway {
     /// `--ca-cert` was given (else a TLS error says how to trust a CA).
     trusts_own_roots: bool,
     limits: Limits,
+    /// `--device-capacity`: frames the device cannot hold end the run.
+    device_capacity: Option<DeviceCapacity>,
     /// The size of the next run's request body: exact after each run, plus
     /// the device lines taken since.
     input_bytes: usize,
+    /// The client's limits for each run's fold (`--max-*` of the client).
+    client_limits: agui_alloc::client::Limits,
 }
 
 /// What the device may put into the conversation (`--max-*`).
@@ -45,8 +50,15 @@ struct Limits {
 }
 
 impl Gateway {
-    pub fn new(args: &Args, agent: HttpAgent, device: Arc<DeviceOut>, shared: Arc<Shared>) -> Self {
-        let conv = Conversation::new(args.thread.clone());
+    pub fn new(
+        args: &Args,
+        agent: HttpAgent,
+        device: Arc<DeviceOut>,
+        shared: Arc<Shared>,
+        device_capacity: Option<DeviceCapacity>,
+    ) -> Self {
+        let client_limits = args.limits.limits(args.max_messages);
+        let conv = Conversation::new(args.thread.clone()).with_limits(client_limits);
         let input_bytes = conv.run_input("").len();
         Gateway {
             conv,
@@ -61,7 +73,9 @@ impl Gateway {
                 messages: args.max_messages,
                 input_bytes: args.max_input_bytes,
             },
+            device_capacity,
             input_bytes,
+            client_limits,
         }
     }
 
@@ -171,13 +185,20 @@ impl Gateway {
                 "RUN with no message in the thread",
             ));
         }
-        let shadow =
-            Client::new().with_initial(self.conv.messages().to_vec(), self.conv.state().clone());
+        let shadow = Client::new()
+            .with_limits(self.client_limits)
+            .with_initial(self.conv.messages().to_vec(), self.conv.state().clone());
         let cancel = self.agent.cancel_flag().clone();
         // A write failure cancelled the previous run; a device that is
         // really gone also ends the loop (FromDevice::Gone).
         cancel.store(false, Ordering::Relaxed);
-        let mut relay = Relay::new(&self.device, shadow, cancel, self.latency);
+        let mut relay = Relay::new(
+            &self.device,
+            shadow,
+            cancel,
+            self.latency,
+            self.device_capacity,
+        );
         self.shared.running.store(true, Ordering::Relaxed);
         let outcome = self.agent.run(&mut self.conv, &mut relay);
         self.shared.running.store(false, Ordering::Relaxed);
@@ -191,10 +212,17 @@ impl Gateway {
             (None, true) => Some("the device disconnected".to_owned()),
             (None, false) => None,
         };
+        let over_device = relay.over_device.take();
         let closing = match (&outcome, cancelled) {
             (_, Some(why)) => {
                 eprintln!("agui-gateway: run cancelled: {why}");
                 Some(("gateway_transport", format!("run cancelled: {why}")))
+            }
+            // The agent's run may have gone on; the device's ended here.
+            (_, None) if over_device.is_some() => {
+                let why = over_device.clone().unwrap_or_default();
+                eprintln!("agui-gateway: run ended for the device: {why}");
+                Some(("gateway_capacity", why))
             }
             (Ok(report), None) => {
                 let said = format!(
@@ -215,7 +243,10 @@ impl Gateway {
                 Some(("gateway_transport", e.to_string()))
             }
         };
-        self.last_run_ok = matches!(&outcome, Ok(r) if r.status.is_finished());
+        // A run the device could not hold did not finish for the device,
+        // whatever the agent did.
+        self.last_run_ok =
+            matches!(&outcome, Ok(r) if r.status.is_finished()) && over_device.is_none();
         if self.latency {
             print_latency(std::mem::take(&mut relay.latencies));
         }

@@ -12,6 +12,7 @@
 //! 1 after `DONE` otherwise, or when the device disconnected; 2 on usage
 //! errors or when the device cannot be opened.
 
+mod device_cap;
 mod gateway;
 mod lines;
 mod port;
@@ -25,10 +26,11 @@ use std::thread;
 use std::time::Duration;
 
 use agui_alloc::http::{check_url, HttpAgent};
-use agui_examples::flags::{parse_seconds, EncodingArg};
+use agui_examples::flags::{parse_seconds, EncodingArg, LimitFlags};
 use agui_examples::headers;
 use clap::Parser;
 
+use device_cap::DeviceCapacity;
 use gateway::Gateway;
 use port::DeviceOut;
 
@@ -40,7 +42,9 @@ use port::DeviceOut;
 /// bounded (--max-queued-lines, --max-tools, --max-messages,
 /// --max-input-bytes) and answered with `!error CODE MESSAGE` when refused,
 /// a device that stops reading is given up after --write-timeout, and text
-/// from either peer is shown with control characters escaped.
+/// from either peer is shown with control characters escaped. With
+/// --device-capacity, a frame the device's fixed tables cannot hold is
+/// held back and the device's run ended with RUN_ERROR gateway_capacity.
 ///
 /// Exit status: 0 after the device's DONE when the last run finished; 1
 /// after DONE otherwise, or when the device disconnected; 2 on usage errors
@@ -97,7 +101,8 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 64)]
     pub max_tools: usize,
     /// Messages the thread may hold; a device message beyond them is
-    /// refused with `!error over_limit`.
+    /// refused with `!error over_limit`, an agent's event that would make
+    /// one more ends the run (the client's message limit).
     #[arg(long, value_name = "N", default_value_t = 1_000)]
     pub max_messages: usize,
     /// Bytes of a run's request body (tools and messages) beyond which a
@@ -109,6 +114,15 @@ pub struct Args {
     /// The device gets NDJSON lines either way.
     #[arg(long, value_enum, default_value_t = EncodingArg::Sse)]
     pub encoding: EncodingArg,
+    /// The device's fixed tables: a preset (agent, serial, kiosk: the
+    /// bundled firmware images) or a file of `key = value` lines (msgs,
+    /// tools, steps, id, depth). A frame the device could not hold is not
+    /// relayed; the device's run ends with a RUN_ERROR `gateway_capacity`
+    /// naming the limit [default: no check beyond the gateway's own].
+    #[arg(long, value_name = "PRESET|FILE")]
+    pub device_capacity: Option<String>,
+    #[command(flatten)]
+    pub limits: LimitFlags,
     /// After each run, print on stderr how long each frame took from its
     /// arrival from HTTP to its write to the device.
     #[arg(long)]
@@ -128,6 +142,11 @@ fn main() -> ExitCode {
 
 /// Opens the device and the agent, then handles the device's lines.
 fn serve(args: &Args) -> Result<ExitCode, String> {
+    let device_capacity = args
+        .device_capacity
+        .as_deref()
+        .map(DeviceCapacity::from_arg)
+        .transpose()?;
     let agent = http_agent(args)?;
     let (reader, writer) = port::open(args)?;
     let device = Arc::new(DeviceOut::new(writer, args.write_timeout));
@@ -138,7 +157,16 @@ fn serve(args: &Args) -> Result<ExitCode, String> {
         gone: AtomicBool::new(false),
         running: AtomicBool::new(false),
     });
-    let mut gateway = Gateway::new(args, agent, Arc::clone(&device), Arc::clone(&shared));
+    if let Some(capacity) = &device_capacity {
+        eprintln!("agui-gateway: the device holds {capacity}");
+    }
+    let mut gateway = Gateway::new(
+        args,
+        agent,
+        Arc::clone(&device),
+        Arc::clone(&shared),
+        device_capacity,
+    );
     let reading = reader::Reading::new(device, queue, shared);
     thread::spawn(move || reading.run(reader, &tx));
     Ok(gateway.handle_lines(&rx))

@@ -10,13 +10,15 @@ use agui_alloc::http::{Encoding, RunObserver};
 use agui_core::frame::{FrameEvent, Framer};
 use agui_core::proto::{Piece, ProtoFramer};
 
+use crate::device_cap::DeviceCapacity;
 use crate::port::DeviceOut;
 
 /// Sees the HTTP body as it arrives: frames it, verifies each frame with a
-/// client of its own (the same rules the conversation folds with) and writes
-/// each accepted frame to the device as one NDJSON line, at once. A
-/// protobuf body is read by the core's protobuf framer, whose frames are
-/// the JSON text of each event: the device gets the same NDJSON lines.
+/// client of its own (the same rules the conversation folds with), checks
+/// it against the device's capacity (`--device-capacity`) and writes each
+/// accepted frame to the device as one NDJSON line, at once. A protobuf
+/// body is read by the core's protobuf framer, whose frames are the JSON
+/// text of each event: the device gets the same NDJSON lines.
 pub struct Relay<'a> {
     device: &'a DeviceOut,
     framer: Framer,
@@ -26,6 +28,11 @@ pub struct Relay<'a> {
     shadow: Client,
     /// The shadow client rejected a frame: nothing more is relayed.
     pub rejected: bool,
+    /// `--device-capacity`: the device's tables.
+    device_capacity: Option<DeviceCapacity>,
+    /// A frame the device could not hold, and why: it was not relayed,
+    /// nor anything after it.
+    pub over_device: Option<String>,
     /// Why a write to the device failed, if one did.
     pub device_error: Option<String>,
     /// `--latency`: keep `latencies`.
@@ -43,6 +50,7 @@ impl<'a> Relay<'a> {
         shadow: Client,
         cancel: Arc<AtomicBool>,
         latency: bool,
+        device_capacity: Option<DeviceCapacity>,
     ) -> Self {
         Relay {
             device,
@@ -51,6 +59,8 @@ impl<'a> Relay<'a> {
             frame: Vec::new(),
             shadow,
             rejected: false,
+            device_capacity,
+            over_device: None,
             device_error: None,
             latency,
             latencies: Vec::new(),
@@ -93,7 +103,7 @@ impl<'a> Relay<'a> {
 
     /// A complete frame: verify, then relay.
     fn on_frame(&mut self, arrived: Instant) {
-        if self.rejected || self.device_error.is_some() {
+        if self.rejected || self.over_device.is_some() || self.device_error.is_some() {
             return;
         }
         for b in &mut self.frame {
@@ -105,6 +115,13 @@ impl<'a> Relay<'a> {
         if self.shadow.feed(&self.frame).is_err() {
             self.rejected = true;
             return;
+        }
+        if let Some(capacity) = &self.device_capacity {
+            if let Err(over) = capacity.check(&self.frame, self.shadow.open_items()) {
+                let frame = self.shadow.accepted().saturating_sub(1);
+                self.over_device = Some(format!("frame {frame}: {over}"));
+                return;
+            }
         }
         match self.device.write_lines(&[&self.frame]) {
             Ok(()) if self.latency => {
@@ -173,7 +190,7 @@ mod tests {
         let chunk = b"{\"type\":\"TEXT_MESSAGE_CHUNK\",\"messageId\":\"m\",\"delta\":\"x\"}\n";
         for latency in [false, true] {
             let cancel = Arc::new(AtomicBool::new(false));
-            let mut relay = Relay::new(&device, Client::new(), cancel, latency);
+            let mut relay = Relay::new(&device, Client::new(), cancel, latency, None);
             relay.on_bytes(start);
             for _ in 0..1_000 {
                 relay.on_bytes(chunk);

@@ -13,6 +13,7 @@ use std::io::Write;
 use std::thread;
 use std::time::Duration;
 
+use agui_alloc::client::Limits;
 use agui_alloc::conversation::{Conversation, PendingToolCall};
 use agui_alloc::event::Event;
 use agui_alloc::hooks::{Flow, HookView, Subscriber};
@@ -50,6 +51,8 @@ pub struct Live<'a> {
     pub max_runs: u32,
     /// Most calls to declared tools run in one run.
     pub max_tool_calls: u32,
+    /// The client's limits (`--max-*`).
+    pub limits: Limits,
     /// How long a tool's command may run.
     pub tool_timeout: Duration,
     /// How long a run may take in all (`None`: no limit).
@@ -315,7 +318,8 @@ fn converse<C: PixelColor>(live: &Live<'_>, mut screen: Screen<C>) -> Result<boo
     for header in &live.headers {
         agent = agent.header(header.name.clone(), header.value.clone());
     }
-    let mut conv = Conversation::new(format!("agui-kiosk-{}", std::process::id()));
+    let mut conv =
+        Conversation::new(format!("agui-kiosk-{}", std::process::id())).with_limits(live.limits);
     let commands = declare_tools(&mut conv, live.tools)?;
     conv.add_user_message(live.message)
         .map_err(|e| e.to_string())?;

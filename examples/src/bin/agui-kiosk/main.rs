@@ -40,8 +40,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use agui_alloc::client::Client;
-use agui_examples::flags::{self, EncodingArg};
+use agui_alloc::client::{Client, Limits};
+use agui_examples::flags::{self, EncodingArg, LimitFlags};
 use agui_examples::headers;
 use agui_examples::tool_command::{MAX_TOOL_CALLS, TOOL_TIMEOUT};
 use agui_kiosk::framebuffer::Framebuffer;
@@ -119,6 +119,12 @@ struct Args {
     /// at start-up; a value is never shown.
     #[arg(long = "header", value_name = "HEADER", requires = "url")]
     headers: Vec<String>,
+    /// Most messages the conversation keeps; the event that would make one
+    /// more is refused.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_messages)]
+    max_messages: usize,
+    #[command(flatten)]
+    limits: LimitFlags,
     /// The encoding to ask the agent for (with --url); the response's
     /// Content-Type decides how it is read.
     #[arg(long, value_enum, default_value_t = EncodingArg::Sse, requires = "url")]
@@ -164,6 +170,7 @@ fn live_main(args: &Args, url: &str, message: &str) -> ExitCode {
         tools: &args.tools,
         max_runs: args.max_runs,
         max_tool_calls: args.max_tool_calls,
+        limits: args.limits.limits(args.max_messages),
         tool_timeout: match seconds(args.tool_timeout, "tool-timeout") {
             Ok(d) => d,
             Err(e) => return usage(&e),
@@ -242,7 +249,7 @@ fn replay<C: PixelColor>(
 ) -> io::Result<bool> {
     let mut panel = Framebuffer::new(size, theme.background);
     let mut kiosk = Kiosk::new(Config::new(size), theme);
-    let mut client = Client::new();
+    let mut client = Client::new().with_limits(args.limits.limits(args.max_messages));
     let mut ok = true;
     let mut shown = 0;
     for line in input.split_inclusive(|&b| b == b'\n') {
