@@ -877,6 +877,12 @@ impl Client {
             Piece::End => self.on_frame_event(FrameEvent::End, subscriber),
             Piece::Fail(mut e) => {
                 e.frame = self.frame_count().saturating_sub(1);
+                // In keep-going mode the frame may have failed already (its
+                // text over a limit) before its framing fails: it is
+                // skipped, and has its one error, the first.
+                if self.skipping && self.index == e.frame {
+                    return Ok(());
+                }
                 self.index = e.frame;
                 self.skipping = true;
                 self.on_error(ClientError::from_core(&e))

@@ -855,6 +855,10 @@ impl<
         }
         match event {
             Ok(event) => self.on_frame_event_at(event, index, &mut f, &mut w),
+            // In keep-going mode the frame's text may have failed already
+            // (a string that is not UTF-8) before its framing fails: the
+            // frame is skipped, and has its one error, the first.
+            Err(_) if self.skipping && self.reader.frame == index => Ok(()),
             Err(err) => self.on_error(err.at(index), &mut f),
         }
     }

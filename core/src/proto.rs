@@ -328,11 +328,21 @@ impl<const NEST: usize> ProtoFramer<NEST> {
             St::Begin => {
                 self.frames = self.frames.saturating_add(1);
                 self.depth = 0;
+                // A frame that failed inside a varint (or a captured word)
+                // left its partial value behind: none of it is this frame's.
+                self.var = 0;
+                self.shift = 0;
+                self.word_len = 0;
                 self.push(Level::new(Msg::Envelope, self.frame_len))?;
                 self.st = St::Tag;
                 Ok((0, Some(Piece::Start)))
             }
             St::Tag | St::Close => {
+                // A tag cut by the end of its message (its varint read in
+                // earlier calls) is a truncated message, not a closed one.
+                if self.shift != 0 && self.top_left() == 0 {
+                    return Err(ProtoFault::Truncated);
+                }
                 if self.top_left() == 0 || matches!(self.st, St::Close) {
                     self.st = St::Close;
                     if let Some(piece) = self.closing()? {

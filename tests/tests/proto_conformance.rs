@@ -118,3 +118,42 @@ fn proto_handmade_fold_as_the_reference() {
     assert_eq!(vectors.len(), 45);
     check_all(&vectors, true);
 }
+
+/// A frame that fails twice in keep-going mode (over the frame limit, then
+/// a bad tag; or a string that is not UTF-8, then a bad tag: fuzzing found
+/// it) has one error, the first, whatever the split; the next frame is read.
+#[test]
+fn keep_going_reports_a_frame_failing_twice_once() {
+    use agui_alloc::client::Limits;
+    // RUN_STARTED whose threadId (70 bytes) ends in bytes that are not
+    // UTF-8, then a tag cut by the frame's end.
+    let mut bytes = vec![0, 0, 0, 85, 0x62, 83, 0x0a, 2, 0x08, 11, 0x12, 70];
+    bytes.extend_from_slice(&[b'a'; 67]);
+    bytes.extend_from_slice(&[0xff; 3 + 7]);
+    // A valid RUN_STARTED after it: accepted.
+    bytes.extend_from_slice(&[
+        0, 0, 0, 12, 0x62, 0x0a, 0x0a, 0x02, 0x08, 0x0b, 0x12, 0x01, b't', 0x1a, 0x01, b'r',
+    ]);
+    for limit in [64, 1 << 20] {
+        for step in [bytes.len(), 1, 5] {
+            let mut client = Client::proto()
+                .with_limits(Limits {
+                    max_frame_bytes: limit,
+                    ..Limits::default()
+                })
+                .keep_going();
+            for piece in bytes.chunks(step) {
+                client.feed(piece).unwrap();
+            }
+            client.finish().unwrap();
+            let frames: Vec<u32> = client.errors().iter().map(|e| e.frame).collect();
+            assert_eq!(
+                frames,
+                [0],
+                "limit {limit}, step {step}: {:?}",
+                client.errors()
+            );
+            assert_eq!(client.accepted(), 1, "limit {limit}, step {step}");
+        }
+    }
+}

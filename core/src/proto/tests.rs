@@ -301,3 +301,57 @@ fn the_pipeline_verifies_proto_frames_like_json_ones() {
     assert_eq!(err.frame, 1);
     assert_eq!(err.code, Code::MessageNotActive);
 }
+
+/// Fuzzing found it (proto_pipeline): a string that is not UTF-8 fails the
+/// frame's text, then the frame's framing fails too (a bad tag after it).
+/// In keep-going mode the frame has one error, the first, whatever the
+/// split; the next frame is read and reported on its own.
+#[test]
+fn a_frame_failing_twice_has_one_error() {
+    use crate::pipeline::{DefaultPipeline, Mode};
+    let mut bytes = vec![0, 0, 0, 23, 0x62, 21, 0x0a, 2, 0x08, 11, 0x12, 8];
+    bytes.extend_from_slice(b"threa");
+    bytes.extend_from_slice(&[0xff; 3 + 7 + 38]);
+    bytes.extend_from_slice(b"d-1\x1a\x05run-0");
+    for step in [bytes.len(), 1, 3, 7] {
+        let mut p = DefaultPipeline::new();
+        p.set_mode(Mode::KeepGoing);
+        let mut r: ProtoFramer = ProtoFramer::new();
+        let mut errors = Vec::new();
+        for piece in bytes.chunks(step) {
+            r.feed(&mut p, piece, |o| {
+                if let Output::Error(e) = o {
+                    errors.push(e.frame);
+                }
+            })
+            .unwrap();
+        }
+        r.finish(&mut p, |o| {
+            if let Output::Error(e) = o {
+                errors.push(e.frame);
+            }
+        })
+        .unwrap();
+        assert_eq!(errors, [0, 1], "step {step}");
+        assert_eq!(p.accepted(), 0);
+    }
+}
+
+/// Fuzzing found it (proto_pipeline): a frame cut inside a varint (its
+/// last tag runs past the frame's end) fails as truncated, and the next
+/// frame is read from a clean start, not with the cut varint's bits.
+#[test]
+fn a_frame_cut_inside_a_varint_leaves_nothing_to_the_next() {
+    let mut bytes = vec![0, 0, 0, 23, 0x62, 21, 0x0a, 2, 0x08, 11, 0x12, 8];
+    bytes.extend_from_slice(b"threadId");
+    bytes.extend_from_slice(&[0xff; 7]);
+    let run = event(12, 11, &[s(2, "t"), s(3, "r")]);
+    bytes.extend(frame(&run));
+    assert_eq!(
+        all_splits(&bytes),
+        [
+            Err(ProtoFault::Truncated),
+            Ok(json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}))
+        ]
+    );
+}
