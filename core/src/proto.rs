@@ -188,6 +188,9 @@ pub struct ProtoFramer<const NEST: usize = 40> {
     /// The start of a role or outcome string, to decide on it at the end.
     word: [u8; 10],
     word_len: u8,
+    /// Bytes the current call read whole before a fault: a fault names
+    /// its byte's offset, whatever the split of the input.
+    step_used: u32,
 }
 
 impl<const NEST: usize> Default for ProtoFramer<NEST> {
@@ -245,6 +248,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
             frames: 0,
             word: [0; 10],
             word_len: 0,
+            step_used: 0,
         }
     }
 
@@ -263,10 +267,15 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     /// consumes a byte or returns a piece, so the usual loop ends.
     pub fn next<'a>(&mut self, input: &'a [u8]) -> (usize, Option<Piece<'a>>) {
         let in_frame = !matches!(self.st, St::Prefix { .. } | St::Begin);
+        self.step_used = 0;
         let (used, piece) = match self.step(input) {
             Ok(found) => found,
             Err(f) => {
-                let err = fault(f, self.frame_len.saturating_sub(self.frame_left));
+                let at = self
+                    .frame_len
+                    .saturating_sub(self.frame_left)
+                    .saturating_add(self.step_used);
+                let err = fault(f, at);
                 self.st = St::Drop;
                 (0, Some(Piece::Fail(err)))
             }
@@ -360,6 +369,13 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                 close,
                 capture,
             } => Ok(self.string(input, left, close, capture)),
+            // An empty unknown field (or one skipped to its end): the
+            // next tag, read now; returning no piece and no byte would
+            // tell the caller the input is used up.
+            St::Skip { left: 0 } => {
+                self.st = St::Tag;
+                self.step(input)
+            }
             St::Skip { left } => {
                 let n = input.len().min(usize::try_from(left).unwrap_or(usize::MAX));
                 let left = left.saturating_sub(u32::try_from(n).unwrap_or(u32::MAX));
@@ -436,6 +452,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                 self.shift = 0;
                 return Ok((used, done(self, v)?));
             }
+            self.step_used = self.step_used.saturating_add(1);
         }
         Ok((used, None))
     }
@@ -449,6 +466,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         for &b in input {
             used = used.saturating_add(1);
             self.take()?;
+            self.step_used = self.step_used.saturating_add(1);
             if let Some(slot) = self.fixed.get_mut(usize::from(got)) {
                 *slot = b;
             }

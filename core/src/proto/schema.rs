@@ -3,8 +3,7 @@
 //! well-known `google.protobuf.Struct` / `Value` / `ListValue`), as data:
 //! for every message, its fields by number, the JSON key each becomes and
 //! how its value is written. One table per message; the reader in
-//! `proto.rs` interprets them. `docs/proto/agui.proto` is the same schema
-//! written out as a `.proto` file (for people and other tools).
+//! `proto.rs` interprets them.
 
 /// A protobuf message type the reader knows. `Event(n)` is the event
 /// message carried by envelope field `n` (see [`ARMS`]).

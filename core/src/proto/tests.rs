@@ -355,3 +355,65 @@ fn a_frame_cut_inside_a_varint_leaves_nothing_to_the_next() {
         ]
     );
 }
+
+/// Fuzzing found it (proto_pipeline): an empty unknown field made the
+/// reader hand out neither a piece nor a byte, which its callers take as
+/// "the input is used up": the rest of that piece of input was lost, so
+/// a whole stream lost its later frames and a split one went out of step.
+#[test]
+fn an_empty_unknown_field_loses_nothing() {
+    let run = event(12, 11, &[s(2, "t"), ld(15, b""), s(3, "r")]);
+    let end = event(3, 2, &[ld(9, b""), s(2, "m")]);
+    let bytes = cat(&[frame(&run), frame(&end)]);
+    assert_eq!(
+        all_splits(&bytes),
+        [
+            Ok(json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"})),
+            Ok(json!({"type": "TEXT_MESSAGE_END", "messageId": "m"}))
+        ]
+    );
+}
+
+/// Fuzzing found it (proto_framer): a fault's offset depended on how the
+/// input was split (the bytes of a value read in the failing call were not
+/// counted). It names the byte where the fault was found, for any split.
+#[test]
+fn a_fault_names_the_same_offset_for_every_split() {
+    // RUN_STARTED, then a tag varint of 11 bytes (past 64 bits); then a
+    // double (Value.number_value) cut by its message's end.
+    let mut long = event(12, 11, &[s(2, "t")]);
+    long.extend_from_slice(&[0xff; 10]);
+    long.push(0x01);
+    // STATE_SNAPSHOT (arm 7, type 6) whose snapshot Value's double has 3
+    // of its 8 bytes.
+    let cut = event(7, 6, &[ld(2, &[0x11, 1, 2, 3])]);
+    for msg in [long, cut] {
+        let bytes = frame(&msg);
+        let offsets = |step: usize| {
+            let mut r: ProtoFramer = ProtoFramer::new();
+            let mut out = Vec::new();
+            for chunk in bytes.chunks(step) {
+                let mut input = chunk;
+                loop {
+                    let (used, piece) = r.next(input);
+                    input = &input[used..];
+                    match piece {
+                        Some(Piece::Fail(e)) => out.push(e.detail),
+                        Some(_) => {}
+                        None if used == 0 => break,
+                        None => {}
+                    }
+                }
+            }
+            if let Some(Piece::Fail(e)) = r.end() {
+                out.push(e.detail);
+            }
+            out
+        };
+        let whole = offsets(bytes.len());
+        assert_eq!(whole.len(), 1, "{whole:?}");
+        for step in [1, 2, 3, 5] {
+            assert_eq!(offsets(step), whole, "step {step}");
+        }
+    }
+}
