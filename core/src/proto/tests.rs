@@ -307,6 +307,7 @@ fn the_pipeline_verifies_proto_frames_like_json_ones() {
 /// In keep-going mode the frame has one error, the first, whatever the
 /// split; the next frame is read and reported on its own.
 #[test]
+#[cfg(feature = "keep-going")]
 fn a_frame_failing_twice_has_one_error() {
     use crate::pipeline::{DefaultPipeline, Mode};
     let mut bytes = vec![0, 0, 0, 23, 0x62, 21, 0x0a, 2, 0x08, 11, 0x12, 8];
