@@ -730,6 +730,26 @@ impl Client {
         self.error_count
     }
 
+    /// Appends a message that no event brought, between runs: one the
+    /// client's own side sent (its user message, a tool result), so that
+    /// [`messages`](Self::messages) is the whole conversation, as a device
+    /// that folds only the agent's events shows it. Not checked against the
+    /// limits (it is the caller's own); the verifier is not involved.
+    ///
+    /// ```
+    /// use agui_alloc::client::Client;
+    /// use agui_alloc::model::Message;
+    ///
+    /// let mut client = Client::new();
+    /// let asked = serde_json::json!({"id": "u1", "role": "user", "content": "Hi"});
+    /// client.add_message(Message::from_json(&asked).unwrap());
+    /// client.feed(b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n").unwrap();
+    /// assert_eq!(client.messages().len(), 1);
+    /// ```
+    pub fn add_message(&mut self, message: Message) {
+        self.reducer.add_message(message);
+    }
+
     /// Gives back the messages and the state (e.g. to keep them after a
     /// run, for the next one), without copying them.
     pub fn into_parts(self) -> (Vec<Message>, Value) {

@@ -6,8 +6,9 @@
 //! lines, each ending with `\n`.
 //!
 //! - **Device to gateway:** JSON objects (`TOOL`, a user message,
-//!   `TOOL_CALL_RESULT`, `RUN`, `DONE`), `#` log lines and blank lines.
-//!   The device writes them with [`RUN`], [`DONE`], [`write_log`] and the
+//!   `TOOL_CALL_RESULT`, `RESUME`, `RUN`, `DONE`, `HELLO`), `#` log lines
+//!   and blank lines. The device writes them with [`RUN`], [`DONE`],
+//!   [`HELLO`], [`write_log`] and the
 //!   writers of [`reply`](crate::reply); the gateway sorts them with
 //!   [`classify`], which checks everything but the fields of a line.
 //! - **Gateway to device:** the run's events as NDJSON, and the gateway's
@@ -65,6 +66,11 @@ pub const RUN: &str = r#"{"type":"RUN"}"#;
 /// The device's line that ends the conversation (without its `\n`).
 pub const DONE: &str = r#"{"type":"DONE"}"#;
 
+/// The device's line that says it has (re)started: the gateway answers
+/// with a resynchronising run of the conversation so far (without its
+/// `\n`).
+pub const HELLO: &str = r#"{"type":"HELLO"}"#;
+
 // ---------------------------------------------------------------------------
 // Error codes
 // ---------------------------------------------------------------------------
@@ -83,7 +89,8 @@ pub enum LineCode {
     UnknownLine,
     /// A required field is missing or has the wrong type.
     BadField,
-    /// A tool result answers no call that awaits one.
+    /// A tool result answers no call that awaits one, or a `RESUME` no
+    /// pending interrupt.
     NotAwaited,
     /// `RUN` while the thread holds no message.
     NoMessage,
@@ -93,11 +100,14 @@ pub enum LineCode {
     /// The line would take the conversation past one of the gateway's
     /// limits (tools, messages, bytes): it was not taken.
     OverLimit,
+    /// `RUN` while an interrupt of the last run has no answer: answer each
+    /// with a `RESUME` line first.
+    Unanswered,
 }
 
 impl LineCode {
     /// Every code, in the order of the SPEC's table.
-    pub const ALL: [LineCode; 9] = [
+    pub const ALL: [LineCode; 10] = [
         LineCode::LineTooLong,
         LineCode::NotUtf8,
         LineCode::NotJson,
@@ -107,6 +117,7 @@ impl LineCode {
         LineCode::NoMessage,
         LineCode::Busy,
         LineCode::OverLimit,
+        LineCode::Unanswered,
     ];
 
     /// The code as written in an `!error` line.
@@ -121,6 +132,7 @@ impl LineCode {
             LineCode::NoMessage => "no_message",
             LineCode::Busy => "busy",
             LineCode::OverLimit => "over_limit",
+            LineCode::Unanswered => "unanswered",
         }
     }
 
@@ -158,10 +170,15 @@ pub enum DeviceLine<'a> {
     User,
     /// `{"type":"TOOL_CALL_RESULT",...}`: a tool message.
     ToolResult,
+    /// `{"type":"RESUME",...}`: answers an interrupt of the last run.
+    Resume,
     /// `{"type":"RUN"}`: starts a run.
     Run,
     /// `{"type":"DONE"}`: the device is finished.
     Done,
+    /// `{"type":"HELLO"}`: the device (re)started and asks for the
+    /// conversation so far.
+    Hello,
 }
 
 /// Why [`classify`] refused a device line.
@@ -404,8 +421,10 @@ fn line_named(kind: &[u8]) -> Option<DeviceLine<'static>> {
     match kind {
         b"TOOL" => Some(DeviceLine::Tool),
         b"TOOL_CALL_RESULT" => Some(DeviceLine::ToolResult),
+        b"RESUME" => Some(DeviceLine::Resume),
         b"RUN" => Some(DeviceLine::Run),
         b"DONE" => Some(DeviceLine::Done),
+        b"HELLO" => Some(DeviceLine::Hello),
         _ => None,
     }
 }
@@ -690,6 +709,7 @@ mod tests {
         assert_eq!(classify(&buf[..n]), Ok(DeviceLine::ToolResult));
         assert_eq!(classify(RUN.as_bytes()), Ok(DeviceLine::Run));
         assert_eq!(classify(DONE.as_bytes()), Ok(DeviceLine::Done));
+        assert_eq!(classify(HELLO.as_bytes()), Ok(DeviceLine::Hello));
         let log = collect(|out| write_log(&["set_led: ", "a\r\nb"], out));
         assert_eq!(&log[..], b"#set_led: a\\r\\nb\n");
         let line = log.strip_suffix(b"\n").unwrap();

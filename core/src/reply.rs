@@ -8,6 +8,9 @@
 //! [`ToolArgs::parse`] decodes them with `serde-json-core`. [`tool_result`]
 //! and [`user_message`] write JSON into a buffer you supply.
 //!
+//! Interrupts: [`OutcomeText`] keeps the outcome a run ends with and reads
+//! its [`Question`]s; [`resume`] writes the line that answers one.
+//!
 //! ```
 //! use agui_core::pipeline::DefaultPipeline;
 //! use agui_core::reply::ToolArgs;
@@ -43,6 +46,10 @@ use serde::{Deserialize, Serialize};
 use crate::decode::{Field, PartKind};
 use crate::event::{EventRef, EventType, Origin};
 use crate::pipeline::Output;
+
+mod interrupt;
+
+pub use interrupt::{resume, Answer, OutcomeError, OutcomeText, Question, APPROVED, DENIED};
 
 /// Longest tool name and id [`ToolArgs`] keeps.
 pub const TOOL_ID: usize = 64;

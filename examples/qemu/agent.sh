@@ -16,6 +16,16 @@
 #   AGENT_ELF      firmware to run (default: build examples/firmware's `agent`)
 #   AGUI_GATEWAY   gateway binary (default: build agui-gateway, release)
 #   AGENT_TIMEOUT  seconds before a stuck run is killed (default 120)
+#   AGENT_CONSOLE  the person's console, UART1, as a QEMU character device
+#                  (default: `stdio` when stdin is a terminal, else `null`):
+#                  when the agent asks a person (an interrupt), the firmware
+#                  shows the question there and reads y or n
+#
+#   examples/qemu/agent.sh http://127.0.0.1:8000/approval
+#   Approve unlock_door({"door":"front"})? [y/n] y      (the console)
+#   question: Approve unlock_door({"door":"front"})?
+#   answer: approved
+#   assistant: unlock_door says: "the front door is unlocked".
 set -euo pipefail
 
 if [[ $# -ne 1 || "$1" == -* ]]; then
@@ -55,13 +65,24 @@ cleanup() {
 }
 trap cleanup EXIT
 
+console="${AGENT_CONSOLE:-}"
+if [[ -z "$console" ]]; then
+    if [[ -t 0 ]]; then console=stdio; else console=null; fi
+fi
+# A console on the terminal: QEMU stays in the terminal's foreground
+# process group and keeps this script's stdin (a background job's stdin is
+# /dev/null otherwise).
+foreground=()
+[[ "$console" == stdio ]] && foreground=(--foreground)
+
 # wait=on: the guest starts only once the gateway is connected, so no byte
 # of the boot declarations is lost.
-timeout "$timeout_s" qemu-system-arm -cpu cortex-m3 -machine lm3s6965evb \
+timeout "${foreground[@]}" "$timeout_s" qemu-system-arm -cpu cortex-m3 -machine lm3s6965evb \
     -display none -monitor none \
     -serial "tcp:127.0.0.1:$port,server=on,wait=on" \
+    -serial "$console" \
     -semihosting-config enable=on,target=native \
-    -kernel "$elf" >&2 &
+    -kernel "$elf" <&0 >&2 &
 qemu_pid=$!
 timeout "$timeout_s" "$gateway" "$url" --tcp "127.0.0.1:$port" --device-capacity agent &
 gw_pid=$!

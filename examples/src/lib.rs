@@ -2,6 +2,7 @@
 
 pub mod flags;
 pub mod headers;
+pub mod interrupts;
 pub mod json_out;
 pub mod tool_command;
 pub mod transcript;

@@ -30,6 +30,11 @@ const BLANK: u16 = 0;
 const TOFU: u16 = u16::MAX;
 /// More activity ids than this between two draws: lay everything out again.
 const MAX_TOUCHED: usize = 16;
+/// The prompt panel's row of answers; the whole row is the touch area, cut
+/// where the gap between the two answers is.
+const ANSWERS: &str = "[Y] yes   [N] no";
+/// The first cell of the "no" answer's side of the row.
+const NO_FROM: usize = 9;
 
 /// What one [`Kiosk::draw`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -63,6 +68,21 @@ impl Viewport {
     pub fn shown(&self) -> Range<usize> {
         self.first..self.first.saturating_add(self.rows).min(self.total)
     }
+}
+
+/// An answer to the prompt panel's question ([`Kiosk::set_prompt`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    /// `[Y] yes`.
+    Yes,
+    /// `[N] no`.
+    No,
+}
+
+/// The prompt panel, laid out when set.
+struct Prompt {
+    question: Para,
+    answers: Para,
 }
 
 /// Draws a conversation on a panel and keeps it up to date.
@@ -123,6 +143,7 @@ pub struct Kiosk<C> {
     screen: Screen,
     scroll: usize,
     events: u64,
+    prompt: Option<Prompt>,
 }
 
 impl<C: PixelColor> Kiosk<C> {
@@ -148,6 +169,7 @@ impl<C: PixelColor> Kiosk<C> {
             screen: Screen::new(rows, cols),
             scroll: 0,
             events: 0,
+            prompt: None,
         }
     }
 
@@ -180,6 +202,92 @@ impl<C: PixelColor> Kiosk<C> {
         self.status.run = RunState::Errored;
         self.status.error = Some(format!("stream: {message}"));
         self.status_dirty = true;
+    }
+
+    /// Shows `question` in a panel at the bottom of the conversation, with
+    /// a row of answers under it (`[Y] yes   [N] no`), until it is set to
+    /// `None`: a person is asked, e.g. to approve an agent's tool call.
+    /// The conversation above scrolls to keep its newest rows in view. The
+    /// question takes at most half of the conversation rows (cut with `...`
+    /// beyond); the text is the agent's, shown as any message is.
+    pub fn set_prompt(&mut self, question: Option<&str>) {
+        self.prompt = question.map(|text| {
+            let rows = self.prompt_question_rows();
+            // Enough for the rows even if every character took four bytes:
+            // a long question is not wrapped whole to show its start.
+            let limit = rows.saturating_mul(self.cols).saturating_mul(4);
+            let mut end = text.len().min(limit);
+            while !text.is_char_boundary(end) {
+                end = end.saturating_sub(1);
+            }
+            let head = text.get(..end).unwrap_or_default();
+            let shown = fit(head, self.cols, rows, end < text.len());
+            let mut question = Para::new(Style::Prompt, Source::Owned(shown));
+            question.wrap_all(None, self.cols, &mut self.revs);
+            question.lines.truncate(rows);
+            let mut answers = Para::new(Style::PromptAnswers, Source::Owned(ANSWERS.into()));
+            answers.wrap_all(None, self.cols, &mut self.revs);
+            answers.lines.truncate(1);
+            Prompt { question, answers }
+        });
+    }
+
+    /// The question shown in the prompt panel, if any (as laid out: cut
+    /// to its rows).
+    pub fn prompt(&self) -> Option<&str> {
+        self.prompt.as_ref().map(|p| p.question.text(None))
+    }
+
+    /// The answer at panel pixel `point`, if it is on the prompt panel's
+    /// row of answers: the left side (up to the middle of the gap) is
+    /// [`Choice::Yes`], the rest [`Choice::No`], so that the whole row can
+    /// be touched. `None` without a prompt or elsewhere.
+    pub fn prompt_choice_at(&self, point: Point) -> Option<Choice> {
+        self.prompt.as_ref()?;
+        let row = self.prompt_answers_row()?;
+        let height = px(self.config.row_height() as usize);
+        let top = px(row).saturating_mul(height);
+        let width = px(self.config.size.width as usize);
+        if point.y < top || point.y >= top.saturating_add(height) || point.x < 0 || point.x >= width
+        {
+            return None;
+        }
+        let x =
+            usize::try_from(point.x.saturating_sub(px(self.config.padding as usize))).unwrap_or(0);
+        let col = x / self.config.cell_width() as usize;
+        Some(if col < NO_FROM {
+            Choice::Yes
+        } else {
+            Choice::No
+        })
+    }
+
+    /// Question rows of the prompt panel: half the conversation rows, less
+    /// the row of answers (at least one when there is room for both).
+    fn prompt_question_rows(&self) -> usize {
+        let view = self.config.content_rows() as usize;
+        (view / 2).max(1).min(view.saturating_sub(1))
+    }
+
+    /// Rows the prompt panel takes (0 without a prompt).
+    fn prompt_rows(&self) -> usize {
+        let view = self.config.content_rows() as usize;
+        self.prompt
+            .as_ref()
+            .map_or(0, |p| p.question.lines.len().saturating_add(1).min(view))
+    }
+
+    /// The panel row of the prompt's answers: the last conversation row.
+    fn prompt_answers_row(&self) -> Option<usize> {
+        let view = self.config.content_rows() as usize;
+        if view == 0 {
+            return None;
+        }
+        Some(
+            self.first_content_row()
+                .saturating_add(view)
+                .saturating_sub(1),
+        )
     }
 
     /// Events observed so far.
@@ -250,7 +358,7 @@ impl<C: PixelColor> Kiosk<C> {
     pub fn viewport(&self) -> Viewport {
         Viewport {
             first: self.scroll,
-            rows: self.config.content_rows() as usize,
+            rows: (self.config.content_rows() as usize).saturating_sub(self.prompt_rows()),
             total: self.total_rows(),
         }
     }
@@ -446,7 +554,8 @@ impl<C: PixelColor> Kiosk<C> {
             self.screen.reset();
             stats.cleared = true;
         }
-        let view_rows = self.config.content_rows() as usize;
+        let prompt_rows = self.prompt_rows();
+        let view_rows = (self.config.content_rows() as usize).saturating_sub(prompt_rows);
         let step = (self.config.scroll_step as usize).clamp(1, view_rows.max(1));
         let total: usize = self.blocks.iter().map(|b| b.rows).sum();
         let scroll = scroll_for(total, view_rows, step);
@@ -494,6 +603,26 @@ impl<C: PixelColor> Kiosk<C> {
                 span: l.span,
             });
             self.screen.draw_row(row, line, &pen, target, &mut stats)?;
+        }
+        if let Some(prompt) = &self.prompt {
+            // The question's rows, then the answers on the last row.
+            let question = prompt.question.lines.iter().map(|l| (&prompt.question, l));
+            let answers = prompt.answers.lines.iter().map(|l| (&prompt.answers, l));
+            let lines = question
+                .take(prompt_rows.saturating_sub(1))
+                .chain(answers)
+                .take(prompt_rows);
+            for (para, l) in lines {
+                row = row.saturating_add(1);
+                let line = RowLine {
+                    style: para.style,
+                    rev: l.rev,
+                    text: para.text(None),
+                    span: l.span,
+                };
+                self.screen
+                    .draw_row(row, Some(line), &pen, target, &mut stats)?;
+            }
         }
         Ok(stats)
     }
@@ -640,6 +769,8 @@ impl<C: PixelColor> Pen<'_, C> {
             Style::ToolName => on_bg(t.tool_name),
             Style::ToolArgs => on_bg(t.tool_args),
             Style::Error => on_bg(t.error),
+            Style::Prompt => t.prompt,
+            Style::PromptAnswers => t.prompt_answers,
         }
     }
 

@@ -40,6 +40,10 @@ pub(crate) enum Style {
     ToolArgs,
     /// A tool result's error.
     Error,
+    /// The prompt panel's question.
+    Prompt,
+    /// The prompt panel's answers.
+    PromptAnswers,
 }
 
 /// Hands out line revisions. 0 is never handed out: it marks rows that show

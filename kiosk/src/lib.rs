@@ -10,6 +10,9 @@
 //!   stream;
 //! - a status line (idle / running / finished / interrupted / error, the
 //!   current step) and optional rows for the shared state;
+//! - a prompt panel ([`Kiosk::set_prompt`]) asks the person a question
+//!   (an agent's interrupt) at the bottom, with a row of answers that keys
+//!   or a touch ([`Kiosk::prompt_choice_at`]) pick;
 //! - the newest content stays in view: the conversation scrolls to the
 //!   bottom, in steps of [`Config::scroll_step`] rows;
 //! - text is drawn with `embedded-graphics` mono fonts; a character the font
@@ -63,6 +66,6 @@ pub mod theme;
 pub mod wrap;
 
 pub use config::Config;
-pub use kiosk::{DrawStats, Kiosk, Viewport};
+pub use kiosk::{Choice, DrawStats, Kiosk, Viewport};
 pub use status::{RunState, Status};
 pub use theme::Theme;

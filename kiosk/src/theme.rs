@@ -66,6 +66,11 @@ pub struct Theme<C> {
     pub tool_args: C,
     /// A tool result's error text.
     pub error: C,
+    /// The question of the prompt panel (a person is asked, e.g. to
+    /// approve a tool call: [`Kiosk::set_prompt`](crate::Kiosk::set_prompt)).
+    pub prompt: Pair<C>,
+    /// The prompt panel's row of answers.
+    pub prompt_answers: Pair<C>,
 }
 
 impl<C: Copy> Theme<C> {
@@ -109,6 +114,8 @@ impl<C: PixelColor + From<Rgb888>> Theme<C> {
             tool_name: c(0xff, 0xd5, 0x4f),
             tool_args: c(0x9e, 0xa8, 0xb0),
             error: c(0xff, 0x6b, 0x6b),
+            prompt: Pair::new(dark, c(0xff, 0xc1, 0x4d)),
+            prompt_answers: Pair::new(white, c(0x6d, 0x4c, 0x00)),
         }
     }
 }
@@ -139,6 +146,9 @@ impl Theme<BinaryColor> {
             tool_name: on,
             tool_args: on,
             error: on,
+            // Inverted as the bars: the question stands out from the text.
+            prompt: bar,
+            prompt_answers: bar,
         }
     }
 }

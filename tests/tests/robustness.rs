@@ -482,19 +482,34 @@ fn failed_patches_do_not_grow_the_state_estimate() {
 }
 
 #[test]
-fn id_length_and_nesting_are_core_capacities() {
-    let long_id = "i".repeat(200);
+fn id_length_is_bounded_by_reader_bytes_and_nesting_by_depth() {
+    // On a host an id has no fixed capacity: a 2,000-byte one folds, and
+    // the reader's byte limit bounds what the open ids keep.
+    let long_id = "i".repeat(2_000);
     let stream =
         format!("{START}\n{{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"{long_id}\"}}\n");
-    let e = strict_error(Limits::default(), &stream);
+    let mut client = Client::new();
+    client.feed(stream.as_bytes()).unwrap();
+    let limits = Limits {
+        max_reader_bytes: 1_000,
+        ..Limits::default()
+    };
+    let e = strict_error(limits, &stream);
     assert_eq!((e.frame, e.code), (1, Code::Capacity));
+    assert!(e.message.contains("max_reader_bytes"), "{e}");
 
-    let deep = format!(
-        "{START}\n{{\"type\":\"CUSTOM\",\"name\":\"n\",\"value\":{}1{}}}\n",
-        "[".repeat(100),
-        "]".repeat(100)
-    );
-    let e = strict_error(Limits::default(), &deep);
+    // JSON nests 512 deep on a host; deeper is a decode error naming the
+    // depth.
+    let nested = |n: usize| {
+        format!(
+            "{START}\n{{\"type\":\"CUSTOM\",\"name\":\"n\",\"value\":{}1{}}}\n",
+            "[".repeat(n),
+            "]".repeat(n)
+        )
+    };
+    let mut client = Client::new();
+    client.feed(nested(500).as_bytes()).unwrap();
+    let e = strict_error(Limits::default(), &nested(600));
     assert_eq!((e.frame, e.stage, e.code), (1, Stage::Decode, Code::Decode));
     assert!(e.message.contains("depth"), "{e}");
 }

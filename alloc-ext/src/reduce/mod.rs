@@ -410,6 +410,14 @@ impl Reducer {
         self.reindex();
     }
 
+    /// Appends a message that no event brought: one the client's own side
+    /// sent between runs (its user message, a tool result), so that the
+    /// messages are the whole conversation. It is not checked against the
+    /// limits (it is the caller's own).
+    pub fn add_message(&mut self, message: Message) {
+        self.push_message(message);
+    }
+
     /// Replaces the state.
     pub fn set_state(&mut self, state: Value) {
         self.state_size = json_size(&state);

@@ -1,5 +1,5 @@
 //! Every `unsafe` of the firmware, behind safe functions: volatile access to
-//! the LM3S6965's UART0, SSI0, GPIO and SYSCTL registers, reading the painted
+//! the LM3S6965's UART0, UART1, SSI0, GPIO and SYSCTL registers, reading the painted
 //! stack, and (feature `defmt`) the global logger.
 //!
 //! Soundness rests on two facts about this chip: the addresses below are
@@ -53,6 +53,34 @@ pub fn enable_uart0_clock() {
     unsafe {
         let reg = SYSCTL_RCGC1 as *mut u32;
         core::ptr::write_volatile(reg, core::ptr::read_volatile(reg) | 1);
+    }
+}
+
+/// UART1's base address: the person's console of the `agent` firmware
+/// (the same PL011 registers as UART0, at [`Reg`]'s offsets).
+const UART1: usize = 0x4000_D000;
+
+/// Reads a UART1 register.
+#[inline]
+pub fn read_uart1(reg: Reg) -> u32 {
+    // SAFETY: UART1 + offset is a 4-byte aligned peripheral register of the
+    // LM3S6965, as for UART0 in `read`.
+    unsafe { core::ptr::read_volatile((UART1 + reg as usize) as *const u32) }
+}
+
+/// Writes a UART1 register.
+#[inline]
+pub fn write_uart1(reg: Reg, value: u32) {
+    // SAFETY: as in `read_uart1`.
+    unsafe { core::ptr::write_volatile((UART1 + reg as usize) as *mut u32, value) }
+}
+
+/// Turns on UART1's clock (a no-op in QEMU, required on silicon).
+pub fn enable_uart1_clock() {
+    // SAFETY: as in `enable_uart0_clock`; bit 1 gates UART1's clock on.
+    unsafe {
+        let reg = SYSCTL_RCGC1 as *mut u32;
+        core::ptr::write_volatile(reg, core::ptr::read_volatile(reg) | 1 << 1);
     }
 }
 

@@ -1,5 +1,6 @@
 //! Shared parts of the AG-UI firmware for the TI Stellaris LM3S6965
-//! (Cortex-M3, QEMU machine `lm3s6965evb`): the UART0 driver, the serial
+//! (Cortex-M3, QEMU machine `lm3s6965evb`): the UART0 driver, the person's
+//! console on UART1, the serial
 //! verdict line, stack measurement, exiting through semihosting, and the
 //! OLED (SSD0323 over SSI0) driver.
 //!
@@ -14,6 +15,7 @@
 #[cfg(feature = "kiosk")]
 pub mod alloc_failure;
 pub mod assistant;
+pub mod console;
 #[allow(unsafe_code)]
 pub mod hw;
 pub mod link;

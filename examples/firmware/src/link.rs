@@ -7,7 +7,7 @@
 //! the events, and [`GatewayLine`] reads an `!error` line. This module
 //! writes the device's lines to the UART.
 
-use agui_core::device::{write_log, DONE, RUN};
+use agui_core::device::{write_log, DONE, HELLO, RUN};
 pub use agui_core::device::{GatewayLine, Piece, Router, GATEWAY, GATEWAY_LINE};
 
 use crate::uart::Uart0;
@@ -15,6 +15,13 @@ use crate::uart::Uart0;
 /// Asks the gateway for a run.
 pub fn run(uart: &mut Uart0) {
     uart.write_str(RUN);
+    uart.write_str("\n");
+}
+
+/// Tells the gateway the device (re)started: it answers with a
+/// resynchronising run of the conversation so far (empty at first).
+pub fn hello(uart: &mut Uart0) {
+    uart.write_str(HELLO);
     uart.write_str("\n");
 }
 

@@ -51,9 +51,10 @@ const NEEDS: [Need; 7] = [
         packages: &["imagemagick"],
         present: || on_path("import"),
     },
-    // minifb loads libX11 and libXcursor at run time.
+    // minifb loads libX11 and libXcursor at run time; kiosk_window.rs
+    // types and clicks through the XTEST extension (libXtst).
     Need {
-        packages: &["libx11-6", "libxcursor1"],
+        packages: &["libx11-6", "libxcursor1", "libxtst6"],
         present: x11_libraries,
     },
 ];
@@ -214,5 +215,7 @@ fn python_venv() -> bool {
 fn x11_libraries() -> bool {
     // ldconfig is in /sbin, which a user's PATH may lack.
     let cache = output("ldconfig", &["-p"]).or_else(|| output("/sbin/ldconfig", &["-p"]));
-    cache.is_some_and(|c| c.contains("libX11.so.6") && c.contains("libXcursor.so.1"))
+    cache.is_some_and(|c| {
+        c.contains("libX11.so.6") && c.contains("libXcursor.so.1") && c.contains("libXtst.so.6")
+    })
 }

@@ -11,6 +11,13 @@
 //! run finishes with an answer and no call left to serve, it says `DONE` and
 //! exits with status 0 through semihosting; any failure exits with 1.
 //!
+//! A run that ends with an interrupt outcome (an agent asking a person,
+//! e.g. to approve a tool call) is answered at the device: each question is
+//! logged as `question: <text>`, shown on the person's console (UART1,
+//! [`agui_firmware::console`]) and answered there with y or n; the answer
+//! is logged as `answer: approved|denied`, sent as a `RESUME` line
+//! (`{"approved": bool}`), and the run asked again.
+//!
 //! A run that ends with `RUN_ERROR` (the agent's, or the gateway's: e.g.
 //! `gateway_capacity`, a frame this device could not hold) is logged with
 //! its code and asked for again, with a fresh pipeline; after
@@ -23,9 +30,11 @@
 
 use agui_core::decode::{Field, PartKind};
 use agui_core::event::{EventType, Origin};
-use agui_core::reply::{tool_result, user_message, ToolArgs};
+use agui_core::reply::{resume, tool_result, user_message, Answer, OutcomeText, ToolArgs};
+use agui_core::reply::{APPROVED, DENIED};
 use agui_core::{DefaultPipeline, Output};
 use agui_firmware::assistant::AssistantText;
+use agui_firmware::console::Console;
 use agui_firmware::link::{self, Piece, Router};
 use agui_firmware::uart::Uart0;
 use agui_firmware::{exit, hw, text};
@@ -45,6 +54,10 @@ const QUESTION: &str = "Please turn the LED blue.";
 
 /// Bytes taken from the UART per read.
 const READ_BUF: usize = 64;
+
+/// Questions one run may ask, and the longest text of one, in bytes.
+const QUESTIONS: usize = 2;
+const QUESTION_TEXT: usize = 96;
 
 /// Runs that may end with RUN_ERROR: each is logged and asked for again,
 /// and the last one ends the firmware (exit 1).
@@ -120,7 +133,7 @@ struct Reply {
 
 #[entry]
 fn main() -> ! {
-    let Some(mut uart) = Uart0::take() else {
+    let (Some(mut uart), Some(mut console)) = (Uart0::take(), Console::take()) else {
         exit(false)
     };
     let mut line = [0u8; 128];
@@ -143,6 +156,7 @@ fn main() -> ! {
         len: 0,
     };
     let mut answered = false;
+    let mut outcome = OutcomeText::<512>::new();
     let mut run_errors = 0u8;
     let mut buf = [0u8; READ_BUF];
     // Kept across reads: a failure logged early in a run decides the exit
@@ -158,6 +172,10 @@ fn main() -> ! {
             Piece::Events(bytes) => {
                 let fed = pipeline.feed(bytes, |out| {
                     on_output(&out, &mut uart, &mut args, &mut reply, &mut seen);
+                    if let Err(e) = outcome.on_output(&out) {
+                        log(&mut uart, &["agent: ", e.as_str()]);
+                        seen.failed = true;
+                    }
                     match assistant.on_output(&out) {
                         Ok(true) => answered |= say_answer(&mut uart, assistant.text()),
                         Ok(false) => {}
@@ -205,6 +223,11 @@ fn main() -> ! {
                 link::run(&mut uart);
                 reply.len = 0;
             }
+            Some(true)
+                if !outcome.text().is_empty() && ask_person(&mut uart, &mut console, &outcome) =>
+            {
+                link::run(&mut uart);
+            }
             Some(true) => {
                 if !answered {
                     log(&mut uart, &["agent: the run finished without an answer"]);
@@ -232,6 +255,7 @@ fn main() -> ! {
                 assistant = AssistantText::new();
                 reply.len = 0;
                 seen = Seen::default();
+                outcome = OutcomeText::new();
                 link::run(&mut uart);
             }
             None => {}
@@ -299,6 +323,44 @@ fn act_on_set_led(
     reply.len =
         tool_result(&mut reply.buf, "res-1", args.id(), content).map_err(|_| "result too long")?;
     Ok(())
+}
+
+/// Asks the person each question of the run's interrupt outcome and
+/// sends the answers; false if the outcome asked nothing. A question that
+/// cannot be read ends the firmware (exit 1).
+fn ask_person(uart: &mut Uart0, console: &mut Console, outcome: &OutcomeText<512>) -> bool {
+    let mut scratch = [0u8; QUESTION_TEXT];
+    let questions = match outcome.questions::<QUESTIONS, QUESTION_TEXT>(&mut scratch) {
+        Ok(questions) => questions,
+        Err(e) => {
+            log(uart, &["agent: ", e.as_str()]);
+            finish(uart, false)
+        }
+    };
+    for question in &questions {
+        log(
+            uart,
+            &[
+                "question: ",
+                question.message.as_deref().unwrap_or(&question.reason),
+            ],
+        );
+        let yes = console.ask(question);
+        log(uart, &["answer: ", if yes { "approved" } else { "denied" }]);
+        let payload = if yes { APPROVED } else { DENIED };
+        let mut line = [0u8; 160];
+        match resume(&mut line, &question.id, Answer::Resolved(Some(payload))) {
+            Ok(n) => {
+                uart.write_bytes(line.get(..n).unwrap_or_default());
+                uart.write_str("\n");
+            }
+            Err(_) => {
+                log(uart, &["agent: interrupt id too long for a RESUME line"]);
+                finish(uart, false)
+            }
+        }
+    }
+    !questions.is_empty()
 }
 
 /// Logs a completed assistant message; false if it was empty (a producer

@@ -5,6 +5,7 @@ use std::io::{self, BufRead, Write};
 
 use agui_alloc::conversation::{PendingInterrupt, Resolution};
 use agui_alloc::model::Interrupt;
+pub(crate) use agui_examples::interrupts::{describe, describe_answer, wants_payload};
 use agui_examples::transcript::Peer;
 use serde_json::{Map, Value};
 
@@ -21,70 +22,9 @@ pub(crate) enum Decision {
     Deny,
 }
 
-/// One line describing `interrupt`: id, reason, message, tool call, expiry.
-pub(crate) fn describe(interrupt: &Interrupt, expired: bool) -> String {
-    let mut line = format!(
-        "[interrupt {}] {}",
-        Peer(&interrupt.id),
-        Peer(&interrupt.reason)
-    );
-    if let Some(message) = &interrupt.message {
-        line.push_str(&format!(": {}", Peer(message)));
-    }
-    let mut notes = Vec::new();
-    if let Some(call) = &interrupt.tool_call_id {
-        notes.push(format!("tool call {}", Peer(call)));
-    }
-    if let Some(at) = &interrupt.expires_at {
-        let state = if expired { "expired" } else { "expires" };
-        notes.push(format!("{state} {}", Peer(at)));
-    }
-    if !notes.is_empty() {
-        line.push_str(&format!(" ({})", notes.join("; ")));
-    }
-    line
-}
-
-/// One line saying how `pending` was answered.
-pub(crate) fn describe_answer(id: &str, answer: &Resolution) -> String {
-    let what = match answer {
-        Resolution::Cancelled => "cancelled".to_owned(),
-        Resolution::Resolved { payload: None } => "resolved".to_owned(),
-        Resolution::Resolved {
-            payload: Some(payload),
-        } => match payload.get("approved").and_then(Value::as_bool) {
-            Some(true) if payload.as_object().is_some_and(|o| o.len() == 1) => {
-                "approved".to_owned()
-            }
-            Some(false) if payload.as_object().is_some_and(|o| o.len() == 1) => "denied".to_owned(),
-            Some(_) | None => format!("resolved {}", Peer(&payload.to_string())),
-        },
-    };
-    format!("[answer {}] {what}", Peer(id))
-}
-
 /// The answer `--interrupt` gives.
 pub(crate) fn decided(decision: Decision) -> Resolution {
     Resolution::approved(decision == Decision::Approve)
-}
-
-/// True when the interrupt's `responseSchema` asks for more than an
-/// approval: it is not an object schema whose only required key is
-/// `approved` (no schema: an approval).
-pub(crate) fn wants_payload(interrupt: &Interrupt) -> bool {
-    let Some(schema) = &interrupt.response_schema else {
-        return false;
-    };
-    let object = schema.get("type").is_none_or(|t| t == "object");
-    let required_only_approved = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .is_none_or(|keys| keys.iter().all(|k| k == "approved"));
-    let names_more = schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .is_some_and(|p| !p.contains_key("approved"));
-    !(object && required_only_approved && !names_more)
 }
 
 /// Asks the person at the terminal for `pending`: y/n/c, or a JSON payload

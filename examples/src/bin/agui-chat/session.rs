@@ -3,7 +3,7 @@
 use std::io::{self, IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use agui_alloc::conversation::{
     is_expired, Conversation, Counter, InterruptSource, PendingInterrupt, PendingToolCall,
@@ -11,6 +11,7 @@ use agui_alloc::conversation::{
 };
 use agui_alloc::http::{check_url, HttpAgent};
 use agui_core::protocol::Protocol;
+use agui_examples::interrupts::now_ms;
 use agui_examples::transcript::{write_message, write_state, Peer, Printable};
 
 use crate::ask::{self, Decision};
@@ -395,11 +396,4 @@ impl Chat {
             Some(reason) => writeln!(out, "stopped: {}", Peer(reason)),
         };
     }
-}
-
-/// Milliseconds since 1970-01-01 UTC (0 if the clock is before it).
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }

@@ -1,5 +1,6 @@
 //! The device's lines, decoded (docs/SPEC.md, "Device to gateway").
 
+use agui_alloc::conversation::Resolution;
 use agui_alloc::model::{Message, Tool, ToolMessage, UserContent};
 use agui_core::device::{self, LineCode};
 use serde_json::{json, Value};
@@ -9,8 +10,12 @@ pub enum Decoded {
     Tool(Tool),
     User(Message),
     ToolResult(ToolMessage),
+    /// An answer to the interrupt with this id.
+    Resume(String, Resolution),
     Run,
     Done,
+    /// The device (re)started: send it the conversation so far.
+    Hello,
     Blank,
 }
 
@@ -41,8 +46,12 @@ pub fn parse_line(bytes: &[u8]) -> Result<Decoded, Refusal> {
         device::DeviceLine::Blank | device::DeviceLine::Log(_) => Ok(Decoded::Blank),
         device::DeviceLine::Run => Ok(Decoded::Run),
         device::DeviceLine::Done => Ok(Decoded::Done),
+        device::DeviceLine::Hello => Ok(Decoded::Hello),
         device::DeviceLine::Tool => parse_tool(&value()?).map(Decoded::Tool),
         device::DeviceLine::ToolResult => parse_result(&value()?).map(Decoded::ToolResult),
+        device::DeviceLine::Resume => {
+            parse_resume(value()?).map(|(id, answer)| Decoded::Resume(id, answer))
+        }
         device::DeviceLine::User => Message::from_json(&value()?)
             .map(Decoded::User)
             .map_err(|e| bad(LineCode::BadField, format!("user message: {e}"))),
@@ -100,4 +109,29 @@ fn parse_result(value: &Value) -> Result<ToolMessage, Refusal> {
         tool_call_id: string_field(value, what, "toolCallId")?,
         ..ToolMessage::default()
     })
+}
+
+/// `{"type":"RESUME","interruptId","status":"resolved"|"cancelled","payload"?}`;
+/// a payload only with `resolved`.
+fn parse_resume(mut value: Value) -> Result<(String, Resolution), Refusal> {
+    let what = "RESUME";
+    let id = string_field(&value, what, "interruptId")?;
+    let payload = value.get_mut("payload").map(Value::take);
+    let resolution = match (string_field(&value, what, "status")?.as_str(), payload) {
+        ("resolved", payload) => Resolution::Resolved { payload },
+        ("cancelled", None) => Resolution::Cancelled,
+        ("cancelled", Some(_)) => {
+            return Err(bad(
+                LineCode::BadField,
+                format!("{what}: a cancelled answer has no `payload`"),
+            ))
+        }
+        (_, _) => {
+            return Err(bad(
+                LineCode::BadField,
+                format!("{what}: `status` must be \"resolved\" or \"cancelled\""),
+            ))
+        }
+    };
+    Ok((id, resolution))
 }

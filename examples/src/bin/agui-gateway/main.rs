@@ -34,6 +34,16 @@ use device_cap::DeviceCapacity;
 use gateway::Gateway;
 use port::DeviceOut;
 
+/// `--protocol`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProtocolArg {
+    /// The protocol as of August 2026 (SPEC sections 0-8).
+    Current,
+    /// AG-UI 1.0 (SPEC section 9).
+    #[value(name = "1.0")]
+    V1,
+}
+
 /// Bridge an AG-UI agent (HTTP) to a device on a serial port or a TCP
 /// socket: the device declares tools, sends messages and asks for runs,
 /// and gets each run's verified events as NDJSON (docs/SPEC.md section 11).
@@ -77,6 +87,12 @@ pub struct Args {
     /// `ps`; so does one in $AGUI_HEADERS, one header a line). Repeatable.
     #[arg(long = "header", short = 'H', value_name = "'K: V' | @FILE")]
     pub headers: Vec<String>,
+    /// The protocol spoken with the agent: the current one, or AG-UI 1.0
+    /// (declared in every run input as `protocolVersion: "1.0"`, responses
+    /// verified as 1.0). The device gets the agent's frames as they come,
+    /// so with 1.0 it must read 1.0 (a core built with the 1.0 reader).
+    #[arg(long, value_enum, default_value_t = ProtocolArg::Current)]
+    pub protocol: ProtocolArg,
     /// The conversation's thread id.
     #[arg(long, value_name = "ID", default_value = "device")]
     pub thread: String,
@@ -123,6 +139,12 @@ pub struct Args {
     pub device_capacity: Option<String>,
     #[command(flatten)]
     pub limits: LimitFlags,
+    /// When the device disconnects (before DONE), wait up to SECONDS for it
+    /// to listen again (a board that restarted) instead of exiting; the
+    /// conversation is kept and the device gets a resynchronising run of it
+    /// (docs/SPEC.md section 11) [default: exit 1 at once].
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub reconnect: Option<Duration>,
     /// After each run, print on stderr how long each frame took from its
     /// arrival from HTTP to its write to the device.
     #[arg(long)]
@@ -142,6 +164,13 @@ fn main() -> ExitCode {
 
 /// Opens the device and the agent, then handles the device's lines.
 fn serve(args: &Args) -> Result<ExitCode, String> {
+    if args.reconnect.is_some() && args.tcp.is_none() {
+        // A serial port stays open across the device's restarts: its
+        // HELLO line asks for the conversation instead.
+        return Err(
+            "--reconnect needs --tcp (a device on --serial says HELLO when it restarts)".to_owned(),
+        );
+    }
     let device_capacity = args
         .device_capacity
         .as_deref()
@@ -152,10 +181,20 @@ fn serve(args: &Args) -> Result<ExitCode, String> {
     let device = Arc::new(DeviceOut::new(writer, args.write_timeout));
     let queue = usize::try_from(args.max_queued_lines).unwrap_or(usize::MAX);
     let (tx, rx) = mpsc::sync_channel(queue);
+    let reconnect = match (&args.tcp, args.reconnect) {
+        (Some(addr), Some(within)) => Some(gateway::Reconnect {
+            addr: addr.clone(),
+            within,
+            tx: tx.clone(),
+            queue,
+        }),
+        _ => None,
+    };
     let shared = Arc::new(reader::Shared {
         cancel: agent.cancel_flag().clone(),
         gone: AtomicBool::new(false),
         running: AtomicBool::new(false),
+        restarted: AtomicBool::new(false),
     });
     if let Some(capacity) = &device_capacity {
         eprintln!("agui-gateway: the device holds {capacity}");
@@ -166,6 +205,7 @@ fn serve(args: &Args) -> Result<ExitCode, String> {
         Arc::clone(&device),
         Arc::clone(&shared),
         device_capacity,
+        reconnect,
     );
     let reading = reader::Reading::new(device, queue, shared);
     thread::spawn(move || reading.run(reader, &tx));

@@ -25,17 +25,10 @@ pub type DeviceWriter = Box<dyn Write + Send>;
 /// Opens `--serial` or `--tcp` as a reading and a writing half.
 pub fn open(args: &Args) -> Result<(DeviceReader, DeviceWriter), String> {
     if let Some(addr) = &args.tcp {
-        let stream = connect_tcp(addr)?;
-        let reader = stream
-            .try_clone()
-            .map_err(|e| format!("--tcp {addr}: {e}"))?;
-        // Lines are small: send each at once.
-        stream
-            .set_nodelay(true)
-            .and_then(|()| stream.set_write_timeout(Some(WRITE_POLL)))
-            .map_err(|e| format!("--tcp {addr}: {e}"))?;
+        let stream = connect_tcp_within(addr, TCP_CONNECT_FOR)?;
+        let halves = tcp_halves(addr, stream)?;
         eprintln!("agui-gateway: device connected on tcp {addr}");
-        return Ok((Box::new(reader), Box::new(stream)));
+        return Ok(halves);
     }
     let path = args.serial.as_deref().unwrap_or_default();
     let port = serialport::new(path, args.baud)
@@ -51,15 +44,28 @@ pub fn open(args: &Args) -> Result<(DeviceReader, DeviceWriter), String> {
     Ok((Box::new(SerialReader(reader)), Box::new(port)))
 }
 
-/// Connects, retrying while nobody listens yet (QEMU starting up).
-fn connect_tcp(addr: &str) -> Result<TcpStream, String> {
+/// The reading and writing halves of a device's TCP connection.
+pub fn tcp_halves(addr: &str, stream: TcpStream) -> Result<(DeviceReader, DeviceWriter), String> {
+    let reader = stream
+        .try_clone()
+        .map_err(|e| format!("--tcp {addr}: {e}"))?;
+    // Lines are small: send each at once.
+    stream
+        .set_nodelay(true)
+        .and_then(|()| stream.set_write_timeout(Some(WRITE_POLL)))
+        .map_err(|e| format!("--tcp {addr}: {e}"))?;
+    Ok((Box::new(reader), Box::new(stream)))
+}
+
+/// Connects, retrying for up to `within` while nobody listens yet (QEMU
+/// starting up, or a board restarting).
+pub fn connect_tcp_within(addr: &str, within: Duration) -> Result<TcpStream, String> {
     let started = Instant::now();
     loop {
         match TcpStream::connect(addr) {
             Ok(stream) => return Ok(stream),
             Err(e)
-                if e.kind() == io::ErrorKind::ConnectionRefused
-                    && started.elapsed() < TCP_CONNECT_FOR =>
+                if e.kind() == io::ErrorKind::ConnectionRefused && started.elapsed() < within =>
             {
                 thread::sleep(Duration::from_millis(100));
             }
@@ -104,6 +110,13 @@ impl DeviceOut {
             writer: Mutex::new(Lines { writer, cut: false }),
             timeout,
         }
+    }
+
+    /// Writes to `writer` from now on (the device came back on a new
+    /// connection); a line cut short on the old one is forgotten.
+    pub fn replace(&self, writer: DeviceWriter) {
+        let mut lines = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
+        *lines = Lines { writer, cut: false };
     }
 
     /// Writes `line` and its `\n`, then flushes.

@@ -44,6 +44,9 @@ pub struct Shared {
     /// A run is in progress: a line that finds the queue full is then
     /// answered `busy`; between runs the reader waits for room instead.
     pub running: AtomicBool,
+    /// The device said `HELLO` during a run: it restarted, so the run is
+    /// cancelled (nobody reads it) and its closing RUN_ERROR not sent.
+    pub restarted: AtomicBool,
 }
 
 /// The reading thread's state.
@@ -89,6 +92,13 @@ impl Reading {
                 Ok(device::DeviceLine::Log(text)) => {
                     print_log(text);
                     continue;
+                }
+                Ok(device::DeviceLine::Hello) => {
+                    if self.shared.running.load(Ordering::Relaxed) {
+                        self.shared.restarted.store(true, Ordering::Relaxed);
+                        self.shared.cancel.store(true, Ordering::Relaxed);
+                    }
+                    (false, false)
                 }
                 Ok(kind) => (false, kind == device::DeviceLine::Done),
                 Err(_) => (false, false),

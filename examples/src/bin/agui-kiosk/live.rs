@@ -8,26 +8,37 @@
 //! are answered and the next run starts, until the agent answers without
 //! calling one. The window then keeps showing the conversation until it is
 //! closed or Escape is pressed.
+//!
+//! A run that ends with interrupts (an agent asking a person, e.g. to
+//! approve a tool call) shows each question in the kiosk's prompt panel:
+//! Y or N (or a click on the row of answers) approves or denies it, then
+//! the resuming run starts with the answers. A question that has expired,
+//! that wants more than an approval (a JSON payload the window cannot
+//! type), or that is left by closing the window (or Escape) is answered
+//! `cancelled`.
 
+use std::cell::Cell;
 use std::io::Write;
+use std::rc::Rc;
 use std::thread;
 use std::time::Duration;
 
 use agui_alloc::client::Limits;
-use agui_alloc::conversation::{Conversation, PendingToolCall};
+use agui_alloc::conversation::{expiry_ms, is_expired, Conversation, PendingToolCall, Resolution};
 use agui_alloc::event::Event;
 use agui_alloc::hooks::{Flow, HookView, Subscriber};
 use agui_alloc::http::{Encoding, HttpAgent, RunObserver};
 use agui_alloc::model::{Message, Tool};
 use agui_alloc::reduce::Reducer;
 use agui_examples::headers::HttpHeader;
+use agui_examples::interrupts::{describe, describe_answer, now_ms, wants_payload};
 use agui_examples::tool_command::run_tool;
 use agui_examples::transcript::Peer;
 use agui_kiosk::framebuffer::Framebuffer;
-use agui_kiosk::{Config, Kiosk, Theme};
+use agui_kiosk::{Choice, Config, Kiosk, Theme};
 use embedded_graphics::pixelcolor::{BinaryColor, Gray8, Rgb565, Rgb888};
-use embedded_graphics::prelude::{GrayColor, PixelColor, RgbColor, Size};
-use minifb::{Key, Scale, ScaleMode, Window, WindowOptions};
+use embedded_graphics::prelude::{GrayColor, PixelColor, Point, RgbColor, Size};
+use minifb::{InputCallback, Key, MouseButton, MouseMode, Scale, ScaleMode, Window, WindowOptions};
 use serde_json::Value;
 
 /// What the live mode needs from the command line.
@@ -211,6 +222,9 @@ struct Screen<C> {
     kiosk: Kiosk<C>,
     pixel: fn(C) -> u32,
     buffer: Vec<u32>,
+    /// The last Y or N pressed, from the window's key callback: a press
+    /// shorter than a poll is not missed.
+    typed: Rc<Cell<Option<Choice>>>,
 }
 
 impl<C: PixelColor> Screen<C> {
@@ -237,6 +251,8 @@ impl<C: PixelColor> Screen<C> {
         if live.fullscreen {
             window.set_position(0, 0);
         }
+        let typed = Rc::new(Cell::new(None));
+        window.set_input_callback(Box::new(Keys(typed.clone())));
         Ok(Screen {
             window,
             panel: Framebuffer::new(place.panel, theme.background),
@@ -244,7 +260,65 @@ impl<C: PixelColor> Screen<C> {
             place,
             pixel,
             buffer: vec![0; w * h],
+            typed,
         })
+    }
+
+    /// The panel pixel under the mouse, if it is over the panel.
+    fn mouse_on_panel(&self) -> Option<Point> {
+        let (x, y) = self.window.get_mouse_pos(MouseMode::Discard)?;
+        let Placement {
+            scale,
+            offset: (left, top),
+            ..
+        } = self.place;
+        // Window pixels left or above the panel are not on it.
+        let x = (x.max(0.0) as usize).checked_sub(left)? / scale;
+        let y = (y.max(0.0) as usize).checked_sub(top)? / scale;
+        Some(Point::new(i32::try_from(x).ok()?, i32::try_from(y).ok()?))
+    }
+
+    /// Asks `question` in the prompt panel until Y or N is pressed or the
+    /// answers row clicked; `None` when the window is closed or Escape
+    /// pressed, or `deadline_ms` (ms since 1970) passes.
+    fn ask(
+        &mut self,
+        question: &str,
+        deadline_ms: Option<i64>,
+        messages: &[Message],
+        state: &Value,
+    ) -> Option<Choice> {
+        self.kiosk.set_prompt(Some(question));
+        self.show(messages, state);
+        println!("agui-kiosk: asking: press Y or N, or click the answer");
+        let _ = std::io::stdout().flush();
+        // A key pressed before the question was shown is not its answer.
+        self.typed.set(None);
+        let mut was_down = true;
+        let choice = loop {
+            self.pump();
+            if let Some(choice) = self.typed.take() {
+                break Some(choice);
+            }
+            let down = self.window.get_mouse_down(MouseButton::Left);
+            if down && !was_down {
+                if let Some(choice) = self
+                    .mouse_on_panel()
+                    .and_then(|p| self.kiosk.prompt_choice_at(p))
+                {
+                    break Some(choice);
+                }
+            }
+            was_down = down;
+            let gone = !self.window.is_open() || self.window.is_key_down(Key::Escape);
+            if gone || deadline_ms.is_some_and(|d| now_ms() >= d) {
+                break None;
+            }
+            thread::sleep(Duration::from_millis(20));
+        };
+        self.kiosk.set_prompt(None);
+        self.show(messages, state);
+        choice
     }
 
     /// Redraws what changed and shows the panel.
@@ -284,6 +358,22 @@ impl<C: PixelColor> Screen<C> {
     /// Keeps the window responsive while nothing arrives.
     fn pump(&mut self) {
         self.window.update();
+    }
+}
+
+/// The window's key callback: remembers Y and N as they are pressed.
+struct Keys(Rc<Cell<Option<Choice>>>);
+
+impl InputCallback for Keys {
+    fn add_char(&mut self, _uni_char: u32) {}
+
+    fn set_key_state(&mut self, key: Key, down: bool) {
+        match (key, down) {
+            (Key::Y, true) => self.0.set(Some(Choice::Yes)),
+            (Key::N, true) => self.0.set(Some(Choice::No)),
+            // Only the two answers are keys here; Escape is polled.
+            _ => {}
+        }
     }
 }
 
@@ -353,7 +443,17 @@ fn converse<C: PixelColor>(live: &Live<'_>, mut screen: Screen<C>) -> Result<boo
             }
         }
         let pending = conv.pending_tool_calls();
-        if pending.is_empty() {
+        let asked = match ask_person(&mut conv, &mut screen) {
+            Ok(asked) => asked,
+            Err(e) => {
+                println!("agui-kiosk: {}", Peer(&e));
+                screen.kiosk.set_stream_error(&e);
+                screen.show(conv.messages(), conv.state());
+                ok = false;
+                break;
+            }
+        };
+        if pending.is_empty() && !asked {
             break;
         }
         // One response cannot run the commands without bound.
@@ -378,6 +478,53 @@ fn converse<C: PixelColor>(live: &Live<'_>, mut screen: Screen<C>) -> Result<boo
         thread::sleep(Duration::from_millis(50));
     }
     Ok(ok)
+}
+
+/// The last run's interrupts, each asked in the prompt panel and answered
+/// (or cancelled: expired, wanting a payload, the window left). False when
+/// there were none; an error when the agent asked more than the
+/// conversation keeps.
+fn ask_person<C: PixelColor>(
+    conv: &mut Conversation,
+    screen: &mut Screen<C>,
+) -> Result<bool, String> {
+    if let Some(overflow) = conv.interrupt_overflow() {
+        return Err(overflow.to_string());
+    }
+    let pending = conv.pending_interrupts().to_vec();
+    if pending.is_empty() {
+        return Ok(false);
+    }
+    for item in &pending {
+        let interrupt = &item.interrupt;
+        let expired = is_expired(interrupt, now_ms());
+        println!("{}", describe(interrupt, expired));
+        let answer = if expired {
+            Resolution::Cancelled
+        } else if wants_payload(interrupt) {
+            println!(
+                "agui-kiosk: interrupt {} wants a JSON answer, which the window cannot type: cancelled",
+                Peer(&interrupt.id)
+            );
+            Resolution::Cancelled
+        } else {
+            let question = interrupt.message.as_deref().unwrap_or(&interrupt.reason);
+            let deadline = interrupt.expires_at.as_deref().and_then(expiry_ms);
+            match screen.ask(question, deadline, conv.messages(), conv.state()) {
+                Some(Choice::Yes) => Resolution::approved(true),
+                Some(Choice::No) => Resolution::approved(false),
+                None => Resolution::Cancelled,
+            }
+        };
+        // The id is one of the pending interrupts and no run is in
+        // progress: answering cannot fail.
+        let _ = conv.answer(&interrupt.id, answer.clone());
+        println!("{}", describe_answer(&interrupt.id, &answer));
+    }
+    // What lapsed while the person thought is cancelled.
+    conv.cancel_expired(now_ms());
+    let _ = std::io::stdout().flush();
+    Ok(true)
 }
 
 /// A `--tool NAME=COMMAND`.

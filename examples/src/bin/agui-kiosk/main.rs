@@ -18,7 +18,10 @@
 //! at the screen's size over that scale (an 800x480 screen: 400x240 at 2x;
 //! 1920x1080: 480x270 at 4x). With `--size`, that panel is enlarged by the
 //! scale and centred instead. Frontend tools are declared and
-//! answered as in agui-chat. The window stays until closed (or Escape).
+//! answered as in agui-chat. When the agent asks a person (interrupts),
+//! each question shows in a prompt panel: the Y or N key, or a click on
+//! its row of answers, approves or denies it and the resuming run starts.
+//! The window stays until closed (or Escape).
 //!
 //! The stream (SSE or NDJSON, detected) is fed line by line, as it would
 //! arrive, and the panel is brought up to date after every event, so the

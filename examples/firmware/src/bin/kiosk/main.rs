@@ -14,11 +14,18 @@
 //! **Behind `agui-gateway`** (semihosting command line containing `live`,
 //! e.g. QEMU's `-semihosting-config ...,arg=kiosk,arg=live`) the kiosk is
 //! the device of a live conversation (docs/SPEC.md, "Device line
-//! protocol"): at boot it declares the frontend tool `set_led`, sends the
-//! user's question and `RUN`; it shows every relayed event as it arrives;
-//! after a run that called `set_led` it answers each call (`LED <color>
-//! on`) and asks for the next run; after a run with no call left it logs
-//! `# kiosk: done accepted=N`, sends `DONE` and keeps the picture.
+//! protocol"): at boot it says `HELLO` and shows the resynchronising run
+//! the gateway answers with. An empty conversation is a first start: it
+//! declares the frontend tool `set_led`, sends the user's question and
+//! `RUN`. A conversation the gateway already holds (the board restarted
+//! mid-conversation) is drawn as it was, logged as `# kiosk: resumed
+//! messages=N`, and carried on. It shows every relayed event as it
+//! arrives; after a run that called `set_led` it answers each call (`LED
+//! <color> on`) and asks for the next run; after a run with no call left
+//! it logs `# kiosk: done accepted=N`, sends `DONE` and keeps the picture.
+//! With `stay` on the command line too it logs `# kiosk: showing
+//! messages=N` instead and keeps reading (the gateway stays: a test
+//! restarts the board and compares the pictures).
 //!
 //! Measurements go to the semihosting stderr channel (QEMU's stderr): one
 //! `redraw N: render R ticks, flush F ticks, B bytes, W windows` line per
@@ -42,6 +49,7 @@ use alloc::vec::Vec;
 use agui_alloc::client::{Client, Limits};
 use agui_alloc::event::{Event, RunError, RunFinished, ToolCallEnd};
 use agui_alloc::hooks::{Flow, HookView, Subscriber, ToolCallProgress};
+use agui_alloc::model::Message;
 use agui_firmware::link::{self, Piece, Router};
 use agui_firmware::panel::Panel;
 use agui_firmware::ssd0323::{Ssd0323, HEIGHT, WIDTH};
@@ -83,6 +91,9 @@ fn limits() -> Limits {
         max_errors: 1,
         // The kiosk keeps no trace.
         max_trace_bytes: 0,
+        // The reader's tables are fixed arrays here (no feature `grow`):
+        // nothing of them is on the heap.
+        max_reader_bytes: 0,
     }
 }
 
@@ -149,6 +160,8 @@ struct App {
     _systick: SYST,
     err: Option<HostStream>,
     redraws: u32,
+    /// Behind the gateway: what goes to UART0 is device lines.
+    live: bool,
     /// Input is ignored after an error, up to EOT.
     stopped: bool,
 }
@@ -172,14 +185,16 @@ fn main() -> ! {
         _systick: start_systick(core.SYST),
         err: hio::hstderr().ok(),
         redraws: 0,
+        live: false,
         stopped: false,
     };
     app.redraw();
     let mut cmdline = [0u8; 64];
-    let live = hw::semihosting_cmdline(&mut cmdline)
-        .is_some_and(|c| c.split(|&b| b == b' ').any(|w| w == b"live"));
-    if live {
-        app.live();
+    let words = hw::semihosting_cmdline(&mut cmdline);
+    let has = |word: &[u8]| words.is_some_and(|c| c.split(|&b| b == b' ').any(|w| w == word));
+    if has(b"live") {
+        app.live = true;
+        app.live(has(b"stay"));
     } else {
         app.run();
     }
@@ -237,18 +252,16 @@ impl App {
         self.uart.write_str("\n");
     }
 
-    /// The live conversation through the gateway (see the crate docs).
-    fn live(&mut self) {
-        self.uart.write_str(DECLARE_SET_LED);
-        self.uart
-            .write_str("\n{\"id\":\"u1\",\"role\":\"user\",\"content\":\"");
-        self.uart.write_str(QUESTION);
-        self.uart.write_str("\"}\n");
-        link::run(&mut self.uart);
+    /// The live conversation through the gateway (see the crate docs);
+    /// `stay`: no `DONE` after the answer.
+    fn live(&mut self, stay: bool) {
+        link::hello(&mut self.uart);
         let mut router = Router::new();
         let mut buf = [0u8; 64];
         let mut calls: Vec<(String, String)> = Vec::new();
         let mut results = 0u32;
+        // The first run to end is the gateway's answer to HELLO.
+        let mut started = false;
         loop {
             let n = self.read_some(&mut buf);
             let mut ended = false;
@@ -260,8 +273,23 @@ impl App {
             if !ended {
                 continue;
             }
-            if calls.is_empty() || self.stopped {
+            if self.stopped {
                 break;
+            }
+            if !started {
+                started = true;
+                if self.client.messages().is_empty() {
+                    self.ask();
+                    continue;
+                }
+                self.log_count("# kiosk: resumed messages=", self.client.messages().len());
+            }
+            if calls.is_empty() {
+                if !stay {
+                    break;
+                }
+                self.log_count("# kiosk: showing messages=", self.client.messages().len());
+                continue;
             }
             for (id, color) in calls.drain(..) {
                 results += 1;
@@ -273,6 +301,25 @@ impl App {
         self.uart.write_u32(self.client.accepted());
         self.uart.write_str("\n");
         link::done(&mut self.uart);
+    }
+
+    /// A first start: declares `set_led`, asks the question (and shows
+    /// it), asks for a run.
+    fn ask(&mut self) {
+        self.uart.write_str(DECLARE_SET_LED);
+        self.uart.write_str("\n");
+        let question = serde_json::json!({"id": "u1", "role": "user", "content": QUESTION});
+        self.uart.write_str(&question.to_string());
+        self.uart.write_str("\n");
+        self.show_own(&question);
+        link::run(&mut self.uart);
+    }
+
+    /// A `#` log line: `label` and `n`.
+    fn log_count(&mut self, label: &str, n: usize) {
+        self.uart.write_str(label);
+        self.uart.write_u32(u32::try_from(n).unwrap_or(u32::MAX));
+        self.uart.write_str("\n");
     }
 
     /// Waits for at least one byte and takes what has arrived.
@@ -320,20 +367,38 @@ impl App {
         ended
     }
 
-    /// Sends the tool result for call `id` as a device line.
+    /// Sends the tool result for call `id` as a device line, and shows it.
     fn send_result(&mut self, n: u32, id: &str, color: &str) {
-        let mut digits = [0u8; 10];
-        self.uart
-            .write_str("{\"type\":\"TOOL_CALL_RESULT\",\"messageId\":\"kiosk-r");
-        self.uart.write_bytes(text::decimal(n, &mut digits));
-        self.uart.write_str("\",\"toolCallId\":");
-        self.uart
-            .write_str(&serde_json::to_string(id).unwrap_or_default());
-        self.uart.write_str(",\"content\":");
         let content = alloc::format!("LED {color} on");
-        self.uart
-            .write_str(&serde_json::to_string(&content).unwrap_or_default());
-        self.uart.write_str(",\"role\":\"tool\"}\n");
+        let line = serde_json::json!({
+            "type": "TOOL_CALL_RESULT",
+            "messageId": alloc::format!("kiosk-r{n}"),
+            "toolCallId": id,
+            "content": content,
+            "role": "tool",
+        });
+        let text = line.to_string();
+        self.uart.write_str(&text);
+        self.uart.write_str("\n");
+        // The message as the gateway adds it (`id`, not the line's
+        // `messageId`).
+        let message = serde_json::json!({
+            "id": line["messageId"],
+            "role": "tool",
+            "toolCallId": id,
+            "content": line["content"],
+        });
+        self.show_own(&message);
+    }
+
+    /// Adds a message the kiosk sent (its question, a tool result) to what
+    /// it shows, between runs: the gateway's conversation holds it, so the
+    /// panel shows the conversation as a restarted kiosk gets it back.
+    fn show_own(&mut self, line: &serde_json::Value) {
+        if let Ok(message) = Message::from_json(line) {
+            self.client.add_message(message);
+            self.redraw();
+        }
     }
 
     /// Feeds one piece of input and redraws if a frame ended in it.
@@ -362,6 +427,10 @@ impl App {
     fn fail(&mut self, code: &str, text: &str) {
         self.stopped = true;
         self.kiosk.set_stream_error(text);
+        if self.live {
+            // A log line for the gateway, not a device line it refuses.
+            self.uart.write_str("#");
+        }
         self.uart.write_str("kiosk: error ");
         self.uart.write_str(code);
         self.uart.write_str(": ");
