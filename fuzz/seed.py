@@ -50,4 +50,15 @@ for path in sorted(vectors.glob("*.jsonl")):
                 state = vec["expect"].get("state", {})
                 write("patch", compact([state, patch]).encode())
                 write("patch", compact([{}, patch]).encode())
+# The protobuf encodings of the same streams (tests/vectors/proto/, made by
+# @ag-ui/proto's encoder) for the protobuf framer and pipeline.
+for path in sorted((vectors / "proto").glob("*.jsonl")):
+    for n, line in enumerate(path.read_text(encoding="utf-8").split("\n")):
+        if not line.strip():
+            continue
+        data = bytes.fromhex(json.loads(line)["proto"])
+        split = bytes([n % 256, (n * 7) % 256])
+        if n % 3 == 0 or path.name == "handmade.jsonl":
+            write("proto_framer", split + data)
+            write("proto_pipeline", split + data)
 print("corpora written to", corpus)

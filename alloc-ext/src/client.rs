@@ -64,6 +64,7 @@ use agui_core::decode::{Field, Header, PartKind};
 use agui_core::error::{Code, Stage};
 use agui_core::event::{EventType, Origin};
 use agui_core::frame::{Format, FrameEvent, Framer};
+use agui_core::proto::{Piece, ProtoFramer};
 
 use agui_core::pipeline::Mode;
 use agui_core::protocol::{Protocol, Select};
@@ -331,6 +332,9 @@ struct V1State {
 /// The AG-UI client: see the [module docs](self).
 pub struct Client {
     framer: Framer,
+    /// The protobuf reader, for a client made with [`Client::proto`]
+    /// (the text framer then goes unused).
+    proto: Option<Box<ProtoFramer>>,
     reader: Readers,
     /// The protocol whose shapes and fold rules apply, once the first
     /// frame decided it.
@@ -505,10 +509,51 @@ impl Client {
         Self::with_format(None)
     }
 
+    /// A client for AG-UI's protobuf encoding
+    /// (`application/vnd.ag-ui.event+proto`: length-prefixed `Event`
+    /// messages of `@ag-ui/proto` 1.0.0), read by the core's
+    /// [`ProtoFramer`] into the same pipeline as SSE and NDJSON (SPEC "The
+    /// protobuf transport").
+    ///
+    /// ```
+    /// use agui_alloc::Client;
+    /// // RUN_STARTED { threadId "t", runId "r" }, with its length.
+    /// let frame = [0, 0, 0, 12, 0x62, 0x0a, 0x0a, 0x02, 0x08, 0x0b, 0x12, 0x01, b't', 0x1a, 0x01, b'r'];
+    /// let mut client = Client::proto();
+    /// client.feed(&frame).unwrap();
+    /// client.finish().unwrap();
+    /// assert_eq!(client.accepted(), 1);
+    /// ```
+    pub fn proto() -> Self {
+        Client {
+            proto: Some(Box::new(ProtoFramer::new())),
+            ..Self::with_format(None)
+        }
+    }
+
+    /// Reads AG-UI's protobuf encoding from now on, as [`Client::proto`]
+    /// does, keeping everything else this client was built with (limits,
+    /// initial messages and state, protocol, mode): for a transport that
+    /// learns the encoding after it made the client, from an HTTP
+    /// response's `Content-Type`. Call it before the first bytes: bytes
+    /// the text framer already holds are not re-read. A client already
+    /// reading protobuf is left as it is.
+    pub fn set_proto(&mut self) {
+        if self.proto.is_none() {
+            self.proto = Some(Box::new(ProtoFramer::new()));
+        }
+    }
+
+    /// Whether this client reads the protobuf encoding ([`Client::proto`]).
+    pub fn is_proto(&self) -> bool {
+        self.proto.is_some()
+    }
+
     /// A client for a known format (`None`: detect from the first byte).
     pub fn with_format(format: Option<Format>) -> Self {
         Client {
             framer: Framer::new(format),
+            proto: None,
             reader: Readers::new(Select::default()),
             dialect: Dialect::Current,
             #[cfg(feature = "v1")]
@@ -761,6 +806,9 @@ impl Client {
         mut bytes: &[u8],
         subscriber: &mut dyn Subscriber,
     ) -> Result<(), ClientError> {
+        if self.proto.is_some() {
+            return self.feed_proto(bytes, subscriber);
+        }
         while !bytes.is_empty() {
             if let Some(e) = &self.failed {
                 return Err(e.clone());
@@ -802,10 +850,71 @@ impl Client {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
+        if let Some(piece) = self.proto.as_mut().and_then(|p| p.end()) {
+            return self.on_piece(piece, subscriber);
+        }
         while let Some(event) = self.framer.finish() {
             self.on_frame_event(event, subscriber)?;
         }
         Ok(())
+    }
+
+    /// [`feed_with`](Self::feed_with) for the protobuf encoding.
+    fn feed_proto(
+        &mut self,
+        mut bytes: &[u8],
+        subscriber: &mut dyn Subscriber,
+    ) -> Result<(), ClientError> {
+        loop {
+            if let Some(e) = &self.failed {
+                return Err(e.clone());
+            }
+            let Some(proto) = self.proto.as_mut() else {
+                return Ok(());
+            };
+            let (used, piece) = proto.next(bytes);
+            bytes = bytes.get(used..).unwrap_or_default();
+            match piece {
+                Some(piece) => self.on_piece(piece, subscriber)?,
+                // No progress: the bytes are used up.
+                None if used == 0 => return Ok(()),
+                None => {}
+            }
+        }
+    }
+
+    /// One piece of the protobuf reader: the frame events of the text
+    /// path, or the error of a malformed frame.
+    fn on_piece(
+        &mut self,
+        piece: Piece<'_>,
+        subscriber: &mut dyn Subscriber,
+    ) -> Result<(), ClientError> {
+        match piece {
+            Piece::Start => self.on_frame_event(FrameEvent::Start, subscriber),
+            Piece::Data(text) => self.on_frame_event(FrameEvent::Data(text), subscriber),
+            Piece::Text(text) => self.on_frame_event(FrameEvent::Data(text.as_bytes()), subscriber),
+            Piece::End => self.on_frame_event(FrameEvent::End, subscriber),
+            Piece::Fail(mut e) => {
+                e.frame = self.frame_count().saturating_sub(1);
+                // In keep-going mode the frame may have failed already (its
+                // text over a limit) before its framing fails: it is
+                // skipped, and has its one error, the first.
+                if self.skipping && self.index == e.frame {
+                    return Ok(());
+                }
+                self.index = e.frame;
+                self.skipping = true;
+                self.on_error(ClientError::from_core(&e))
+            }
+        }
+    }
+
+    /// Frames started so far, by whichever framer reads the stream.
+    fn frame_count(&self) -> u32 {
+        self.proto
+            .as_ref()
+            .map_or_else(|| self.framer.frames(), |p| p.frames())
     }
 
     #[inline(always)]
@@ -816,7 +925,7 @@ impl Client {
     ) -> Result<(), ClientError> {
         let result = match event {
             FrameEvent::Start => {
-                self.index = self.framer.frames().saturating_sub(1);
+                self.index = self.frame_count().saturating_sub(1);
                 self.frame.clear();
                 self.delta.clear();
                 self.skipping = false;

@@ -799,6 +799,18 @@ impl Conversation {
         Ok(RunRequest { run_id, body })
     }
 
+    /// Reads the response of the run in progress as AG-UI's protobuf
+    /// encoding (length-prefixed `Event` messages, [`Client::proto`])
+    /// instead of SSE or NDJSON: for a transport whose response said so
+    /// (`Content-Type: application/vnd.ag-ui.event+proto`), whatever
+    /// [`with_format`](Self::with_format) chose. Call it before the first
+    /// bytes are fed; without a run in progress nothing happens.
+    pub fn read_proto(&mut self) {
+        if let Some(run) = &mut self.run {
+            run.client.set_proto();
+        }
+    }
+
     /// Feeds response bytes, in any pieces, to the run in progress.
     ///
     /// # Errors

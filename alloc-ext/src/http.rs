@@ -3,8 +3,9 @@
 //!
 //! [`HttpAgent::run`] starts the [`Conversation`]'s next run: it POSTs the
 //! run input (SPEC section "Run input") with `Content-Type:
-//! application/json`, `Accept: text/event-stream` and the user's headers,
-//! and feeds the response body into the conversation **as it arrives**, in
+//! application/json`, the `Accept` of its [`Encoding`] and the user's
+//! headers, and feeds the response body into the conversation **as it
+//! arrives**, in
 //! reads of at most [`READ_SIZE`] bytes: each event is folded, and your
 //! [`RunObserver`] sees it, before the next bytes are read. The body is
 //! never held whole.
@@ -25,11 +26,18 @@
 //! on. A run whose body was read to its end returns its [`RunReport`]
 //! (finished, `RUN_ERROR`, protocol error or incomplete).
 //!
-//! Where we differ from the reference: `application/vnd.ag-ui.event+proto`
-//! (the binary encoding) is refused with [`HttpErrorKind::BinaryEncoding`],
-//! and any content type other than `text/event-stream` with
-//! [`HttpErrorKind::ContentType`] (the reference would try to read it as
-//! SSE).
+//! # Encodings
+//!
+//! An agent asked for SSE (the default, `Accept: text/event-stream`) or,
+//! with [`HttpAgent::encoding`]`(`[`Encoding::Proto`]`)`, for AG-UI's
+//! protobuf encoding (`Accept: application/vnd.ag-ui.event+proto,
+//! text/event-stream;q=0.9`). Whatever was asked, the response's
+//! `Content-Type` chooses the decoder, as the reference's: protobuf for
+//! [`PROTO_MEDIA_TYPE`] ([`Conversation::read_proto`]), SSE for
+//! `text/event-stream`, so a server that ignores the request and sends
+//! SSE still works. Where we differ from the reference: any other content
+//! type is refused with [`HttpErrorKind::ContentType`] (the reference would
+//! try to read it as SSE).
 //!
 //! # HTTPS
 //!
@@ -99,6 +107,32 @@ pub const END_GRACE: Duration = Duration::from_millis(500);
 
 /// The media type of the AG-UI binary (protobuf) encoding.
 pub const PROTO_MEDIA_TYPE: &str = "application/vnd.ag-ui.event+proto";
+/// The media type of Server-Sent Events.
+pub const SSE_MEDIA_TYPE: &str = "text/event-stream";
+
+/// The encoding a run asks the agent for, in the request's `Accept`. The
+/// response's `Content-Type` decides how the body is read, whichever was
+/// asked (see the [module docs](self#encodings)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Encoding {
+    /// Server-Sent Events: `Accept: text/event-stream` (the default).
+    #[default]
+    Sse,
+    /// AG-UI's protobuf encoding, SSE second: `Accept:
+    /// application/vnd.ag-ui.event+proto, text/event-stream;q=0.9`, so that
+    /// an agent without protobuf still answers with SSE.
+    Proto,
+}
+
+impl Encoding {
+    /// The request's `Accept` header for this encoding.
+    pub const fn accept(self) -> &'static str {
+        match self {
+            Encoding::Sse => SSE_MEDIA_TYPE,
+            Encoding::Proto => "application/vnd.ag-ui.event+proto, text/event-stream;q=0.9",
+        }
+    }
+}
 
 // ---------------------------------------------------------------------------
 // Errors
@@ -124,9 +158,6 @@ pub enum HttpErrorKind {
     IdleTimeout,
     /// The server answered with a status outside 2xx.
     Status,
-    /// The response is the binary (protobuf) encoding, which this client
-    /// does not decode.
-    BinaryEncoding,
     /// The response is not an event stream.
     ContentType,
     /// The connection broke while the response was read.
@@ -159,7 +190,6 @@ impl HttpErrorKind {
             HttpErrorKind::ConnectTimeout => "connect_timeout",
             HttpErrorKind::IdleTimeout => "idle_timeout",
             HttpErrorKind::Status => "status",
-            HttpErrorKind::BinaryEncoding => "binary_encoding",
             HttpErrorKind::ContentType => "content_type",
             HttpErrorKind::Transport => "transport",
             HttpErrorKind::Cancelled => "cancelled",
@@ -204,9 +234,7 @@ impl fmt::Display for HttpError {
             (HttpErrorKind::Tls, _) => write!(f, "TLS: {}", self.detail),
             (HttpErrorKind::ConnectTimeout, _) => write!(f, "connect timeout: {}", self.detail),
             (HttpErrorKind::IdleTimeout, _) => write!(f, "idle timeout: {}", self.detail),
-            (HttpErrorKind::BinaryEncoding, _) | (HttpErrorKind::ContentType, _) => {
-                f.write_str(&self.detail)
-            }
+            (HttpErrorKind::ContentType, _) => f.write_str(&self.detail),
             (HttpErrorKind::Status, None) => write!(f, "HTTP error: {}", self.detail),
             (HttpErrorKind::Transport, _) => write!(f, "connection lost: {}", self.detail),
             (HttpErrorKind::Cancelled, _) => write!(f, "cancelled: {}", self.detail),
@@ -264,6 +292,14 @@ pub trait RunObserver: Subscriber {
     fn on_response(&mut self, status: u16) {
         let _ = status;
     }
+    /// The body will be read in `encoding`, as its `Content-Type` said
+    /// (whichever was asked for); called right before
+    /// [`on_response`](Self::on_response), before any body bytes. An
+    /// observer that reads the raw bytes ([`on_bytes`](Self::on_bytes))
+    /// frames them by it.
+    fn on_encoding(&mut self, encoding: Encoding) {
+        let _ = encoding;
+    }
     /// Body bytes arrived; they are folded right after this call.
     fn on_bytes(&mut self, bytes: &[u8]) {
         let _ = bytes;
@@ -287,6 +323,7 @@ pub struct HttpAgent {
     idle_timeout: Duration,
     max_run_time: Option<Duration>,
     cancel: Arc<AtomicBool>,
+    encoding: Encoding,
     /// The roots an `https://` agent's certificate is checked against
     /// (`None`: the built-in Mozilla roots).
     #[cfg(feature = "https")]
@@ -329,6 +366,7 @@ impl HttpAgent {
             idle_timeout: IDLE_TIMEOUT,
             max_run_time: None,
             cancel: Arc::new(AtomicBool::new(false)),
+            encoding: Encoding::Sse,
             #[cfg(feature = "https")]
             roots: None,
         }
@@ -348,8 +386,15 @@ impl HttpAgent {
         Ok(self)
     }
 
+    /// Asks the agent for `encoding` (default [`Encoding::Sse`]); the
+    /// response's `Content-Type` still decides how it is read.
+    pub fn encoding(mut self, encoding: Encoding) -> Self {
+        self.encoding = encoding;
+        self
+    }
+
     /// Adds a request header (e.g. `Authorization`). `Content-Type` and
-    /// `Accept` are always the run input's and the event stream's.
+    /// `Accept` are always the run input's and the [`Encoding`]'s.
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.push((name.into(), value.into()));
         self
@@ -422,6 +467,7 @@ impl HttpAgent {
             reset,
             url: self.url.clone(),
             headers: self.headers.clone(),
+            accept: self.encoding.accept(),
             body: request.body,
             idle_timeout: self.idle_timeout,
             tx,
@@ -525,7 +571,15 @@ impl HttpAgent {
                 }
             };
             match piece {
-                Piece::Response(status) => observer.on_response(status),
+                Piece::Response { status, proto } => {
+                    if proto {
+                        conv.read_proto();
+                        observer.on_encoding(Encoding::Proto);
+                    } else {
+                        observer.on_encoding(Encoding::Sse);
+                    }
+                    observer.on_response(status);
+                }
                 Piece::Data(bytes) => {
                     observer.on_bytes(&bytes);
                     if conv.feed_with(&bytes, observer).is_err() {
@@ -560,7 +614,12 @@ fn unreachable_report(run_id: &str) -> RunReport {
 
 /// What the worker sends the calling thread.
 enum Piece {
-    Response(u16),
+    /// The status of a response that will be read, and whether its body
+    /// is the protobuf encoding (else SSE).
+    Response {
+        status: u16,
+        proto: bool,
+    },
     Data(Vec<u8>),
     End,
     Failed(HttpError),
@@ -572,6 +631,8 @@ struct Worker {
     reset: Arc<AtomicBool>,
     url: String,
     headers: Vec<(String, String)>,
+    /// The request's `Accept` ([`Encoding::accept`]).
+    accept: &'static str,
     body: String,
     idle_timeout: Duration,
     tx: SyncSender<Piece>,
@@ -595,7 +656,7 @@ impl Worker {
         }
         let response = request
             .header("Content-Type", "application/json")
-            .header("Accept", "text/event-stream")
+            .header("Accept", self.accept)
             .send(self.body.as_str())
             .map_err(|e| from_ureq(&e, &self.url, self.idle_timeout))?;
         let status = response.status().as_u16();
@@ -621,9 +682,9 @@ impl Worker {
         if !(200..300).contains(&status) {
             return Err(status_error(status, &mut body));
         }
-        check_content_type(&content_type)?;
+        let proto = check_content_type(&content_type)?;
         check_content_encoding(encoding.as_deref())?;
-        self.tx.send(Piece::Response(status)).ok();
+        self.tx.send(Piece::Response { status, proto }).ok();
         let mut buf = [0u8; READ_SIZE];
         let mut read = 0usize;
         loop {
@@ -734,22 +795,20 @@ fn status_error(status: u16, body: &mut impl Read) -> HttpError {
     }
 }
 
-/// Only `text/event-stream` is read; the binary encoding and anything else
-/// are refused, each with its own error.
-fn check_content_type(content_type: &str) -> Result<(), HttpError> {
+/// `text/event-stream` is read as SSE (`Ok(false)`), the binary encoding
+/// as protobuf (`Ok(true)`), whichever was asked for; anything else is
+/// refused.
+fn check_content_type(content_type: &str) -> Result<bool, HttpError> {
     let media = content_type
         .split(';')
         .next()
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase();
-    if media == "text/event-stream" {
-        Ok(())
+    if media == SSE_MEDIA_TYPE {
+        Ok(false)
     } else if media == PROTO_MEDIA_TYPE {
-        Err(HttpError::new(
-            HttpErrorKind::BinaryEncoding,
-            format!("the agent answered with the binary encoding ({PROTO_MEDIA_TYPE}), which is not supported: configure it to send text/event-stream"),
-        ))
+        Ok(true)
     } else if media.is_empty() {
         Err(HttpError::new(
             HttpErrorKind::ContentType,
@@ -1006,11 +1065,19 @@ mod tests {
 
     #[test]
     fn content_types() {
-        assert!(check_content_type("text/event-stream").is_ok());
-        assert!(check_content_type("Text/Event-Stream; charset=utf-8").is_ok());
-        let e = check_content_type("application/vnd.ag-ui.event+proto").unwrap_err();
-        assert_eq!(e.kind, HttpErrorKind::BinaryEncoding);
-        assert!(e.to_string().contains("binary encoding"), "{e}");
+        assert_eq!(check_content_type("text/event-stream"), Ok(false));
+        assert_eq!(
+            check_content_type("Text/Event-Stream; charset=utf-8"),
+            Ok(false)
+        );
+        assert_eq!(
+            check_content_type("application/vnd.ag-ui.event+proto"),
+            Ok(true)
+        );
+        assert_eq!(
+            check_content_type("Application/Vnd.AG-UI.Event+Proto; x=1"),
+            Ok(true)
+        );
         let e = check_content_type("text/html; charset=utf-8").unwrap_err();
         assert_eq!(e.kind, HttpErrorKind::ContentType);
         assert!(e.to_string().contains("'text/html; charset=utf-8'"), "{e}");

@@ -18,10 +18,10 @@ use std::time::{Duration, Instant};
 use agui_alloc::conversation::{Conversation, RunStatus};
 use agui_alloc::event::MessageContent;
 use agui_alloc::hooks::{Flow, HookView, Subscriber};
-use agui_alloc::http::{HttpAgent, HttpErrorKind, RunObserver};
+use agui_alloc::http::{Encoding, HttpAgent, HttpErrorKind, RunObserver};
 use agui_alloc::model::Tool;
 use serde_json::{json, Value};
-use server::{answer_with, frame, send, sse_head, Server};
+use server::{answer_with, frame, pb_event, send, sse_head, Server};
 
 fn started() -> Value {
     json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"})
@@ -267,20 +267,144 @@ fn not_an_event_stream() {
     assert_eq!(conv.messages().len(), 1);
 }
 
+/// RUN_STARTED, a text message "Hello" in two deltas, RUN_FINISHED, in
+/// AG-UI's protobuf encoding (the field numbers of `events.proto`).
+fn proto_run() -> Vec<u8> {
+    [
+        pb_event(12, 11, &["t", "r"]),
+        pb_event(1, 0, &["m1", "assistant"]),
+        pb_event(2, 1, &["m1", "Hel"]),
+        pb_event(2, 1, &["m1", "lo"]),
+        pb_event(3, 2, &["m1"]),
+        pb_event(13, 12, &["t", "r"]),
+    ]
+    .concat()
+}
+
+/// A server that answers protobuf when the request's `Accept` names it
+/// (and SSE otherwise), as `@ag-ui/encoder` does.
+fn negotiating_server() -> Server {
+    Server::start(|req, conn, _stop| {
+        let accept = req.header("accept").unwrap_or("");
+        if accept.contains("application/vnd.ag-ui.event+proto") {
+            let mut out = sse_head("application/vnd.ag-ui.event+proto").into_bytes();
+            out.extend(proto_run());
+            send(conn, &out);
+        } else {
+            let body = sse_head("text/event-stream")
+                + &frame(&started())
+                + &frame(&chunk("Hel"))
+                + &frame(&chunk("lo"))
+                + &frame(&finished());
+            send(conn, body.as_bytes());
+        }
+    })
+}
+
 #[test]
-fn the_binary_encoding_is_refused_clearly() {
-    let server = Server::start(|_req, conn, _stop| {
-        send(
-            conn,
-            (sse_head("application/vnd.ag-ui.event+proto") + "\x00\x01").as_bytes(),
-        );
+fn asks_for_protobuf_and_folds_it() {
+    let server = negotiating_server();
+    let mut conv = conversation();
+    let mut seen = Seen::default();
+    let report = HttpAgent::new(server.url())
+        .encoding(Encoding::Proto)
+        .run(&mut conv, &mut seen)
+        .unwrap();
+    assert!(report.status.is_finished(), "{}", report.status);
+    assert_eq!(report.accepted, 6);
+    assert_eq!(answer(&conv).as_deref(), Some("Hello"));
+    assert_eq!(seen.deltas, ["Hel", "lo"]);
+    assert_eq!(seen.status, Some(200));
+    assert_eq!(
+        server.requests()[0].header("accept"),
+        Some("application/vnd.ag-ui.event+proto, text/event-stream;q=0.9")
+    );
+}
+
+#[test]
+fn sse_is_asked_for_by_default() {
+    let server = negotiating_server();
+    let mut conv = conversation();
+    let report = HttpAgent::new(server.url())
+        .run(&mut conv, &mut ())
+        .unwrap();
+    assert!(report.status.is_finished(), "{}", report.status);
+    assert_eq!(answer(&conv).as_deref(), Some("Hello"));
+    assert_eq!(
+        server.requests()[0].header("accept"),
+        Some("text/event-stream")
+    );
+}
+
+/// The response's Content-Type chooses the decoder, whatever was asked:
+/// a server that ignores the request and sends SSE works, and so does
+/// one that sends protobuf to a client that asked for SSE (as the
+/// reference's HttpAgent reads it).
+#[test]
+fn the_content_type_chooses_the_decoder() {
+    let sse_only = Server::start(|_req, conn, _stop| {
+        let body = sse_head("text/event-stream")
+            + &frame(&started())
+            + &frame(&chunk("Hello"))
+            + &frame(&finished());
+        send(conn, body.as_bytes());
     });
-    let err = HttpAgent::new(server.url())
-        .run(&mut conversation(), &mut ())
-        .unwrap_err();
-    assert_eq!(err.kind, HttpErrorKind::BinaryEncoding);
-    assert!(err.to_string().contains("binary encoding"), "{err}");
-    assert!(err.to_string().contains("not supported"), "{err}");
+    let mut conv = conversation();
+    let report = HttpAgent::new(sse_only.url())
+        .encoding(Encoding::Proto)
+        .run(&mut conv, &mut ())
+        .unwrap();
+    assert!(report.status.is_finished(), "{}", report.status);
+    assert_eq!(answer(&conv).as_deref(), Some("Hello"));
+
+    let proto_only = Server::start(|_req, conn, _stop| {
+        let mut out = sse_head("Application/Vnd.AG-UI.Event+Proto; v=1").into_bytes();
+        out.extend(proto_run());
+        send(conn, &out);
+    });
+    let mut conv = conversation();
+    let report = HttpAgent::new(proto_only.url())
+        .run(&mut conv, &mut ())
+        .unwrap();
+    assert!(report.status.is_finished(), "{}", report.status);
+    assert_eq!(answer(&conv).as_deref(), Some("Hello"));
+}
+
+/// A hostile protobuf body: a frame cut short, then one whose length is
+/// past the limit, then a bad tag. Each run ends with the protocol error
+/// naming its frame, and keeps what was folded before it.
+#[test]
+fn a_bad_protobuf_body_is_a_protocol_error_naming_the_frame() {
+    let good = proto_run();
+    let first = pb_event(12, 11, &["t", "r"]).len();
+    let second = first + pb_event(1, 0, &["m1", "assistant"]).len();
+    let cut = good[..second + 5].to_vec();
+    let mut huge = good[..second].to_vec();
+    huge.extend([0x7f, 0xff, 0xff, 0xff, 0x12]);
+    let mut bad_tag = good[..second].to_vec();
+    // Field 0 is no field: a decode error, not an unknown field.
+    bad_tag.extend([0, 0, 0, 2, 0x00, 0x00]);
+    for (name, body) in [("cut", cut), ("huge", huge), ("bad tag", bad_tag)] {
+        let server = Server::start(move |_req, conn, _stop| {
+            let mut out = sse_head("application/vnd.ag-ui.event+proto").into_bytes();
+            out.extend(&body);
+            send(conn, &out);
+        });
+        let mut conv = conversation();
+        let report = HttpAgent::new(server.url())
+            .encoding(Encoding::Proto)
+            .run(&mut conv, &mut ())
+            .unwrap();
+        let RunStatus::Protocol(e) = &report.status else {
+            panic!("{name}: {}", report.status);
+        };
+        assert_eq!(e.frame, 2, "{name}: {e}");
+        assert_eq!(report.accepted, 2, "{name}");
+        assert!(
+            conv.messages().iter().any(|m| m.id() == "m1"),
+            "{name}: the message started before is kept"
+        );
+    }
 }
 
 #[test]

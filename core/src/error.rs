@@ -469,8 +469,95 @@ pub enum Detail {
         /// What was recorded (the opener's owner or field).
         recorded: ShortText,
     },
+    /// The protobuf encoding: a frame that is not a well-formed event
+    /// (SPEC "The protobuf transport").
+    Proto {
+        /// What is wrong.
+        fault: ProtoFault,
+        /// Byte offset inside the frame's message (after its length).
+        offset: u64,
+    },
     /// Nothing more to say than the code.
     None,
+}
+
+/// What is wrong with a protobuf frame ([`Detail::Proto`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum ProtoFault {
+    /// The stream or a field ends inside a value.
+    Truncated,
+    /// A varint longer than 10 bytes or past 64 bits.
+    Varint,
+    /// A field number 0, a wire type 6 or 7, or a wire type the field's
+    /// schema does not allow.
+    WireType,
+    /// A group (wire types 3 and 4): not part of this schema, not read.
+    Group,
+    /// A length past the end of the enclosing message.
+    Length,
+    /// The envelope carries no event this schema knows.
+    NoEvent,
+    /// The envelope carries more than one event.
+    TwoEvents,
+    /// `BaseEvent.type` differs from the envelope's event.
+    TypeMismatch,
+    /// An event without its `BaseEvent`.
+    NoBase,
+    /// A singular field (or a oneof) twice in one message.
+    Duplicate,
+    /// A repeated field interrupted by another field.
+    Split,
+    /// A `google.protobuf.Value` (or map entry) with no value.
+    EmptyValue,
+    /// A content part or source with none of its kinds.
+    EmptyUnion,
+    /// A map entry's key after its value.
+    EntryOrder,
+    /// An integer beyond 2^53 (JavaScript cannot hold it exactly).
+    Unsafe,
+    /// A message with more than one content form.
+    TwoContents,
+    /// Content parts or an activity map for a role that has none.
+    ContentForRole,
+    /// An outcome's parts (`interrupts`, `pendingToolCallIds`,
+    /// `interruptIds`) not right after the outcome.
+    OutcomeOrder,
+    /// More messages nested than the reader's `NEST`.
+    TooDeep,
+}
+
+impl fmt::Display for ProtoFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ProtoFault::Truncated => "the data ends inside a value",
+            ProtoFault::Varint => "a varint is longer than 64 bits",
+            ProtoFault::WireType => {
+                "a field has a number 0 or a wire type its schema does not allow"
+            }
+            ProtoFault::Group => "groups (wire types 3 and 4) are not part of the schema",
+            ProtoFault::Length => "a length runs past the end of its message",
+            ProtoFault::NoEvent => "the envelope carries no known event",
+            ProtoFault::TwoEvents => "the envelope carries more than one event",
+            ProtoFault::TypeMismatch => "the base event's type differs from the envelope's event",
+            ProtoFault::NoBase => "the event has no base event",
+            ProtoFault::Duplicate => "a singular field or a oneof appears twice",
+            ProtoFault::Split => "a repeated field is split by another field",
+            ProtoFault::EmptyValue => "a google.protobuf.Value (or map entry) has no value",
+            ProtoFault::EmptyUnion => "a content part or source has none of its kinds",
+            ProtoFault::EntryOrder => "a map entry's key comes after its value",
+            ProtoFault::Unsafe => "an integer is beyond 2^53",
+            ProtoFault::TwoContents => "a message has more than one content form",
+            ProtoFault::ContentForRole => {
+                "content parts or an activity map for a role that has none"
+            }
+            ProtoFault::OutcomeOrder => {
+                "an outcome's interrupts or pending tool calls are not right after it"
+            }
+            ProtoFault::TooDeep => "messages nest deeper than the reader's NEST; raise it",
+        })
+    }
 }
 
 /// An error of any stage, for one frame.
@@ -544,6 +631,7 @@ impl Error {
             | Detail::Invalid { .. }
             | Detail::Open { .. }
             | Detail::Capacity { .. }
+            | Detail::Proto { .. }
             | Detail::None => None,
         }
     }
@@ -624,6 +712,9 @@ impl Error {
         match &self.detail {
             Detail::Json { kind, offset } => {
                 write!(f, "invalid JSON at byte {offset} of the frame: {kind}")
+            }
+            Detail::Proto { fault, offset } => {
+                write!(f, "invalid protobuf at byte {offset} of the frame: {fault}")
             }
             Detail::NotAnObject(kind) => {
                 write!(f, "an event must be a JSON object, found {}", kind.as_str())
@@ -794,6 +885,7 @@ impl Error {
                 | Detail::Id(_)
                 | Detail::Open { .. }
                 | Detail::Mismatch { .. }
+                | Detail::Proto { .. }
                 | Detail::None => write!(f, "cannot send '{ty}': capacity exceeded"),
             },
             // Not verify-stage codes: an error built by hand.
@@ -828,6 +920,7 @@ impl Error {
             | Detail::Id(_)
             | Detail::Open { .. }
             | Detail::Capacity { .. }
+            | Detail::Proto { .. }
             | Detail::None => ("", "", ""),
         }
     }
@@ -852,6 +945,7 @@ impl Error {
             | Detail::Id(_)
             | Detail::Capacity { .. }
             | Detail::Mismatch { .. }
+            | Detail::Proto { .. }
             | Detail::None => write!(
                 f,
                 "cannot send 'RUN_FINISHED' while {what} are still active"

@@ -72,6 +72,7 @@ pub mod io;
 pub mod json;
 mod names;
 pub mod pipeline;
+pub mod proto;
 pub mod protocol;
 pub mod reply;
 pub mod spec;

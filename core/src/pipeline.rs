@@ -835,16 +835,54 @@ impl<
         Ok(())
     }
 
+    /// Feeds one framing event of a framer of the caller's (the protobuf
+    /// reader, [`crate::proto::ProtoFramer`]) instead of bytes for the
+    /// pipeline's own text framer: a frame's `Start`, its JSON text, its
+    /// `End`, or the error that failed it (`index`: the frame's number).
+    /// Errors go as in [`feed`](Self::feed).
+    ///
+    /// # Errors
+    /// As [`feed`](Self::feed).
+    pub fn feed_event(
+        &mut self,
+        index: u32,
+        event: Result<FrameEvent<'_>, Error>,
+        mut f: impl FnMut(Output<'_>),
+        mut w: impl FnMut(&Warning),
+    ) -> Result<(), Error> {
+        if let Some(err) = &self.failed {
+            return Err(*err);
+        }
+        match event {
+            Ok(event) => self.on_frame_event_at(event, index, &mut f, &mut w),
+            // In keep-going mode the frame's text may have failed already
+            // (a string that is not UTF-8) before its framing fails: the
+            // frame is skipped, and has its one error, the first.
+            Err(_) if self.skipping && self.reader.frame == index => Ok(()),
+            Err(err) => self.on_error(err.at(index), &mut f),
+        }
+    }
+
     fn on_frame_event<'b>(
         &mut self,
         event: FrameEvent<'b>,
         f: &mut impl FnMut(Output<'_>),
         w: &mut impl FnMut(&Warning),
     ) -> Result<(), Error> {
+        let index = self.framer.frames().saturating_sub(1);
+        self.on_frame_event_at(event, index, f, w)
+    }
+
+    fn on_frame_event_at<'b>(
+        &mut self,
+        event: FrameEvent<'b>,
+        index: u32,
+        f: &mut impl FnMut(Output<'_>),
+        w: &mut impl FnMut(&Warning),
+    ) -> Result<(), Error> {
         let result = match event {
             FrameEvent::Start => {
                 self.skipping = false;
-                let index = self.framer.frames().saturating_sub(1);
                 self.reader.begin_frame(index);
                 Ok(())
             }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Creates <repo>/.venv with the real AG-UI test backends (pydantic-ai's AG-UI
 # adapter, uvicorn, LangGraph with ag-ui-langgraph), pinned in
-# requirements.txt / constraints.txt. Idempotent: a second run with the same
-# pins only checks a stamp.
+# requirements.txt / constraints.txt, and examples/agents/node_modules with
+# the TypeScript one's packages (@ag-ui/encoder), pinned in package-lock.json.
+# Idempotent: a second run with the same pins only checks two stamps.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -20,6 +21,20 @@ if [ ! -x "$venv/bin/python" ]; then
         echo "setup.sh: '$python -m venv' failed; install the venv module (Debian: apt-get install -y python3-venv)" >&2
         exit 2
     fi
+fi
+
+# The TypeScript backend (proto_server.mjs): @ag-ui/encoder and @ag-ui/core
+# exactly as package-lock.json pins them, in examples/agents/node_modules.
+if ! command -v npm >/dev/null 2>&1; then
+    echo "setup.sh: npm not found; install Node.js 20 or later with npm (Debian: apt-get install -y nodejs npm)" >&2
+    exit 2
+fi
+npm_stamp="$here/node_modules/.agui-lock"
+npm_want="$(cksum < "$here/package-lock.json")"
+if [ ! -f "$npm_stamp" ] || [ "$(cat "$npm_stamp")" != "$npm_want" ]; then
+    (cd "$here" && npm ci --no-audit --no-fund)
+    echo "$npm_want" > "$npm_stamp"
+    echo "setup.sh: TypeScript backend installed in $here/node_modules" >&2
 fi
 
 stamp="$venv/.agui-backends"

@@ -5,6 +5,30 @@
 use std::time::Duration;
 
 use agui_alloc::client::Limits;
+use agui_alloc::http::Encoding;
+
+/// `--encoding`: the encoding a tool asks the agent for (the request's
+/// `Accept`). The response's `Content-Type` decides how it is read either
+/// way, so `proto` still works with an agent that only sends SSE.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum EncodingArg {
+    /// Server-Sent Events (`Accept: text/event-stream`).
+    #[default]
+    Sse,
+    /// AG-UI's protobuf encoding, SSE second (`Accept:
+    /// application/vnd.ag-ui.event+proto, text/event-stream;q=0.9`).
+    Proto,
+}
+
+impl EncodingArg {
+    /// The [`Encoding`] to ask for.
+    pub fn encoding(self) -> Encoding {
+        match self {
+            EncodingArg::Sse => Encoding::Sse,
+            EncodingArg::Proto => Encoding::Proto,
+        }
+    }
+}
 
 /// A number of seconds from a flag (fractions allowed): more than zero, or
 /// the reason it is not (the caller names the flag).

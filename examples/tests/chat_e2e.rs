@@ -106,6 +106,56 @@ fn pydantic_ai_backend_speaking_1_0() {
     );
 }
 
+/// The tool round trip against a real TypeScript server on
+/// `@ag-ui/encoder` (examples/agents/proto_server.mjs) in AG-UI's protobuf
+/// encoding: at `/proto-only` it refuses (406) a request that does not
+/// accept protobuf, so the transcript proves both runs came as protobuf.
+#[test]
+fn typescript_proto_backend_with_a_tool() {
+    let backend = Backend::start("proto_server.mjs");
+    let url = format!("{}proto-only", backend.url);
+    let dir = scratch("transcript-proto-server");
+    let args_file = dir.join("args.json");
+    let tool = format!(
+        "set_led=cat > '{}'; echo 'LED is green'",
+        args_file.display()
+    );
+    let out = chat(
+        &[&url, "--encoding", "proto", "--tool", &tool],
+        "Please turn the LED green\n",
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines[..lines.len() - 1],
+        [
+            "[user] Please turn the LED green",
+            "[reasoning] The user wants the LED lit. I will call set_led with green.",
+            r#"[tool call call_set_led_1 set_led] {"color": "green", "on": true}"#,
+            "[tool result for call_set_led_1] LED is green",
+            r#"[assistant] The LED is set: the device answered "LED is green"."#,
+        ],
+        "{stdout}"
+    );
+    assert!(
+        lines.last().unwrap().starts_with("ok: 2 runs, "),
+        "{stdout}"
+    );
+    let args: Value = serde_json::from_str(&std::fs::read_to_string(&args_file).unwrap()).unwrap();
+    assert_eq!(args, json!({"color": "green", "on": true}));
+
+    // Without --encoding proto the request asks for SSE: refused there.
+    let out = chat(&[&url], "hi\n");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("406"), "{}", text(&out.stderr));
+    // And at `/` the same server answers it in SSE: the same transcript.
+    set_led_transcript(
+        "proto_server.mjs",
+        "[reasoning] The user wants the LED lit. I will call set_led with green.",
+    );
+}
+
 #[test]
 fn langgraph_backend_with_a_tool() {
     set_led_transcript(

@@ -389,6 +389,93 @@ fn multi_line_sse_data_becomes_one_line() {
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
+/// `--encoding proto` asks the agent for protobuf; the frames it sends
+/// reach the device as the same NDJSON lines SSE would give, and an agent
+/// that answers SSE anyway still works.
+#[test]
+fn proto_encoding_is_asked_for_and_relayed_as_ndjson() {
+    use server::pb_event;
+    let agent = server::Server::start(|req, conn, _stop| {
+        let accept = req.header("accept").unwrap_or("");
+        if accept.starts_with("application/vnd.ag-ui.event+proto") {
+            let mut out = server::sse_head("application/vnd.ag-ui.event+proto").into_bytes();
+            for frame in [
+                pb_event(12, 11, &["t", "r"]),
+                pb_event(1, 0, &["m1", "assistant"]),
+                pb_event(2, 1, &["m1", "hi"]),
+                pb_event(3, 2, &["m1"]),
+                pb_event(13, 12, &["t", "r"]),
+            ] {
+                out.extend(frame);
+            }
+            server::send(conn, &out);
+        } else {
+            server::answer_with(vec![
+                json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}),
+                json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}),
+            ])(req, conn, _stop);
+        }
+    });
+    let mut device = Device::start_with(&agent.url(), &["--encoding", "proto"]);
+    device.send(r#"{"id":"u1","role":"user","content":"hi"}"#);
+    device.send(r#"{"type":"RUN"}"#);
+    let events = device.run_events();
+    assert_eq!(
+        kinds(&events),
+        [
+            "RUN_STARTED",
+            "TEXT_MESSAGE_START",
+            "TEXT_MESSAGE_CONTENT",
+            "TEXT_MESSAGE_END",
+            "RUN_FINISHED"
+        ]
+    );
+    assert_eq!(events[2]["delta"], "hi");
+    assert_eq!(events[1]["role"], "assistant");
+    let out = device.finish(true);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        agent.requests()[0].header("accept"),
+        Some("application/vnd.ag-ui.event+proto, text/event-stream;q=0.9")
+    );
+
+    // Without the flag, SSE is asked for (and this agent answers SSE).
+    let mut device = Device::start(&agent.url());
+    device.send(r#"{"id":"u1","role":"user","content":"hi"}"#);
+    device.send(r#"{"type":"RUN"}"#);
+    assert_eq!(kinds(&device.run_events()), ["RUN_STARTED", "RUN_FINISHED"]);
+    let out = device.finish(true);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        agent.requests()[1].header("accept"),
+        Some("text/event-stream")
+    );
+}
+
+/// A malformed protobuf frame (field 0, which no message has) is not
+/// relayed: the device gets the frames before it and a RUN_ERROR naming
+/// the frame, as for a rejected JSON frame.
+#[test]
+fn malformed_proto_frame_is_not_relayed() {
+    let agent = server::Server::start(|_req, conn, _stop| {
+        let mut out = server::sse_head("application/vnd.ag-ui.event+proto").into_bytes();
+        out.extend(server::pb_event(12, 11, &["t", "r"]));
+        out.extend([0, 0, 0, 2, 0x00, 0x00]);
+        out.extend(server::pb_event(13, 12, &["t", "r"]));
+        server::send(conn, &out);
+    });
+    let mut device = Device::start_with(&agent.url(), &["--encoding", "proto"]);
+    device.send(r#"{"id":"u1","role":"user","content":"hi"}"#);
+    device.send(r#"{"type":"RUN"}"#);
+    let events = device.run_events();
+    assert_eq!(kinds(&events), ["RUN_STARTED", "RUN_ERROR"]);
+    assert_eq!(events[1]["code"], "gateway_protocol");
+    let message = events[1]["message"].as_str().unwrap();
+    assert!(message.starts_with("frame 1: decode error"), "{message}");
+    let out = device.finish(true);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+}
+
 /// Usage errors exit 2 with one line.
 #[test]
 fn usage_errors_exit_2() {

@@ -4,6 +4,7 @@
 
 use agui_core::frame::{Format, FrameEvent, Framer};
 use agui_core::pipeline::{DefaultPipeline, Mode, Output};
+use agui_core::proto::{Piece, ProtoFramer};
 
 /// Cuts `input` into pieces at positions drawn from `seed` (a small
 /// xorshift generator: the same seed gives the same cuts).
@@ -119,4 +120,153 @@ pub fn pipeline(mode: Mode, pieces: &[&[u8]]) -> (Vec<Record>, u32, u32, Option<
         }
     }
     (records, p.accepted(), p.framer().frames(), failed)
+}
+
+/// One frame of a protobuf stream as [`ProtoFramer`] handed it out: its
+/// index, and its JSON text when it ended, or its error code when it failed
+/// (only the code: the text written before a fault is not part of the
+/// contract).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProtoFrame {
+    /// A complete frame's JSON text.
+    Text(Vec<u8>),
+    /// A failed frame: its error's code and the offset it names.
+    Fail(&'static str, Option<u64>),
+}
+
+/// The frames of a protobuf stream fed in `pieces`, and the framer's frame
+/// count. Checks the framer's contract on the way: every call consumes a
+/// byte or hands out a piece, and the pieces handed out without input are
+/// a bounded run, Start / text / End order, no empty text, `end` ends.
+pub fn proto_frames(pieces: &[&[u8]]) -> (Vec<ProtoFrame>, u32) {
+    let mut framer: ProtoFramer = ProtoFramer::new();
+    let mut done = Vec::new();
+    let mut open: Option<Vec<u8>> = None;
+    let mut on_piece = |piece: Piece<'_>, open: &mut Option<Vec<u8>>| match piece {
+        Piece::Start => {
+            assert!(open.is_none(), "Start inside an open frame");
+            *open = Some(Vec::new());
+        }
+        Piece::Data(d) => {
+            assert!(!d.is_empty(), "empty Data");
+            open.as_mut().expect("Data outside a frame").extend_from_slice(d);
+        }
+        Piece::Text(t) => {
+            assert!(!t.as_bytes().is_empty(), "empty Text");
+            open.as_mut().expect("Text outside a frame").extend_from_slice(t.as_bytes());
+        }
+        Piece::End => done.push(ProtoFrame::Text(open.take().expect("End outside a frame"))),
+        Piece::Fail(e) => {
+            // A fault ends the open frame, if one was started (a cut or
+            // oversized length prefix fails before its Start).
+            *open = None;
+            let offset = if let agui_core::error::Detail::Proto { offset, .. } = e.detail {
+                Some(offset)
+            } else {
+                None
+            };
+            done.push(ProtoFrame::Fail(e.code.as_str(), offset));
+        }
+    };
+    for piece in pieces {
+        let mut rest = *piece;
+        let mut idle = 0;
+        loop {
+            let (used, found) = framer.next(rest);
+            assert!(used <= rest.len());
+            idle = if used == 0 { idle + 1 } else { 0 };
+            // The end of a message writes its absent fields' defaults and
+            // closing braces without input: a bounded run, one piece each.
+            assert!(idle < 1024, "pieces without consuming input");
+            rest = &rest[used..];
+            match found {
+                Some(piece) => on_piece(piece, &mut open),
+                None if used == 0 => break,
+                None => {}
+            }
+        }
+        assert!(rest.is_empty(), "input left over");
+    }
+    if let Some(piece) = framer.end() {
+        on_piece(piece, &mut open);
+    }
+    assert!(framer.end().is_none(), "end does not end");
+    assert!(open.is_none(), "frame still open after end");
+    (done, framer.frames())
+}
+
+/// [`pipeline`] for a protobuf stream: the core's [`ProtoFramer`] feeding
+/// the default pipeline (decode, chunk expansion, verification).
+pub fn proto_pipeline(mode: Mode, pieces: &[&[u8]]) -> (Vec<Record>, u32, u32, Option<(u32, &'static str)>) {
+    let mut p = DefaultPipeline::new();
+    p.set_mode(mode);
+    let mut framer: ProtoFramer = ProtoFramer::new();
+    let mut records = Vec::new();
+    let mut out = |o: Output<'_>| match o {
+        Output::Part(_) => {}
+        Output::Event(ev) => records.push(Record::Event(format!(
+            "{} {:?} {} {:?} {:?} {:?}",
+            ev.kind.as_str(),
+            ev.origin,
+            ev.frame,
+            ev.id,
+            ev.name,
+            ev.role
+        ))),
+        Output::Error(e) => records.push(Record::Error(e.frame, e.stage.as_str(), e.code.as_str())),
+    };
+    let mut failed = None;
+    for piece in pieces {
+        if let Err(e) = framer.feed(&mut p, piece, &mut out) {
+            failed = Some((e.frame, e.code.as_str()));
+            break;
+        }
+    }
+    if failed.is_none() {
+        if let Err(e) = framer.finish(&mut p, &mut out) {
+            failed = Some((e.frame, e.code.as_str()));
+        }
+    }
+    (records, p.accepted(), framer.frames(), failed)
+}
+
+/// The invariants of a pipeline's strict and keep-going runs over the
+/// same stream (both from [`pipeline`] or [`proto_pipeline`]):
+/// - keep-going returns no error, reports at most one error per frame, in
+///   frame order, and every frame is either accepted or reported;
+/// - a rejected frame hands out no event (frames are atomic);
+/// - strict stops at the first error, and before it both saw the same.
+pub fn check_modes(
+    strict: &(Vec<Record>, u32, u32, Option<(u32, &'static str)>),
+    going: &(Vec<Record>, u32, u32, Option<(u32, &'static str)>),
+) {
+    let (records, accepted, frames, failed) = going;
+    assert!(failed.is_none(), "keep-going returned an error");
+    let errors: Vec<u32> = records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Error(frame, ..) => Some(*frame),
+            Record::Event(_) => None,
+        })
+        .collect();
+    assert!(errors.windows(2).all(|w| w[0] < w[1]), "errors not one per frame in order: {errors:?}");
+    assert_eq!(*accepted as usize + errors.len(), *frames as usize, "a frame neither accepted nor reported");
+    let frame_of = |text: &str| -> u32 { text.split(' ').nth(2).unwrap().parse().unwrap() };
+    for r in records {
+        if let Record::Event(text) = r {
+            let frame = frame_of(text);
+            assert!(!errors.contains(&frame), "events of rejected frame {frame} were handed out");
+        }
+    }
+    if let Some((index, _)) = strict.3 {
+        assert_eq!(strict.1, index, "strict accepted count is not the failing frame's index");
+        let before = |r: &&Record| match r {
+            Record::Event(text) => frame_of(text) < index,
+            Record::Error(..) => false,
+        };
+        let a: Vec<&Record> = strict.0.iter().filter(before).collect();
+        let b: Vec<&Record> = records.iter().filter(before).collect();
+        assert_eq!(a, b, "strict and keep-going differ before the first error");
+        assert_eq!(errors.first(), Some(&index), "keep-going's first error is elsewhere");
+    }
 }

@@ -178,3 +178,24 @@ pub fn answer_with(
         send(conn, out.as_bytes());
     }
 }
+
+/// One protobuf field `n` of wire type 2 (bytes) holding `bytes` (under
+/// 128 bytes: a one-byte length).
+pub fn pb_field(n: u8, bytes: &[u8]) -> Vec<u8> {
+    let mut out = vec![n << 3 | 2, u8::try_from(bytes.len()).unwrap()];
+    out.extend_from_slice(bytes);
+    out
+}
+
+/// One length-prefixed protobuf `Event` frame: envelope field `arm`, its
+/// `BaseEvent.type` `ty`, then string fields (2, 3, ...) in order.
+pub fn pb_event(arm: u8, ty: u8, strings: &[&str]) -> Vec<u8> {
+    let mut body = pb_field(1, &[0x08, ty]);
+    for (i, s) in strings.iter().enumerate() {
+        body.extend(pb_field(u8::try_from(i + 2).unwrap(), s.as_bytes()));
+    }
+    let event = pb_field(arm, &body);
+    let mut out = u32::try_from(event.len()).unwrap().to_be_bytes().to_vec();
+    out.extend(event);
+    out
+}

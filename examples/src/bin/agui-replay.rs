@@ -3,7 +3,8 @@
 //!
 //! ```text
 //! agui-replay                      # the bundled sample conversation
-//! agui-replay stream.ndjson        # a file (SSE or NDJSON, detected)
+//! agui-replay stream.ndjson        # a file (SSE, NDJSON or protobuf, detected)
+//! agui-replay run.bin --format proto   # length-prefixed protobuf events
 //! agui-replay - --json --trace     # stdin, machine-readable (SPEC section 7)
 //! agui-replay noisy.sse --keep-going --json   # skip damaged frames, list them
 //! agui-replay new.sse --protocol 1.0 --json   # AG-UI 1.0, with its warnings
@@ -44,7 +45,7 @@ use serde_json::{json, Value};
 /// The sample conversation replayed when no file is given on a terminal.
 const SAMPLE: &[u8] = include_bytes!("../../samples/chat.ndjson");
 
-/// Replay an AG-UI event stream (SSE or NDJSON) and print the conversation.
+/// Replay an AG-UI event stream (SSE, NDJSON or protobuf) and print the conversation.
 #[derive(Parser, Debug)]
 #[command(name = "agui-replay", version)]
 struct Args {
@@ -118,20 +119,25 @@ impl ProtocolArg {
     }
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum FormatArg {
-    /// Detect from the first byte: `{` is NDJSON, anything else SSE.
+    /// Detect from the first byte: a zero byte (the top of a 4-byte
+    /// length, which neither text format can start with) is protobuf, `{`
+    /// NDJSON, anything else SSE.
     Auto,
     /// Server-Sent Events.
     Sse,
     /// Newline-delimited JSON.
     Ndjson,
+    /// AG-UI's protobuf encoding (`application/vnd.ag-ui.event+proto`):
+    /// each event a 4-byte big-endian length and an `Event` message.
+    Proto,
 }
 
 impl FormatArg {
     fn format(self) -> Option<Format> {
         match self {
-            FormatArg::Auto => None,
+            FormatArg::Auto | FormatArg::Proto => None,
             FormatArg::Sse => Some(Format::Sse),
             FormatArg::Ndjson => Some(Format::Ndjson),
         }
@@ -158,16 +164,26 @@ fn run(args: &Args) -> Result<bool, String> {
         max_errors: args.max_errors,
         ..args.limits.limits(args.max_messages)
     };
-    let mut client = Client::with_format(args.format.format())
-        .with_limits(limits)
-        .with_protocol(args.protocol.select());
-    if args.keep_going {
-        client = client.keep_going();
-    }
-    if args.json && args.trace {
-        client = client.with_trace();
-    }
-    let Replayed { result, empty } = replay(&mut input, &mut client, args.read_size)?;
+    let build = |proto: bool| {
+        let client = if proto {
+            Client::proto()
+        } else {
+            Client::with_format(args.format.format())
+        };
+        let mut client = client
+            .with_limits(limits)
+            .with_protocol(args.protocol.select());
+        if args.keep_going {
+            client = client.keep_going();
+        }
+        if args.json && args.trace {
+            client = client.with_trace();
+        }
+        client
+    };
+    let mut client = build(args.format == FormatArg::Proto);
+    let detect = (args.format == FormatArg::Auto).then_some(&build as &dyn Fn(bool) -> Client);
+    let Replayed { result, empty } = replay(&mut input, &mut client, args.read_size, detect)?;
     // Keep-going never stops the stream; its verdict is the first skip.
     let result = result.and_then(|()| client.error().cloned().map_or(Ok(()), Err));
     let stdout = io::stdout();
@@ -223,8 +239,15 @@ struct Replayed {
     empty: bool,
 }
 
-/// Feeds the input to the client `read_size` bytes at a time.
-fn replay(input: &mut dyn Read, client: &mut Client, read_size: u64) -> Result<Replayed, String> {
+/// Feeds the input to the client `read_size` bytes at a time; with
+/// `detect`, a stream whose first byte is zero goes to the protobuf client
+/// `detect(true)` makes instead.
+fn replay(
+    input: &mut dyn Read,
+    client: &mut Client,
+    read_size: u64,
+    mut detect: Option<&dyn Fn(bool) -> Client>,
+) -> Result<Replayed, String> {
     let mut buf = vec![0u8; usize::try_from(read_size).unwrap_or(8192)];
     // The first bytes that are not white space, to judge an input in
     // which no frame was found.
@@ -241,6 +264,11 @@ fn replay(input: &mut dyn Read, client: &mut Client, read_size: u64) -> Result<R
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(format!("cannot read the input: {e}")),
         };
+        if let Some(build) = detect.take() {
+            if buf.first() == Some(&0) {
+                *client = build(true);
+            }
+        }
         if head.len() < HEAD {
             let start = if head.is_empty() {
                 buf[..n].iter().position(|b| !b.is_ascii_whitespace())
@@ -272,7 +300,7 @@ const HEAD: usize = 8;
 /// of events, a binary file) and is a usage error, exit 2, so that a
 /// mistake does not pass as an empty success.
 fn no_frames(client: &Client, head: &[u8]) -> Result<(), String> {
-    if head.is_empty() || client.accepted() > 0 || client.error().is_some() {
+    if head.is_empty() || client.accepted() > 0 || client.error().is_some() || client.is_proto() {
         return Ok(());
     }
     let sse_line = [&b":"[..], b"data", b"event", b"id", b"retry"]

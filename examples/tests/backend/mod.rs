@@ -29,6 +29,19 @@ pub fn python() -> PathBuf {
     venv
 }
 
+/// The TypeScript backends' node, once their packages are installed
+/// (`examples/agents/node_modules`, from its lockfile by setup.sh).
+pub fn node() -> PathBuf {
+    let modules = repo().join("examples/agents/node_modules/@ag-ui/encoder");
+    assert!(
+        modules.exists(),
+        "the TypeScript AG-UI test backend is not installed: run `cargo xtask setup` (or \
+         examples/agents/setup.sh; it runs `npm ci` in examples/agents, making {})",
+        modules.display()
+    );
+    PathBuf::from("node")
+}
+
 /// A backend server process, killed when dropped (even if the test failed).
 pub struct Backend {
     child: Child,
@@ -37,8 +50,8 @@ pub struct Backend {
 }
 
 impl Backend {
-    /// `examples/agents/<script>` with `--port 0`, once it printed its
-    /// `listening on` line.
+    /// `examples/agents/<script>` with `--port 0` (Python, or node for a
+    /// `.mjs` script), once it printed its `listening on` line.
     pub fn start(script: &str) -> Backend {
         Backend::start_with(script, &[])
     }
@@ -46,7 +59,12 @@ impl Backend {
     /// With extra arguments for the script (e.g. `--certfile`).
     pub fn start_with(script: &str, args: &[&str]) -> Backend {
         let path = repo().join("examples/agents").join(script);
-        let mut child = Command::new(python())
+        let program = if script.ends_with(".mjs") {
+            node()
+        } else {
+            python()
+        };
+        let mut child = Command::new(program)
             .arg(&path)
             .args(["--port", "0"])
             .args(args)

@@ -19,7 +19,7 @@ struct Need {
     present: fn() -> bool,
 }
 
-const NEEDS: [Need; 6] = [
+const NEEDS: [Need; 7] = [
     // examples/tests/cost_bound.rs counts instructions with callgrind.
     Need {
         packages: &["valgrind"],
@@ -34,6 +34,12 @@ const NEEDS: [Need; 6] = [
     Need {
         packages: &["python3", "python3-venv"],
         present: python_venv,
+    },
+    // examples/agents/setup.sh installs the TypeScript backend with npm
+    // (examples/tests/chat_e2e.rs runs it with node).
+    Need {
+        packages: &["nodejs", "npm"],
+        present: || on_path("node") && on_path("npm"),
     },
     // examples/tests/kiosk_window.rs: agui-kiosk's window on a virtual
     // display, screenshot with ImageMagick's `import`.

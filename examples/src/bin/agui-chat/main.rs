@@ -67,7 +67,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use agui_alloc::client::Limits;
 use agui_alloc::http::{HttpAgent, HttpError, HttpErrorKind, CONNECT_TIMEOUT, IDLE_TIMEOUT};
-use agui_examples::flags::LimitFlags;
+use agui_examples::flags::{EncodingArg, LimitFlags};
 use agui_examples::tool_command::{MAX_TOOL_CALLS, TOOL_TIMEOUT};
 use agui_examples::transcript::Peer;
 use clap::{Parser, ValueEnum};
@@ -130,6 +130,11 @@ struct Args {
     /// Seconds the agent may stay silent (before answering or mid-stream).
     #[arg(long, value_name = "SECS", default_value_t = IDLE_TIMEOUT.as_secs_f64())]
     idle_timeout: f64,
+
+    /// The encoding to ask the agent for; the response's Content-Type
+    /// decides how it is read (an SSE-only agent still works with proto).
+    #[arg(long, value_enum, default_value_t = EncodingArg::Sse)]
+    encoding: EncodingArg,
 
     /// The protocol to speak: the current one, or AG-UI 1.0 (declared in
     /// every run input as `protocolVersion: "1.0"`, responses read as 1.0).

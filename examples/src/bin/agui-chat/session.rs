@@ -59,7 +59,8 @@ impl Chat {
         let mut agent = HttpAgent::new(&args.url)
             .connect_timeout(secs(args.connect_timeout, "connect-timeout")?)
             .idle_timeout(secs(args.idle_timeout, "idle-timeout")?)
-            .max_run_time(max_run_time);
+            .max_run_time(max_run_time)
+            .encoding(args.encoding.encoding());
         if let Some(file) = &args.ca_cert {
             agent = trust(agent, file).map_err(Failure::usage)?;
         }

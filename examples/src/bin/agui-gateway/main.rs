@@ -27,7 +27,7 @@ use std::thread;
 use std::time::Duration;
 
 use agui_alloc::http::{check_url, HttpAgent};
-use agui_examples::flags::{parse_seconds, LimitFlags};
+use agui_examples::flags::{parse_seconds, EncodingArg, LimitFlags};
 use agui_examples::headers;
 use clap::Parser;
 
@@ -134,6 +134,11 @@ pub struct Args {
     /// device's tool or message is refused with `!error over_limit`.
     #[arg(long, value_name = "BYTES", default_value_t = 4 << 20)]
     pub max_input_bytes: usize,
+    /// The encoding to ask the agent for; the response's Content-Type
+    /// decides how it is read (an SSE-only agent still works with proto).
+    /// The device gets NDJSON lines either way.
+    #[arg(long, value_enum, default_value_t = EncodingArg::Sse)]
+    pub encoding: EncodingArg,
     /// The device's fixed tables: a preset (agent, serial, kiosk: the
     /// bundled firmware images) or a file of `key = value` lines (msgs,
     /// tools, steps, id, depth). A frame the device could not hold is not
@@ -224,7 +229,7 @@ fn serve(args: &Args) -> Result<ExitCode, String> {
 /// The HTTP side, with the user's headers and timeout.
 fn http_agent(args: &Args) -> Result<HttpAgent, String> {
     check_url(&args.url).map_err(|e| e.to_string())?;
-    let mut agent = HttpAgent::new(args.url.clone());
+    let mut agent = HttpAgent::new(args.url.clone()).encoding(args.encoding.encoding());
     if let Some(file) = &args.ca_cert {
         let pem = std::fs::read(file)
             .map_err(|e| format!("--ca-cert {}: cannot read: {e}", file.display()))?;

@@ -6,8 +6,9 @@ use std::time::Instant;
 
 use agui_alloc::client::Client;
 use agui_alloc::hooks::Subscriber;
-use agui_alloc::http::RunObserver;
+use agui_alloc::http::{Encoding, RunObserver};
 use agui_core::frame::{FrameEvent, Framer};
+use agui_core::proto::{Piece, ProtoFramer};
 
 use crate::convert::{Converted, ToCurrent};
 use crate::device_cap::DeviceCapacity;
@@ -18,10 +19,14 @@ use crate::port::DeviceOut;
 /// 1.0 frame into the current protocol for a device that reads only that
 /// (`--device-protocol current`), checks what is to be sent against the
 /// device's capacity (`--device-capacity`) and writes each accepted frame
-/// to the device as one NDJSON line, at once.
+/// to the device as one NDJSON line, at once. A protobuf body is read by
+/// the core's protobuf framer, whose frames are the JSON text of each
+/// event: the device gets the same NDJSON lines.
 pub struct Relay<'a> {
     device: &'a DeviceOut,
     framer: Framer,
+    /// The protobuf reader, when the response is protobuf.
+    proto: Option<Box<ProtoFramer>>,
     frame: Vec<u8>,
     shadow: Client,
     /// The shadow client rejected a frame: nothing more is relayed.
@@ -59,6 +64,7 @@ impl<'a> Relay<'a> {
         Relay {
             device,
             framer: Framer::new(None),
+            proto: None,
             frame: Vec::new(),
             shadow,
             rejected: false,
@@ -77,6 +83,10 @@ impl<'a> Relay<'a> {
     /// (SPEC section 1), as it did for the conversation.
     pub fn finish(&mut self) {
         let arrived = Instant::now();
+        if let Some(piece) = self.proto.as_mut().and_then(|p| p.end()) {
+            self.on_piece(piece, arrived);
+            return;
+        }
         while let Some(event) = self.framer.finish() {
             self.on_frame_event(event, arrived);
         }
@@ -87,6 +97,18 @@ impl<'a> Relay<'a> {
             FrameEvent::Start => self.frame.clear(),
             FrameEvent::Data(data) => self.frame.extend_from_slice(data),
             FrameEvent::End => self.on_frame(arrived),
+        }
+    }
+
+    /// One piece of a protobuf body: the frame events of the text path; a
+    /// malformed frame stops the relay, as the conversation stops there.
+    fn on_piece(&mut self, piece: Piece<'_>, arrived: Instant) {
+        match piece {
+            Piece::Start => self.on_frame_event(FrameEvent::Start, arrived),
+            Piece::Data(text) => self.on_frame_event(FrameEvent::Data(text), arrived),
+            Piece::Text(text) => self.on_frame_event(FrameEvent::Data(text.as_bytes()), arrived),
+            Piece::End => self.on_frame_event(FrameEvent::End, arrived),
+            Piece::Fail(_) => self.rejected = true,
         }
     }
 
@@ -158,8 +180,30 @@ impl<'a> Relay<'a> {
 impl Subscriber for Relay<'_> {}
 
 impl RunObserver for Relay<'_> {
+    fn on_encoding(&mut self, encoding: Encoding) {
+        self.proto = match encoding {
+            Encoding::Proto => Some(Box::new(ProtoFramer::new())),
+            Encoding::Sse => None,
+        };
+    }
+
     fn on_bytes(&mut self, mut bytes: &[u8]) {
         let arrived = Instant::now();
+        if self.proto.is_some() {
+            loop {
+                let Some(proto) = self.proto.as_mut() else {
+                    return;
+                };
+                let (used, piece) = proto.next(bytes);
+                bytes = bytes.get(used..).unwrap_or_default();
+                match piece {
+                    Some(piece) => self.on_piece(piece, arrived),
+                    // No progress: the bytes are used up.
+                    None if used == 0 => return,
+                    None => {}
+                }
+            }
+        }
         while !bytes.is_empty() {
             let (used, event) = self.framer.next(bytes);
             bytes = bytes.get(used..).unwrap_or_default();

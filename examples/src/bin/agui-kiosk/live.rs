@@ -27,7 +27,7 @@ use agui_alloc::client::Limits;
 use agui_alloc::conversation::{expiry_ms, is_expired, Conversation, PendingToolCall, Resolution};
 use agui_alloc::event::Event;
 use agui_alloc::hooks::{Flow, HookView, Subscriber};
-use agui_alloc::http::{HttpAgent, RunObserver};
+use agui_alloc::http::{Encoding, HttpAgent, RunObserver};
 use agui_alloc::model::{Message, Tool};
 use agui_alloc::reduce::Reducer;
 use agui_examples::headers::HttpHeader;
@@ -70,6 +70,8 @@ pub struct Live<'a> {
     pub max_run_time: Option<Duration>,
     /// Headers sent with every request (checked at start-up).
     pub headers: Vec<HttpHeader>,
+    /// The encoding asked for.
+    pub encoding: Encoding,
 }
 
 impl Live<'_> {
@@ -400,7 +402,9 @@ impl<C: PixelColor> RunObserver for LiveView<'_, C> {
 
 /// The user's message, the runs, the tools; then the window stays.
 fn converse<C: PixelColor>(live: &Live<'_>, mut screen: Screen<C>) -> Result<bool, String> {
-    let mut agent = HttpAgent::new(live.url).max_run_time(live.max_run_time);
+    let mut agent = HttpAgent::new(live.url)
+        .max_run_time(live.max_run_time)
+        .encoding(live.encoding);
     for header in &live.headers {
         agent = agent.header(header.name.clone(), header.value.clone());
     }

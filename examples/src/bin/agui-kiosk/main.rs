@@ -44,9 +44,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use agui_alloc::client::{Client, Limits};
-use agui_examples::flags::LimitFlags;
+use agui_examples::flags::{self, EncodingArg, LimitFlags};
+use agui_examples::headers;
 use agui_examples::tool_command::{MAX_TOOL_CALLS, TOOL_TIMEOUT};
-use agui_examples::{flags, headers};
 use agui_kiosk::framebuffer::Framebuffer;
 use agui_kiosk::{Config, Kiosk, Theme};
 use clap::Parser;
@@ -128,6 +128,10 @@ struct Args {
     max_messages: usize,
     #[command(flatten)]
     limits: LimitFlags,
+    /// The encoding to ask the agent for (with --url); the response's
+    /// Content-Type decides how it is read.
+    #[arg(long, value_enum, default_value_t = EncodingArg::Sse, requires = "url")]
+    encoding: EncodingArg,
 }
 
 fn parse_size(s: &str) -> Result<Size, String> {
@@ -186,6 +190,7 @@ fn live_main(args: &Args, url: &str, message: &str) -> ExitCode {
             Ok(h) => h,
             Err(e) => return usage(&e),
         },
+        encoding: args.encoding.encoding(),
     };
     match live::run(&live) {
         Ok(true) => ExitCode::SUCCESS,

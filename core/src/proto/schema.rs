@@ -1,0 +1,602 @@
+//! The protobuf schema of AG-UI's binary encoding (`events.proto`,
+//! `types.proto`, `patch.proto` of `@ag-ui/proto` 1.0.0, and the
+//! well-known `google.protobuf.Struct` / `Value` / `ListValue`), as data:
+//! for every message, its fields by number, the JSON key each becomes and
+//! how its value is written. One table per message; the reader in
+//! `proto.rs` interprets them.
+
+/// A protobuf message type the reader knows. `Event(n)` is the event
+/// message carried by envelope field `n` (see [`ARMS`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Msg {
+    /// The top-level `Event` envelope: a oneof of the event messages.
+    Envelope,
+    /// The event message of envelope field `n` (1 to 31).
+    Event(u8),
+    /// `BaseEvent`: its fields are written into the event's object.
+    Base,
+    /// `google.protobuf.Value`: exactly one of its kinds.
+    Value,
+    /// `google.protobuf.Struct`: a JSON object.
+    Struct,
+    /// One `Struct.fields` map entry (`key` 1, `value` 2).
+    Entry,
+    /// `google.protobuf.ListValue`: a JSON array.
+    List,
+    /// `Message` (a message of a snapshot or of the run input).
+    Message,
+    /// `ToolCall`.
+    ToolCall,
+    /// `ToolCall.Function`.
+    Function,
+    /// `Tool`.
+    Tool,
+    /// `Context`.
+    Context,
+    /// `ResumeEntry`.
+    Resume,
+    /// `RunAgentInput`.
+    Input,
+    /// `Interrupt`.
+    Interrupt,
+    /// `Usage`.
+    Usage,
+    /// `JsonPatchOperation`.
+    Patch,
+    /// `InputContent`: a oneof of content parts, written as
+    /// `{"type": arm, ...arm's fields}`.
+    Content,
+    /// `TextInputPart` (flattened into its `Content`).
+    TextPart,
+    /// `ImageInputPart`, `AudioInputPart`, `VideoInputPart`,
+    /// `DocumentInputPart` (the same fields; flattened).
+    MediaPart,
+    /// `InputContentSource`: a oneof, written as `{"type": arm, ...}`.
+    Source,
+    /// `InputContentDataSource` (flattened into its `Source`).
+    DataSource,
+    /// `InputContentUrlSource` (flattened).
+    UrlSource,
+    /// `InputContentFileSource` (flattened).
+    FileSource,
+}
+
+/// How a message is written as JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// Not written itself: its one event is.
+    Envelope,
+    /// A JSON object `{...}` of its fields.
+    Object,
+    /// Its fields go into the enclosing object (no braces of its own).
+    Flat,
+    /// A oneof written as `{"type": arm name, ...the arm's fields}`.
+    Union,
+    /// A `google.protobuf.Value`.
+    Value,
+    /// A `google.protobuf.Struct`.
+    Struct,
+    /// A map entry of a `Struct`.
+    Entry,
+    /// A `google.protobuf.ListValue`.
+    List,
+}
+
+impl Msg {
+    /// How the message is written.
+    pub(crate) const fn shape(self) -> Shape {
+        match self {
+            Msg::Envelope => Shape::Envelope,
+            Msg::Base | Msg::TextPart | Msg::MediaPart => Shape::Flat,
+            Msg::DataSource | Msg::UrlSource | Msg::FileSource => Shape::Flat,
+            Msg::Content | Msg::Source => Shape::Union,
+            Msg::Value => Shape::Value,
+            Msg::Struct => Shape::Struct,
+            Msg::Entry => Shape::Entry,
+            Msg::List => Shape::List,
+            Msg::Event(_) | Msg::Message | Msg::ToolCall | Msg::Function | Msg::Tool => {
+                Shape::Object
+            }
+            Msg::Context | Msg::Resume | Msg::Input | Msg::Interrupt | Msg::Usage => Shape::Object,
+            Msg::Patch => Shape::Object,
+        }
+    }
+
+    /// The message's fields (empty for the shapes the reader handles by
+    /// hand: envelope, value, struct, entry, list).
+    pub(crate) fn fields(self) -> &'static [F] {
+        match self {
+            Msg::Envelope | Msg::Value | Msg::Struct | Msg::Entry | Msg::List => &[],
+            Msg::Event(n) => event_fields(n),
+            Msg::Base => BASE,
+            Msg::Message => MESSAGE,
+            Msg::ToolCall => TOOL_CALL,
+            Msg::Function => FUNCTION,
+            Msg::Tool => TOOL,
+            Msg::Context => CONTEXT,
+            Msg::Resume => RESUME,
+            Msg::Input => INPUT,
+            Msg::Interrupt => INTERRUPT,
+            Msg::Usage => USAGE,
+            Msg::Patch => PATCH,
+            Msg::Content => CONTENT,
+            Msg::TextPart => TEXT_PART,
+            Msg::MediaPart => MEDIA_PART,
+            Msg::Source => SOURCE,
+            Msg::DataSource => DATA_SOURCE,
+            Msg::UrlSource => URL_SOURCE,
+            Msg::FileSource => FILE_SOURCE,
+        }
+    }
+
+    /// The field numbered `number`, if the schema has it.
+    pub(crate) fn field(self, number: u32) -> Option<&'static F> {
+        self.fields().iter().find(|f| u32::from(f.number) == number)
+    }
+}
+
+/// How a field's value is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ty {
+    /// A string (wire type 2), written as a JSON string.
+    Str,
+    /// A string that opens the event's `outcome` object:
+    /// `"outcome":{"type":"...` (RUN_FINISHED, SUBAGENT_FINISHED).
+    Outcome,
+    /// A bool (varint).
+    Bool,
+    /// An int64 (varint), written as a JSON number; beyond 2^53 it is an
+    /// error, as in the reference's decoder.
+    Int64,
+    /// `JsonPatchOperationType` (varint), written as its lower-case name.
+    Op,
+    /// `BaseEvent.type` (varint): checked against the envelope's arm, not
+    /// written.
+    Type,
+    /// A `google.protobuf.Value`.
+    Value,
+    /// A `google.protobuf.Struct`.
+    Struct,
+    /// A message of our schema (its shape says how it is written).
+    Msg(Msg),
+}
+
+/// What a field is when the message does not carry it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Def {
+    /// Absent: no key.
+    Absent,
+    /// A proto3 string without presence: `""`.
+    Empty,
+    /// A repeated field that the reference hands on empty: `[]`.
+    List,
+    /// `JsonPatchOperation.op`: the enum's zero, `"add"`.
+    Add,
+}
+
+/// One field of a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct F {
+    /// The field number.
+    pub number: u8,
+    /// The JSON key it becomes (for a union arm: the arm's `type` name).
+    pub key: &'static str,
+    /// How its value is written.
+    pub ty: Ty,
+    /// Repeated: written as a JSON array.
+    pub repeated: bool,
+    /// Its value when absent.
+    pub def: Def,
+    /// Written inside the event's `outcome` object once that is open
+    /// (RUN_FINISHED `interrupts`, `pendingToolCallIds`; SUBAGENT_FINISHED
+    /// `interruptIds`).
+    pub in_outcome: bool,
+    /// One of a message's alternative `content` forms (string, parts,
+    /// activity map).
+    pub content: bool,
+}
+
+/// A singular field.
+const fn one(number: u8, key: &'static str, ty: Ty, def: Def) -> F {
+    F {
+        number,
+        key,
+        ty,
+        repeated: false,
+        def,
+        in_outcome: false,
+        content: false,
+    }
+}
+
+/// An optional string (absent: no key).
+const fn opt(number: u8, key: &'static str) -> F {
+    one(number, key, Ty::Str, Def::Absent)
+}
+
+/// A proto3 string without presence (absent: `""`).
+const fn req(number: u8, key: &'static str) -> F {
+    one(number, key, Ty::Str, Def::Empty)
+}
+
+/// A repeated field.
+const fn many(number: u8, key: &'static str, ty: Ty, def: Def) -> F {
+    F {
+        repeated: true,
+        ..one(number, key, ty, def)
+    }
+}
+
+/// A field written inside the outcome object.
+const fn outcome_part(f: F) -> F {
+    F {
+        in_outcome: true,
+        ..f
+    }
+}
+
+/// A `content` form of a message.
+const fn content(f: F) -> F {
+    F { content: true, ..f }
+}
+
+/// Every event message starts with its `BaseEvent` (field 1).
+const BASE_FIELD: F = one(1, "", Ty::Msg(Msg::Base), Def::Absent);
+
+const BASE: &[F] = &[
+    one(1, "type", Ty::Type, Def::Absent),
+    one(2, "timestamp", Ty::Int64, Def::Absent),
+    one(3, "rawEvent", Ty::Value, Def::Absent),
+    one(4, "metadata", Ty::Struct, Def::Absent),
+];
+
+/// The envelope's arms: field number `n` carries the event type
+/// `ARMS[n - 1]`, whose `BaseEvent.type` must be `TYPE_NUMBERS[n - 1]`.
+pub(crate) const ARMS: [&str; 31] = [
+    "TEXT_MESSAGE_START",
+    "TEXT_MESSAGE_CONTENT",
+    "TEXT_MESSAGE_END",
+    "TOOL_CALL_START",
+    "TOOL_CALL_ARGS",
+    "TOOL_CALL_END",
+    "STATE_SNAPSHOT",
+    "STATE_DELTA",
+    "MESSAGES_SNAPSHOT",
+    "RAW",
+    "CUSTOM",
+    "RUN_STARTED",
+    "RUN_FINISHED",
+    "RUN_ERROR",
+    "STEP_STARTED",
+    "STEP_FINISHED",
+    "TEXT_MESSAGE_CHUNK",
+    "TOOL_CALL_CHUNK",
+    "SUBAGENT_STARTED",
+    "SUBAGENT_FINISHED",
+    "SUBAGENT_ERROR",
+    "TOOL_CALL_RESULT",
+    "ACTIVITY_SNAPSHOT",
+    "ACTIVITY_DELTA",
+    "REASONING_START",
+    "REASONING_MESSAGE_START",
+    "REASONING_MESSAGE_CONTENT",
+    "REASONING_MESSAGE_END",
+    "REASONING_MESSAGE_CHUNK",
+    "REASONING_END",
+    "REASONING_ENCRYPTED_VALUE",
+];
+
+/// `EventType` of `events.proto`, in envelope-arm order (the enum numbers
+/// the types differently from the envelope's field numbers).
+pub(crate) const TYPE_NUMBERS: [u8; 31] = [
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 19, 20, 16, 17, 18, 21, 22, 23, 24, 25,
+    26, 27, 28, 29, 30,
+];
+
+/// `JsonPatchOperationType`, by number.
+pub(crate) const OPS: [&str; 6] = ["add", "remove", "replace", "move", "copy", "test"];
+
+/// The fields of the event message of envelope arm `n`.
+fn event_fields(n: u8) -> &'static [F] {
+    match n {
+        1 => TEXT_MESSAGE_START,
+        2 => TEXT_MESSAGE_CONTENT,
+        3 => ID_END_MESSAGE,
+        6 => ID_END_TOOL,
+        4 => TOOL_CALL_START,
+        5 => TOOL_CALL_ARGS,
+        7 => STATE_SNAPSHOT,
+        8 => STATE_DELTA,
+        9 => MESSAGES_SNAPSHOT,
+        10 => RAW,
+        11 => CUSTOM,
+        12 => RUN_STARTED,
+        13 => RUN_FINISHED,
+        14 => RUN_ERROR,
+        15 | 16 => STEP,
+        17 => TEXT_MESSAGE_CHUNK,
+        18 => TOOL_CALL_CHUNK,
+        19 => SUBAGENT_STARTED,
+        20 => SUBAGENT_FINISHED,
+        21 => SUBAGENT_ERROR,
+        22 => TOOL_CALL_RESULT,
+        23 => ACTIVITY_SNAPSHOT,
+        24 => ACTIVITY_DELTA,
+        25 | 28 | 30 => REASONING_ID,
+        26 => REASONING_MESSAGE_START,
+        27 => REASONING_MESSAGE_CONTENT,
+        29 => REASONING_MESSAGE_CHUNK,
+        31 => REASONING_ENCRYPTED_VALUE,
+        _ => &[],
+    }
+}
+
+const TEXT_MESSAGE_START: &[F] = &[
+    BASE_FIELD,
+    req(2, "messageId"),
+    opt(3, "role"),
+    opt(4, "name"),
+    opt(5, "subagentRunId"),
+];
+const TEXT_MESSAGE_CONTENT: &[F] = &[
+    BASE_FIELD,
+    req(2, "messageId"),
+    req(3, "delta"),
+    opt(4, "subagentRunId"),
+];
+const ID_END_MESSAGE: &[F] = &[BASE_FIELD, req(2, "messageId"), opt(3, "subagentRunId")];
+const ID_END_TOOL: &[F] = &[BASE_FIELD, req(2, "toolCallId"), opt(3, "subagentRunId")];
+const TEXT_MESSAGE_CHUNK: &[F] = &[
+    BASE_FIELD,
+    opt(2, "messageId"),
+    opt(3, "role"),
+    opt(4, "delta"),
+    opt(5, "name"),
+    opt(6, "subagentRunId"),
+];
+const TOOL_CALL_START: &[F] = &[
+    BASE_FIELD,
+    req(2, "toolCallId"),
+    req(3, "toolCallName"),
+    opt(4, "parentMessageId"),
+    opt(5, "subagentRunId"),
+];
+const TOOL_CALL_ARGS: &[F] = &[
+    BASE_FIELD,
+    req(2, "toolCallId"),
+    req(3, "delta"),
+    opt(4, "subagentRunId"),
+];
+const TOOL_CALL_CHUNK: &[F] = &[
+    BASE_FIELD,
+    opt(2, "toolCallId"),
+    opt(3, "toolCallName"),
+    opt(4, "parentMessageId"),
+    opt(5, "delta"),
+    opt(6, "subagentRunId"),
+];
+const TOOL_CALL_RESULT: &[F] = &[
+    BASE_FIELD,
+    opt(2, "subagentRunId"),
+    req(3, "messageId"),
+    req(4, "toolCallId"),
+    content(opt(5, "content")),
+    opt(6, "role"),
+    content(many(7, "content", Ty::Msg(Msg::Content), Def::Absent)),
+];
+const STATE_SNAPSHOT: &[F] = &[
+    BASE_FIELD,
+    one(2, "snapshot", Ty::Value, Def::Absent),
+    opt(3, "subagentRunId"),
+];
+const STATE_DELTA: &[F] = &[
+    BASE_FIELD,
+    many(2, "delta", Ty::Msg(Msg::Patch), Def::List),
+    opt(3, "subagentRunId"),
+];
+const MESSAGES_SNAPSHOT: &[F] = &[
+    BASE_FIELD,
+    many(2, "messages", Ty::Msg(Msg::Message), Def::List),
+];
+const ACTIVITY_SNAPSHOT: &[F] = &[
+    BASE_FIELD,
+    opt(2, "subagentRunId"),
+    req(3, "messageId"),
+    req(4, "activityType"),
+    one(5, "content", Ty::Struct, Def::Absent),
+    one(6, "replace", Ty::Bool, Def::Absent),
+];
+const ACTIVITY_DELTA: &[F] = &[
+    BASE_FIELD,
+    opt(2, "subagentRunId"),
+    req(3, "messageId"),
+    req(4, "activityType"),
+    many(5, "patch", Ty::Msg(Msg::Patch), Def::List),
+];
+const RAW: &[F] = &[
+    BASE_FIELD,
+    one(2, "event", Ty::Value, Def::Absent),
+    opt(3, "source"),
+    opt(4, "subagentRunId"),
+];
+const CUSTOM: &[F] = &[
+    BASE_FIELD,
+    req(2, "name"),
+    one(3, "value", Ty::Value, Def::Absent),
+    opt(4, "subagentRunId"),
+];
+const RUN_STARTED: &[F] = &[
+    BASE_FIELD,
+    req(2, "threadId"),
+    req(3, "runId"),
+    opt(4, "parentRunId"),
+    one(5, "input", Ty::Msg(Msg::Input), Def::Absent),
+    opt(6, "protocolVersion"),
+];
+const RUN_FINISHED: &[F] = &[
+    BASE_FIELD,
+    req(2, "threadId"),
+    req(3, "runId"),
+    one(4, "result", Ty::Value, Def::Absent),
+    one(5, "outcome", Ty::Outcome, Def::Absent),
+    outcome_part(many(6, "interrupts", Ty::Msg(Msg::Interrupt), Def::Absent)),
+    many(7, "usage", Ty::Msg(Msg::Usage), Def::Absent),
+    outcome_part(many(8, "pendingToolCallIds", Ty::Str, Def::Absent)),
+];
+const RUN_ERROR: &[F] = &[
+    BASE_FIELD,
+    opt(2, "code"),
+    req(3, "message"),
+    many(4, "usage", Ty::Msg(Msg::Usage), Def::Absent),
+];
+/// STEP_STARTED, STEP_FINISHED.
+const STEP: &[F] = &[BASE_FIELD, req(2, "stepName"), opt(3, "subagentRunId")];
+/// REASONING_START, REASONING_MESSAGE_END, REASONING_END.
+const REASONING_ID: &[F] = &[BASE_FIELD, opt(2, "subagentRunId"), req(3, "messageId")];
+const REASONING_MESSAGE_START: &[F] = &[
+    BASE_FIELD,
+    opt(2, "subagentRunId"),
+    req(3, "messageId"),
+    req(4, "role"),
+];
+const REASONING_MESSAGE_CONTENT: &[F] = &[
+    BASE_FIELD,
+    opt(2, "subagentRunId"),
+    req(3, "messageId"),
+    req(4, "delta"),
+];
+const REASONING_MESSAGE_CHUNK: &[F] = &[
+    BASE_FIELD,
+    opt(2, "subagentRunId"),
+    opt(3, "messageId"),
+    opt(4, "delta"),
+];
+const REASONING_ENCRYPTED_VALUE: &[F] = &[
+    BASE_FIELD,
+    opt(2, "subagentRunId"),
+    req(3, "subtype"),
+    req(4, "entityId"),
+    req(5, "encryptedValue"),
+];
+const SUBAGENT_STARTED: &[F] = &[
+    BASE_FIELD,
+    req(2, "subagentRunId"),
+    req(3, "name"),
+    opt(4, "description"),
+    opt(5, "parentSubagentRunId"),
+    opt(6, "parentToolCallId"),
+    opt(7, "parentMessageId"),
+];
+const SUBAGENT_FINISHED: &[F] = &[
+    BASE_FIELD,
+    req(2, "subagentRunId"),
+    one(3, "result", Ty::Value, Def::Absent),
+    one(4, "outcome", Ty::Outcome, Def::Absent),
+    outcome_part(many(5, "interruptIds", Ty::Str, Def::Absent)),
+];
+const SUBAGENT_ERROR: &[F] = &[
+    BASE_FIELD,
+    req(2, "subagentRunId"),
+    req(3, "message"),
+    opt(4, "code"),
+];
+
+const MESSAGE: &[F] = &[
+    req(1, "id"),
+    req(2, "role"),
+    content(opt(3, "content")),
+    opt(4, "name"),
+    many(5, "toolCalls", Ty::Msg(Msg::ToolCall), Def::Absent),
+    opt(6, "toolCallId"),
+    opt(7, "error"),
+    content(many(8, "content", Ty::Msg(Msg::Content), Def::Absent)),
+    one(9, "metadata", Ty::Struct, Def::Absent),
+    opt(10, "subagentRunId"),
+    opt(11, "encryptedValue"),
+    opt(12, "activityType"),
+    content(one(13, "content", Ty::Struct, Def::Absent)),
+];
+const TOOL_CALL: &[F] = &[
+    req(1, "id"),
+    req(2, "type"),
+    one(3, "function", Ty::Msg(Msg::Function), Def::Absent),
+    one(4, "metadata", Ty::Struct, Def::Absent),
+    opt(5, "encryptedValue"),
+];
+const FUNCTION: &[F] = &[req(1, "name"), req(2, "arguments")];
+const TOOL: &[F] = &[
+    req(1, "name"),
+    req(2, "description"),
+    one(3, "parameters", Ty::Value, Def::Absent),
+    one(4, "metadata", Ty::Struct, Def::Absent),
+];
+const CONTEXT: &[F] = &[req(1, "description"), req(2, "value")];
+const RESUME: &[F] = &[
+    req(1, "interruptId"),
+    req(2, "status"),
+    one(3, "payload", Ty::Value, Def::Absent),
+    one(4, "metadata", Ty::Struct, Def::Absent),
+];
+const INPUT: &[F] = &[
+    req(1, "threadId"),
+    req(2, "runId"),
+    opt(3, "parentRunId"),
+    one(4, "state", Ty::Value, Def::Absent),
+    many(5, "messages", Ty::Msg(Msg::Message), Def::List),
+    many(6, "tools", Ty::Msg(Msg::Tool), Def::List),
+    many(7, "context", Ty::Msg(Msg::Context), Def::List),
+    one(8, "forwardedProps", Ty::Value, Def::Absent),
+    many(9, "resume", Ty::Msg(Msg::Resume), Def::List),
+    opt(10, "protocolVersion"),
+];
+const INTERRUPT: &[F] = &[
+    req(1, "id"),
+    req(2, "reason"),
+    opt(3, "message"),
+    opt(4, "toolCallId"),
+    one(5, "responseSchema", Ty::Value, Def::Absent),
+    opt(6, "expiresAt"),
+    one(7, "metadata", Ty::Value, Def::Absent),
+    opt(8, "subagentRunId"),
+];
+const USAGE: &[F] = &[
+    opt(1, "provider"),
+    opt(2, "model"),
+    one(3, "inputTokens", Ty::Int64, Def::Absent),
+    one(4, "outputTokens", Ty::Int64, Def::Absent),
+    one(5, "totalTokens", Ty::Int64, Def::Absent),
+    one(6, "reasoningTokens", Ty::Int64, Def::Absent),
+    one(7, "cachedInputTokens", Ty::Int64, Def::Absent),
+    one(8, "cacheWriteInputTokens", Ty::Int64, Def::Absent),
+];
+const PATCH: &[F] = &[
+    one(1, "op", Ty::Op, Def::Add),
+    req(2, "path"),
+    opt(3, "from"),
+    one(4, "value", Ty::Value, Def::Absent),
+];
+const CONTENT: &[F] = &[
+    one(1, "text", Ty::Msg(Msg::TextPart), Def::Absent),
+    one(2, "image", Ty::Msg(Msg::MediaPart), Def::Absent),
+    one(3, "audio", Ty::Msg(Msg::MediaPart), Def::Absent),
+    one(4, "video", Ty::Msg(Msg::MediaPart), Def::Absent),
+    one(5, "document", Ty::Msg(Msg::MediaPart), Def::Absent),
+];
+const TEXT_PART: &[F] = &[
+    req(1, "text"),
+    opt(2, "id"),
+    one(3, "metadata", Ty::Value, Def::Absent),
+];
+const MEDIA_PART: &[F] = &[
+    one(1, "source", Ty::Msg(Msg::Source), Def::Absent),
+    one(2, "metadata", Ty::Value, Def::Absent),
+    opt(3, "id"),
+];
+const SOURCE: &[F] = &[
+    one(1, "data", Ty::Msg(Msg::DataSource), Def::Absent),
+    one(2, "url", Ty::Msg(Msg::UrlSource), Def::Absent),
+    one(3, "file", Ty::Msg(Msg::FileSource), Def::Absent),
+];
+const DATA_SOURCE: &[F] = &[req(1, "value"), req(2, "mimeType")];
+const URL_SOURCE: &[F] = &[req(1, "value"), opt(2, "mimeType")];
+const FILE_SOURCE: &[F] = &[req(1, "value"), opt(2, "provider"), opt(3, "mimeType")];

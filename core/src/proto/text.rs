@@ -1,0 +1,222 @@
+//! Small pieces of JSON text the proto reader writes itself (keys,
+//! punctuation, numbers), in a fixed buffer: no heap.
+
+use core::fmt::Write;
+
+/// The longest piece: a closing `]` and `}`, a comma and the longest key
+/// (`cacheWriteInputTokens`, or an outcome's opening), or a number.
+pub const SMALL: usize = 64;
+
+/// A piece of JSON text of at most [`SMALL`] bytes.
+#[derive(Clone, Copy)]
+pub struct Small {
+    len: u8,
+    bytes: [u8; SMALL],
+}
+
+impl core::fmt::Debug for Small {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("Small")
+            .field(&core::str::from_utf8(self.as_bytes()).unwrap_or("?"))
+            .finish()
+    }
+}
+
+impl PartialEq for Small {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for Small {}
+
+impl Default for Small {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Small {
+    /// Empty.
+    pub const fn new() -> Self {
+        Small {
+            len: 0,
+            bytes: [0; SMALL],
+        }
+    }
+
+    /// The text.
+    pub fn as_bytes(&self) -> &[u8] {
+        self.bytes.get(..usize::from(self.len)).unwrap_or_default()
+    }
+
+    /// Nothing written.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Appends `s`; what does not fit is dropped (the callers' pieces are
+    /// bounded well below [`SMALL`]: keys are the schema's).
+    pub(crate) fn push(&mut self, s: &[u8]) {
+        for &b in s {
+            if let Some(slot) = self.bytes.get_mut(usize::from(self.len)) {
+                *slot = b;
+                self.len = self.len.saturating_add(1);
+            }
+        }
+    }
+
+    /// Appends a key: `"key":`.
+    pub(crate) fn key(&mut self, key: &str) {
+        self.push(b"\"");
+        self.push(key.as_bytes());
+        self.push(b"\":");
+    }
+
+    /// Appends a signed integer.
+    pub(crate) fn int(&mut self, v: i64) {
+        let _ = write!(self, "{v}");
+    }
+
+    /// Appends a double as JavaScript's `Number.prototype.toString` (and so
+    /// `JSON.stringify`) writes it: the shortest digits that read back to
+    /// the same number, plain notation for exponents from -7 to 20,
+    /// `1e+21` style outside. NaN and the infinities are `null`, as
+    /// `JSON.stringify` writes them.
+    pub(crate) fn double(&mut self, v: f64) {
+        if !v.is_finite() {
+            self.push(b"null");
+            return;
+        }
+        if v == 0.0 {
+            self.push(b"0");
+            return;
+        }
+        // Rust's `{:e}` gives the shortest round-trip digits: `d[.ddd]e[-]x`.
+        let mut sci = Small::new();
+        let _ = write!(sci, "{:e}", v.abs());
+        let text = sci.as_bytes();
+        let e_at = text.iter().position(|&b| b == b'e').unwrap_or(text.len());
+        let (mant, exp) = text.split_at(e_at);
+        let mut digits = [0u8; 20];
+        let mut k = 0usize;
+        for &b in mant.iter().filter(|b| b.is_ascii_digit()) {
+            if let Some(d) = digits.get_mut(k) {
+                *d = b;
+                k = k.saturating_add(1);
+            }
+        }
+        let e: i32 = core::str::from_utf8(exp.get(1..).unwrap_or_default())
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        let digits = digits.get(..k).unwrap_or_default();
+        if v < 0.0 {
+            self.push(b"-");
+        }
+        self.js_layout(digits, e.saturating_add(1));
+    }
+
+    /// ECMAScript Number::toString's layout of `0.d1d2...dk × 10^n`.
+    fn js_layout(&mut self, digits: &[u8], n: i32) {
+        let k = i32::try_from(digits.len()).unwrap_or(0);
+        if k <= n && n <= 21 {
+            self.push(digits);
+            for _ in k..n {
+                self.push(b"0");
+            }
+        } else if 0 < n && n <= 21 {
+            let (int, frac) = digits.split_at(usize::try_from(n).unwrap_or(0));
+            self.push(int);
+            self.push(b".");
+            self.push(frac);
+        } else if -6 < n && n <= 0 {
+            self.push(b"0.");
+            for _ in n..0 {
+                self.push(b"0");
+            }
+            self.push(digits);
+        } else {
+            let (first, rest) = digits.split_at(1.min(digits.len()));
+            self.push(first);
+            if !rest.is_empty() {
+                self.push(b".");
+                self.push(rest);
+            }
+            let exp = n.saturating_sub(1);
+            self.push(if exp < 0 { b"e-" } else { b"e+" });
+            self.int(i64::from(exp.unsigned_abs()));
+        }
+    }
+}
+
+impl Write for Small {
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        if usize::from(self.len).saturating_add(s.len()) > SMALL {
+            return Err(core::fmt::Error);
+        }
+        self.push(s.as_bytes());
+        Ok(())
+    }
+}
+
+/// The JSON escape of byte `b` inside a string, as `JSON.stringify` writes
+/// it; `None` for a byte that stands for itself.
+pub(crate) fn escape(b: u8) -> Option<&'static [u8]> {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    // Control characters, as `\u00XX` (the short forms below first).
+    #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+    static CONTROL: [[u8; 6]; 32] = {
+        let mut t = [[0u8; 6]; 32];
+        let mut i = 0;
+        while i < 32 {
+            t[i] = [b'\\', b'u', b'0', b'0', HEX[i >> 4], HEX[i & 15]];
+            i += 1;
+        }
+        t
+    };
+    match b {
+        b'"' => Some(b"\\\""),
+        b'\\' => Some(b"\\\\"),
+        0x08 => Some(b"\\b"),
+        0x0c => Some(b"\\f"),
+        b'\n' => Some(b"\\n"),
+        b'\r' => Some(b"\\r"),
+        b'\t' => Some(b"\\t"),
+        0..=0x1f => CONTROL.get(usize::from(b)).map(|e| e.as_slice()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn js(v: f64) -> Small {
+        let mut s = Small::new();
+        s.double(v);
+        s
+    }
+
+    #[test]
+    fn doubles_as_javascript_writes_them() {
+        let cases: &[(f64, &str)] = &[
+            (1.0, "1"),
+            (-1.5, "-1.5"),
+            (0.1, "0.1"),
+            (123.456, "123.456"),
+            (1e21, "1e+21"),
+            (1e20, "100000000000000000000"),
+            (1.5e-7, "1.5e-7"),
+            (0.000001, "0.000001"),
+            (5e-324, "5e-324"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+            (f64::NAN, "null"),
+            (0.0, "0"),
+            (12345678901234567890.0, "12345678901234567000"),
+        ];
+        for (v, want) in cases {
+            assert_eq!(js(*v).as_bytes(), want.as_bytes(), "{v}");
+        }
+    }
+}
