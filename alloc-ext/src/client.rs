@@ -65,7 +65,7 @@ use agui_core::error::{Code, Stage};
 use agui_core::event::{EventType, Origin};
 use agui_core::frame::{Format, FrameEvent, Framer};
 #[cfg(feature = "proto")]
-use agui_core::proto::{Piece, ProtoFramer};
+use agui_core::proto::{ProtoFramer, ProtoPiece};
 
 use agui_core::pipeline::Mode;
 use agui_core::protocol::{Protocol, Select};
@@ -899,15 +899,17 @@ impl Client {
     #[cfg(feature = "proto")]
     fn on_piece(
         &mut self,
-        piece: Piece<'_>,
+        piece: ProtoPiece<'_>,
         subscriber: &mut dyn Subscriber,
     ) -> Result<(), ClientError> {
         match piece {
-            Piece::Start => self.on_frame_event(FrameEvent::Start, subscriber),
-            Piece::Data(text) => self.on_frame_event(FrameEvent::Data(text), subscriber),
-            Piece::Text(text) => self.on_frame_event(FrameEvent::Data(text.as_bytes()), subscriber),
-            Piece::End => self.on_frame_event(FrameEvent::End, subscriber),
-            Piece::Fail(mut e) => {
+            ProtoPiece::Start => self.on_frame_event(FrameEvent::Start, subscriber),
+            ProtoPiece::Data(text) => self.on_frame_event(FrameEvent::Data(text), subscriber),
+            ProtoPiece::Text(text) => {
+                self.on_frame_event(FrameEvent::Data(text.as_bytes()), subscriber)
+            }
+            ProtoPiece::End => self.on_frame_event(FrameEvent::End, subscriber),
+            ProtoPiece::Fail(mut e) => {
                 e.frame = self.frame_count().saturating_sub(1);
                 // In keep-going mode the frame may have failed already (its
                 // text over a limit) before its framing fails: it is
