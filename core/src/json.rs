@@ -78,6 +78,8 @@ use core::str::from_utf8;
 mod plain;
 pub(crate) use plain::{plain_members, Member};
 mod skip;
+mod tail;
+pub use tail::{last_string_member, plain_string_tail, string_tail};
 
 /// One JSON token. String and number text arrives in fragments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

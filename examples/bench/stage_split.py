@@ -30,6 +30,9 @@ LINE = re.compile(r"\s*([\d,]+)\s+\([^)]*\)\s+(\S+?):")
 def stage(path):
     # The standard library's own `library/core/src/` is not the crate `core/`.
     ours = "/rustc/" not in path
+    # Paths are absolute or relative to the workspace, as the build had them.
+    if ours and not path.startswith(("/", ".")):
+        path = "/" + path
     for name, keys in STAGES:
         for key in keys:
             if key in path and (ours or not key.startswith("/core/src/")):
