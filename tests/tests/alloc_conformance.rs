@@ -90,3 +90,31 @@ fn one_byte_reads_give_the_same_result() {
         check(v, "byte by byte", &pieces).unwrap();
     }
 }
+
+/// Without a trace, every stream fed whole: runs of delta frames take the
+/// client's express lane (`alloc-ext/src/client/express.rs`), which must
+/// give the reference's error, messages and state as the general path
+/// does.
+#[test]
+fn whole_streams_without_a_trace_match() {
+    let mut failures = Vec::new();
+    for v in common::all() {
+        let encodings = [
+            ("ndjson", common::ndjson(&v.events)),
+            ("sse", common::sse_multiline(&v.events)),
+        ];
+        for (label, bytes) in &encodings {
+            let got = common::client_outcome(Client::new(), &[bytes]);
+            let want = expected(&v);
+            for key in ["error", "messages", "state"] {
+                if !json_eq(&got[key], &want[key]) {
+                    failures.push(format!(
+                        "{} ({}) [{label}, whole, no trace]: {key} differs\n  got:  {}\n  want: {}",
+                        v.name, v.file, got[key], want[key]
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
