@@ -64,8 +64,6 @@ use agui_core::decode::{Field, Header, PartKind};
 use agui_core::error::{Code, Stage};
 use agui_core::event::{EventType, Origin};
 use agui_core::frame::{Format, FrameEvent, Framer};
-#[cfg(feature = "proto")]
-use agui_core::proto::{ProtoFramer, ProtoPiece};
 
 use agui_core::pipeline::Mode;
 use agui_core::protocol::{Protocol, Select};
@@ -83,6 +81,10 @@ use crate::value::frame_value_sized;
 
 mod express;
 use express::Express;
+#[cfg(feature = "proto")]
+mod proto;
+#[cfg(feature = "proto")]
+use proto::ProtoReading;
 
 pub use crate::readers::{OpenItems, V1_AGENTS, V1_OWNERS};
 pub use crate::readers::{
@@ -339,7 +341,7 @@ pub struct Client {
     /// The protobuf reader, for a client made with [`Client::proto`]
     /// (the text framer then goes unused).
     #[cfg(feature = "proto")]
-    proto: Option<Box<ProtoFramer>>,
+    proto: Option<Box<ProtoReading>>,
     reader: Readers,
     /// The protocol whose shapes and fold rules apply, once the first
     /// frame decided it.
@@ -534,7 +536,7 @@ impl Client {
     #[cfg(feature = "proto")]
     pub fn proto() -> Self {
         Client {
-            proto: Some(Box::new(ProtoFramer::new())),
+            proto: Some(Box::default()),
             ..Self::with_format(None)
         }
     }
@@ -549,7 +551,7 @@ impl Client {
     #[cfg(feature = "proto")]
     pub fn set_proto(&mut self) {
         if self.proto.is_none() {
-            self.proto = Some(Box::new(ProtoFramer::new()));
+            self.proto = Some(Box::default());
         }
     }
 
@@ -832,13 +834,10 @@ impl Client {
             // three events from one framer call.
             if let Some((used, text)) = self.framer.next_frame(bytes) {
                 bytes = bytes.get(used..).unwrap_or_default();
-                if let Some(result) = self.express_frame(text, subscriber) {
-                    result?;
-                    continue;
+                match self.express_frame(text, subscriber) {
+                    Some(result) => result?,
+                    None => self.whole_frame(text, subscriber)?,
                 }
-                self.on_frame_event(FrameEvent::Start, subscriber)?;
-                self.on_frame_event(FrameEvent::Data(text), subscriber)?;
-                self.on_frame_event(FrameEvent::End, subscriber)?;
                 continue;
             }
             let (used, event) = self.framer.next(bytes);
@@ -848,6 +847,18 @@ impl Client {
             }
         }
         Ok(())
+    }
+
+    /// A frame whole in one slice, through the general path.
+    #[inline(always)]
+    fn whole_frame(
+        &mut self,
+        text: &[u8],
+        subscriber: &mut dyn Subscriber,
+    ) -> Result<(), ClientError> {
+        self.on_frame_event(FrameEvent::Start, subscriber)?;
+        self.on_frame_event(FrameEvent::Data(text), subscriber)?;
+        self.on_frame_event(FrameEvent::End, subscriber)
     }
 
     /// Ends the input: a last frame without its terminator is processed.
@@ -870,68 +881,13 @@ impl Client {
             return Err(e.clone());
         }
         #[cfg(feature = "proto")]
-        if let Some(piece) = self.proto.as_mut().and_then(|p| p.end()) {
-            return self.on_piece(piece, subscriber);
+        if self.proto.is_some() {
+            return self.finish_proto(subscriber);
         }
         while let Some(event) = self.framer.finish() {
             self.on_frame_event(event, subscriber)?;
         }
         Ok(())
-    }
-
-    /// [`feed_with`](Self::feed_with) for the protobuf encoding.
-    #[cfg(feature = "proto")]
-    fn feed_proto(
-        &mut self,
-        mut bytes: &[u8],
-        subscriber: &mut dyn Subscriber,
-    ) -> Result<(), ClientError> {
-        loop {
-            if let Some(e) = &self.failed {
-                return Err(e.clone());
-            }
-            let Some(proto) = self.proto.as_mut() else {
-                return Ok(());
-            };
-            let (used, piece) = proto.next(bytes);
-            bytes = bytes.get(used..).unwrap_or_default();
-            match piece {
-                Some(piece) => self.on_piece(piece, subscriber)?,
-                // No progress: the bytes are used up.
-                None if used == 0 => return Ok(()),
-                None => {}
-            }
-        }
-    }
-
-    /// One piece of the protobuf reader: the frame events of the text
-    /// path, or the error of a malformed frame.
-    #[cfg(feature = "proto")]
-    fn on_piece(
-        &mut self,
-        piece: ProtoPiece<'_>,
-        subscriber: &mut dyn Subscriber,
-    ) -> Result<(), ClientError> {
-        match piece {
-            ProtoPiece::Start => self.on_frame_event(FrameEvent::Start, subscriber),
-            ProtoPiece::Data(text) => self.on_frame_event(FrameEvent::Data(text), subscriber),
-            ProtoPiece::Text(text) => {
-                self.on_frame_event(FrameEvent::Data(text.as_bytes()), subscriber)
-            }
-            ProtoPiece::End => self.on_frame_event(FrameEvent::End, subscriber),
-            ProtoPiece::Fail(mut e) => {
-                e.frame = self.frame_count().saturating_sub(1);
-                // In keep-going mode the frame may have failed already (its
-                // text over a limit) before its framing fails: it is
-                // skipped, and has its one error, the first.
-                if self.skipping && self.index == e.frame {
-                    return Ok(());
-                }
-                self.index = e.frame;
-                self.skipping = true;
-                self.on_error(ClientError::from_core(&e))
-            }
-        }
     }
 
     /// Frames started so far, by whichever framer reads the stream.

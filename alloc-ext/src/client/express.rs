@@ -66,7 +66,7 @@ impl Client {
         if !agui_core::json::string_tail(from_quote, &mut |s| delta.push_str(s)) {
             return None;
         }
-        self.index = self.framer.frames().saturating_sub(1);
+        self.index = self.frame_count().saturating_sub(1);
         self.scratch
             .fill_content(item, &self.express.id, &mut self.delta);
         match self.apply_spare(subscriber) {
@@ -82,8 +82,9 @@ impl Client {
     }
 
     /// Opens the [`Express`] lane after an accepted bare delta frame of
-    /// `item` read from text (not protobuf) in the current protocol with
-    /// no trace, if its delta is the frame's last member.
+    /// `item` in the current protocol with no trace, if its delta is the
+    /// frame's last member (SSE, NDJSON, or the text the protobuf reader
+    /// wrote).
     pub(super) fn open_express(&mut self, kind: EventType) {
         if !cfg!(feature = "fast") {
             return;
@@ -91,10 +92,6 @@ impl Client {
         let Some((item, ChunkPart::Content)) = Item::part_of(kind) else {
             return;
         };
-        #[cfg(feature = "proto")]
-        if self.proto.is_some() {
-            return;
-        }
         if self.dialect != Dialect::Current
             || self.reader.protocol() != Some(Protocol::Current)
             || self.trace.is_some()
