@@ -276,7 +276,22 @@ fn firmware_asks(typed: &[&str]) -> (String, String) {
         while !got.ends_with(b"[y/n] ") {
             let mut byte = [0u8; 1];
             let n = std::io::Read::read(&mut reader, &mut byte).unwrap();
-            assert!(n > 0, "the console closed: {}", text(&got));
+            if n == 0 {
+                // QEMU ended: what each process said, to tell why.
+                let (mut qemu, mut gateway) = (qemu, gateway);
+                let _ = qemu.0.kill();
+                let _ = gateway.0.kill();
+                let fw = wait_output(qemu, STEP);
+                let gw = wait_output(gateway, STEP);
+                panic!(
+                    "the console closed after {:?}\nQEMU: {} {}\ngateway: {}\n{}",
+                    text(&got),
+                    fw.status,
+                    text(&fw.stderr),
+                    text(&gw.stdout),
+                    text(&gw.stderr)
+                );
+            }
             got.push(byte[0]);
         }
         shown.push_str(&text(&got));
