@@ -521,8 +521,8 @@ impl Client {
     /// A client for AG-UI's protobuf encoding
     /// (`application/vnd.ag-ui.event+proto`: length-prefixed `Event`
     /// messages of `@ag-ui/proto` 1.0.0), read by the core's
-    /// [`ProtoFramer`] into the same pipeline as SSE and NDJSON (SPEC "The
-    /// protobuf transport").
+    /// [`ProtoFramer`](agui_core::proto::ProtoFramer) into the same
+    /// pipeline as SSE and NDJSON (SPEC "The protobuf transport").
     ///
     /// ```
     /// use agui_alloc::Client;
@@ -555,7 +555,7 @@ impl Client {
         }
     }
 
-    /// Whether this client reads the protobuf encoding ([`Client::proto`]).
+    /// Whether this client reads the protobuf encoding (`Client::proto`, feature `proto`).
     pub fn is_proto(&self) -> bool {
         #[cfg(feature = "proto")]
         return self.proto.is_some();
