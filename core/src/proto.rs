@@ -36,7 +36,7 @@
 //! assert_eq!(events, 1);
 //! ```
 
-mod schema;
+pub mod schema;
 mod text;
 
 pub use text::{Small, SMALL};

@@ -3,12 +3,14 @@
 //! well-known `google.protobuf.Struct` / `Value` / `ListValue`), as data:
 //! for every message, its fields by number, the JSON key each becomes and
 //! how its value is written. One table per message; the reader in
-//! `proto.rs` interprets them.
+//! `proto.rs` interprets them; host-side encoders (the gateway's
+//! `--device-encoding proto`) read the same tables, so that what they write
+//! is what the reader reads.
 
 /// A protobuf message type the reader knows. `Event(n)` is the event
 /// message carried by envelope field `n` (see [`ARMS`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Msg {
+pub enum Msg {
     /// The top-level `Event` envelope: a oneof of the event messages.
     Envelope,
     /// The event message of envelope field `n` (1 to 31).
@@ -63,7 +65,7 @@ pub(crate) enum Msg {
 
 /// How a message is written as JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Shape {
+pub enum Shape {
     /// Not written itself: its one event is.
     Envelope,
     /// A JSON object `{...}` of its fields.
@@ -84,7 +86,7 @@ pub(crate) enum Shape {
 
 impl Msg {
     /// How the message is written.
-    pub(crate) const fn shape(self) -> Shape {
+    pub const fn shape(self) -> Shape {
         match self {
             Msg::Envelope => Shape::Envelope,
             Msg::Base | Msg::TextPart | Msg::MediaPart => Shape::Flat,
@@ -104,7 +106,7 @@ impl Msg {
 
     /// The message's fields (empty for the shapes the reader handles by
     /// hand: envelope, value, struct, entry, list).
-    pub(crate) fn fields(self) -> &'static [F] {
+    pub fn fields(self) -> &'static [F] {
         match self {
             Msg::Envelope | Msg::Value | Msg::Struct | Msg::Entry | Msg::List => &[],
             Msg::Event(n) => event_fields(n),
@@ -130,14 +132,14 @@ impl Msg {
     }
 
     /// The field numbered `number`, if the schema has it.
-    pub(crate) fn field(self, number: u32) -> Option<&'static F> {
+    pub fn field(self, number: u32) -> Option<&'static F> {
         self.fields().iter().find(|f| u32::from(f.number) == number)
     }
 }
 
 /// How a field's value is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Ty {
+pub enum Ty {
     /// A string (wire type 2), written as a JSON string.
     Str,
     /// A string that opens the event's `outcome` object:
@@ -163,7 +165,7 @@ pub(crate) enum Ty {
 
 /// What a field is when the message does not carry it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Def {
+pub enum Def {
     /// Absent: no key.
     Absent,
     /// A proto3 string without presence: `""`.
@@ -176,7 +178,7 @@ pub(crate) enum Def {
 
 /// One field of a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct F {
+pub struct F {
     /// The field number.
     pub number: u8,
     /// The JSON key it becomes (for a union arm: the arm's `type` name).
@@ -252,7 +254,7 @@ const BASE: &[F] = &[
 
 /// The envelope's arms: field number `n` carries the event type
 /// `ARMS[n - 1]`, whose `BaseEvent.type` must be `TYPE_NUMBERS[n - 1]`.
-pub(crate) const ARMS: [&str; 31] = [
+pub const ARMS: [&str; 31] = [
     "TEXT_MESSAGE_START",
     "TEXT_MESSAGE_CONTENT",
     "TEXT_MESSAGE_END",
@@ -288,13 +290,13 @@ pub(crate) const ARMS: [&str; 31] = [
 
 /// `EventType` of `events.proto`, in envelope-arm order (the enum numbers
 /// the types differently from the envelope's field numbers).
-pub(crate) const TYPE_NUMBERS: [u8; 31] = [
+pub const TYPE_NUMBERS: [u8; 31] = [
     0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 19, 20, 16, 17, 18, 21, 22, 23, 24, 25,
     26, 27, 28, 29, 30,
 ];
 
 /// `JsonPatchOperationType`, by number.
-pub(crate) const OPS: [&str; 6] = ["add", "remove", "replace", "move", "copy", "test"];
+pub const OPS: [&str; 6] = ["add", "remove", "replace", "move", "copy", "test"];
 
 /// The fields of the event message of envelope arm `n`.
 fn event_fields(n: u8) -> &'static [F] {
