@@ -37,6 +37,7 @@
 //! ```
 
 pub mod schema;
+mod shortest;
 mod text;
 
 pub use text::{Small, SMALL};

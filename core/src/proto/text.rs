@@ -7,6 +7,20 @@ use core::fmt::Write;
 /// (`cacheWriteInputTokens`, or an outcome's opening), or a number.
 pub const SMALL: usize = 64;
 
+/// 10^19 down to 10^0: the digits of a `u64`.
+const POW10: [u64; 20] = {
+    let mut t = [1u64; 20];
+    let mut i = 19;
+    while i > 0 {
+        i -= 1;
+        #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+        {
+            t[i] = t[i + 1] * 10;
+        }
+    }
+    t
+};
+
 /// A piece of JSON text of at most [`SMALL`] bytes.
 #[derive(Clone, Copy)]
 pub struct Small {
@@ -73,9 +87,27 @@ impl Small {
         self.push(b"\":");
     }
 
-    /// Appends a signed integer.
+    /// Appends a signed integer, digit by digit by subtracting powers of
+    /// ten (no `core::fmt`, no 64-bit division: neither is in the
+    /// firmware's flash budget).
     pub(crate) fn int(&mut self, v: i64) {
-        let _ = write!(self, "{v}");
+        if v < 0 {
+            self.push(b"-");
+        }
+        let mut u = v.unsigned_abs();
+        let mut started = false;
+        for (i, &p) in POW10.iter().enumerate() {
+            let mut d = 0u8;
+            while u >= p {
+                u = u.wrapping_sub(p);
+                d = d.wrapping_add(1);
+            }
+            let last = i == POW10.len().wrapping_sub(1);
+            if d > 0 || started || last {
+                self.push(&[b'0'.wrapping_add(d)]);
+                started = true;
+            }
+        }
     }
 
     /// Appends a double as JavaScript's `Number.prototype.toString` (and so
@@ -92,29 +124,13 @@ impl Small {
             self.push(b"0");
             return;
         }
-        // Rust's `{:e}` gives the shortest round-trip digits: `d[.ddd]e[-]x`.
-        let mut sci = Small::new();
-        let _ = write!(sci, "{:e}", v.abs());
-        let text = sci.as_bytes();
-        let e_at = text.iter().position(|&b| b == b'e').unwrap_or(text.len());
-        let (mant, exp) = text.split_at(e_at);
-        let mut digits = [0u8; 20];
-        let mut k = 0usize;
-        for &b in mant.iter().filter(|b| b.is_ascii_digit()) {
-            if let Some(d) = digits.get_mut(k) {
-                *d = b;
-                k = k.saturating_add(1);
-            }
-        }
-        let e: i32 = core::str::from_utf8(exp.get(1..).unwrap_or_default())
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
-        let digits = digits.get(..k).unwrap_or_default();
+        // The shortest digits that read back as the number, as `{:e}`
+        // gives them (without its 13 KB of flash).
+        let (digits, n, k) = super::shortest::shortest(v.abs());
         if v < 0.0 {
             self.push(b"-");
         }
-        self.js_layout(digits, e.saturating_add(1));
+        self.js_layout(digits.get(..n).unwrap_or_default(), k);
     }
 
     /// ECMAScript Number::toString's layout of `0.d1d2...dk × 10^n`.
@@ -190,12 +206,34 @@ pub(crate) fn escape(b: u8) -> Option<&'static [u8]> {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
 
     fn js(v: f64) -> Small {
         let mut s = Small::new();
         s.double(v);
         s
+    }
+
+    #[test]
+    fn integers_without_core_fmt() {
+        for v in [
+            0,
+            1,
+            -1,
+            9,
+            10,
+            99,
+            100,
+            -1234567890,
+            i64::MAX,
+            i64::MIN,
+            1 << 53,
+        ] {
+            let mut s = Small::new();
+            s.int(v);
+            assert_eq!(s.as_bytes(), std::format!("{v}").as_bytes(), "{v}");
+        }
     }
 
     #[test]
