@@ -6,8 +6,9 @@
 //! (length-prefixed `Event` frames, SPEC section 1): binary frames may hold
 //! any byte, 0x04 included, so the stream's end is not a marker but a count:
 //! the host sends the stream's length (4 bytes, big-endian) first, then the
-//! stream (`examples/firmware/ci/proto_vectors.py` sends it so through
-//! `examples/qemu/serial.sh`, whose trailing EOT is then left unread).
+//! stream, then EOT as for text (`examples/firmware/ci/proto_vectors.py`
+//! sends the length and the stream through `examples/qemu/serial.sh`, which
+//! adds the EOT).
 //!
 //! The peak stack use goes to the semihosting *stderr* channel (QEMU's
 //! stderr), so that UART0 carries nothing but the verdict.
@@ -82,7 +83,7 @@ mod proto {
     use super::SerialPipeline;
     use agui_core::io::TransportError;
     use agui_core::proto::ProtoFramer;
-    use agui_firmware::uart::{Uart0, UartError};
+    use agui_firmware::uart::{Uart0, UartError, EOT};
     use embedded_io::Read;
 
     /// Open protobuf messages the framer tracks: the conformance streams
@@ -92,9 +93,9 @@ mod proto {
     const NEST: usize = 24;
 
     /// Reads the 4-byte stream length, then exactly that many bytes through
-    /// a [`ProtoFramer`] into `pipeline`, and finishes it. After an error
-    /// the rest of the stream is read and dropped, so that the verdict
-    /// answers all of it.
+    /// a [`ProtoFramer`] into `pipeline`, then the EOT, and finishes the
+    /// pipeline. After an error the rest of the stream is read and
+    /// dropped, so that the verdict answers all of it.
     pub fn run(
         uart: &mut Uart0,
         pipeline: &mut SerialPipeline,
@@ -135,6 +136,9 @@ mod proto {
                     .map_err(TransportError::Protocol);
             }
         }
+        // Then the EOT that ends every serial stream: taken, so that the
+        // firmware exits only once the host has written all it sends.
+        while !matches!(uart.read_byte(), Ok(EOT)) {}
         result?;
         framer
             .finish(pipeline, |_| {})
