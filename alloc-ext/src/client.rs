@@ -64,7 +64,8 @@ use agui_core::decode::{Field, Header, PartKind};
 use agui_core::error::{Code, Stage};
 use agui_core::event::{EventType, Origin};
 use agui_core::frame::{Format, FrameEvent, Framer};
-use agui_core::proto::{Piece, ProtoFramer};
+#[cfg(feature = "proto")]
+use agui_core::proto::{ProtoFramer, ProtoPiece};
 
 use agui_core::pipeline::Mode;
 use agui_core::protocol::{Protocol, Select};
@@ -334,6 +335,7 @@ pub struct Client {
     framer: Framer,
     /// The protobuf reader, for a client made with [`Client::proto`]
     /// (the text framer then goes unused).
+    #[cfg(feature = "proto")]
     proto: Option<Box<ProtoFramer>>,
     reader: Readers,
     /// The protocol whose shapes and fold rules apply, once the first
@@ -524,6 +526,7 @@ impl Client {
     /// client.finish().unwrap();
     /// assert_eq!(client.accepted(), 1);
     /// ```
+    #[cfg(feature = "proto")]
     pub fn proto() -> Self {
         Client {
             proto: Some(Box::new(ProtoFramer::new())),
@@ -538,6 +541,7 @@ impl Client {
     /// response's `Content-Type`. Call it before the first bytes: bytes
     /// the text framer already holds are not re-read. A client already
     /// reading protobuf is left as it is.
+    #[cfg(feature = "proto")]
     pub fn set_proto(&mut self) {
         if self.proto.is_none() {
             self.proto = Some(Box::new(ProtoFramer::new()));
@@ -546,13 +550,17 @@ impl Client {
 
     /// Whether this client reads the protobuf encoding ([`Client::proto`]).
     pub fn is_proto(&self) -> bool {
-        self.proto.is_some()
+        #[cfg(feature = "proto")]
+        return self.proto.is_some();
+        #[cfg(not(feature = "proto"))]
+        false
     }
 
     /// A client for a known format (`None`: detect from the first byte).
     pub fn with_format(format: Option<Format>) -> Self {
         Client {
             framer: Framer::new(format),
+            #[cfg(feature = "proto")]
             proto: None,
             reader: Readers::new(Select::default()),
             dialect: Dialect::Current,
@@ -806,6 +814,7 @@ impl Client {
         mut bytes: &[u8],
         subscriber: &mut dyn Subscriber,
     ) -> Result<(), ClientError> {
+        #[cfg(feature = "proto")]
         if self.proto.is_some() {
             return self.feed_proto(bytes, subscriber);
         }
@@ -850,6 +859,7 @@ impl Client {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
+        #[cfg(feature = "proto")]
         if let Some(piece) = self.proto.as_mut().and_then(|p| p.end()) {
             return self.on_piece(piece, subscriber);
         }
@@ -860,6 +870,7 @@ impl Client {
     }
 
     /// [`feed_with`](Self::feed_with) for the protobuf encoding.
+    #[cfg(feature = "proto")]
     fn feed_proto(
         &mut self,
         mut bytes: &[u8],
@@ -885,17 +896,20 @@ impl Client {
 
     /// One piece of the protobuf reader: the frame events of the text
     /// path, or the error of a malformed frame.
+    #[cfg(feature = "proto")]
     fn on_piece(
         &mut self,
-        piece: Piece<'_>,
+        piece: ProtoPiece<'_>,
         subscriber: &mut dyn Subscriber,
     ) -> Result<(), ClientError> {
         match piece {
-            Piece::Start => self.on_frame_event(FrameEvent::Start, subscriber),
-            Piece::Data(text) => self.on_frame_event(FrameEvent::Data(text), subscriber),
-            Piece::Text(text) => self.on_frame_event(FrameEvent::Data(text.as_bytes()), subscriber),
-            Piece::End => self.on_frame_event(FrameEvent::End, subscriber),
-            Piece::Fail(mut e) => {
+            ProtoPiece::Start => self.on_frame_event(FrameEvent::Start, subscriber),
+            ProtoPiece::Data(text) => self.on_frame_event(FrameEvent::Data(text), subscriber),
+            ProtoPiece::Text(text) => {
+                self.on_frame_event(FrameEvent::Data(text.as_bytes()), subscriber)
+            }
+            ProtoPiece::End => self.on_frame_event(FrameEvent::End, subscriber),
+            ProtoPiece::Fail(mut e) => {
                 e.frame = self.frame_count().saturating_sub(1);
                 // In keep-going mode the frame may have failed already (its
                 // text over a limit) before its framing fails: it is
@@ -912,9 +926,11 @@ impl Client {
 
     /// Frames started so far, by whichever framer reads the stream.
     fn frame_count(&self) -> u32 {
-        self.proto
-            .as_ref()
-            .map_or_else(|| self.framer.frames(), |p| p.frames())
+        #[cfg(feature = "proto")]
+        if let Some(p) = &self.proto {
+            return p.frames();
+        }
+        self.framer.frames()
     }
 
     #[inline(always)]

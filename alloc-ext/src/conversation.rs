@@ -805,6 +805,7 @@ impl Conversation {
     /// (`Content-Type: application/vnd.ag-ui.event+proto`), whatever
     /// [`with_format`](Self::with_format) chose. Call it before the first
     /// bytes are fed; without a run in progress nothing happens.
+    #[cfg(feature = "proto")]
     pub fn read_proto(&mut self) {
         if let Some(run) = &mut self.run {
             run.client.set_proto();

@@ -55,7 +55,7 @@ pub const MEDIA_TYPE: &str = "application/vnd.ag-ui.event+proto";
 /// What [`ProtoFramer::next`] found: the same frame events as the text
 /// framer's, plus text of the framer's own and a failed frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Piece<'a> {
+pub enum ProtoPiece<'a> {
     /// A frame begins; its index is [`ProtoFramer::frames`]` - 1`.
     Start,
     /// JSON text of the open frame: a slice of the input (string bytes) or
@@ -266,7 +266,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     /// Consumes bytes of `input` up to the next piece: `(used, piece)`,
     /// `(input.len(), None)` when the input ran out first. Every call
     /// consumes a byte or returns a piece, so the usual loop ends.
-    pub fn next<'a>(&mut self, input: &'a [u8]) -> (usize, Option<Piece<'a>>) {
+    pub fn next<'a>(&mut self, input: &'a [u8]) -> (usize, Option<ProtoPiece<'a>>) {
         let in_frame = !matches!(self.st, St::Prefix { .. } | St::Begin);
         self.step_used = 0;
         let (used, piece) = match self.step(input) {
@@ -278,7 +278,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                     .saturating_add(self.step_used);
                 let err = fault(f, at);
                 self.st = St::Drop;
-                (0, Some(Piece::Fail(err)))
+                (0, Some(ProtoPiece::Fail(err)))
             }
         };
         if in_frame {
@@ -292,7 +292,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     /// Ends the stream: an error if it stopped inside a frame (whose
     /// `Start` was handed out). Call after the last [`next`](Self::next)
     /// returned no piece.
-    pub fn end(&mut self) -> Option<Piece<'static>> {
+    pub fn end(&mut self) -> Option<ProtoPiece<'static>> {
         match self.st {
             St::Prefix { got: 0, .. } | St::Drop if self.frame_left == 0 => None,
             St::Prefix { .. } | St::Begin => {
@@ -300,7 +300,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                 // A cut length prefix: the frame never started; report it
                 // as the next frame.
                 self.frames = self.frames.saturating_add(1);
-                Some(Piece::Fail(fault(ProtoFault::Truncated, 0)))
+                Some(ProtoPiece::Fail(fault(ProtoFault::Truncated, 0)))
             }
             St::Drop => {
                 self.st = St::Prefix { got: 0, len: 0 };
@@ -317,7 +317,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                 let at = self.frame_len.saturating_sub(self.frame_left);
                 self.st = St::Prefix { got: 0, len: 0 };
                 self.frame_left = 0;
-                Some(Piece::Fail(fault(ProtoFault::Truncated, at)))
+                Some(ProtoPiece::Fail(fault(ProtoFault::Truncated, at)))
             }
         }
     }
@@ -332,7 +332,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         self.stack.get_mut(at).ok_or(ProtoFault::TooDeep)
     }
 
-    fn step<'a>(&mut self, input: &'a [u8]) -> Result<(usize, Option<Piece<'a>>), ProtoFault> {
+    fn step<'a>(&mut self, input: &'a [u8]) -> Result<(usize, Option<ProtoPiece<'a>>), ProtoFault> {
         match self.st {
             St::Prefix { got, len } => Ok(self.prefix(input, got, len)),
             St::Begin => {
@@ -345,7 +345,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                 self.word_len = 0;
                 self.push(Level::new(Msg::Envelope, self.frame_len))?;
                 self.st = St::Tag;
-                Ok((0, Some(Piece::Start)))
+                Ok((0, Some(ProtoPiece::Start)))
             }
             St::Tag | St::Close => {
                 // A tag cut by the end of its message (its varint read in
@@ -400,7 +400,12 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         }
     }
 
-    fn prefix<'a>(&mut self, input: &'a [u8], got: u8, len: u32) -> (usize, Option<Piece<'a>>) {
+    fn prefix<'a>(
+        &mut self,
+        input: &'a [u8],
+        got: u8,
+        len: u32,
+    ) -> (usize, Option<ProtoPiece<'a>>) {
         let Some(&b) = input.first() else {
             return (0, None);
         };
@@ -436,8 +441,8 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     fn varint<'a>(
         &mut self,
         input: &'a [u8],
-        done: impl FnOnce(&mut Self, u64) -> Result<Option<Piece<'a>>, ProtoFault>,
-    ) -> Result<(usize, Option<Piece<'a>>), ProtoFault> {
+        done: impl FnOnce(&mut Self, u64) -> Result<Option<ProtoPiece<'a>>, ProtoFault>,
+    ) -> Result<(usize, Option<ProtoPiece<'a>>), ProtoFault> {
         let mut used: usize = 0;
         for &b in input {
             used = used.saturating_add(1);
@@ -462,7 +467,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         &mut self,
         input: &'a [u8],
         mut got: u8,
-    ) -> Result<(usize, Option<Piece<'a>>), ProtoFault> {
+    ) -> Result<(usize, Option<ProtoPiece<'a>>), ProtoFault> {
         let mut used: usize = 0;
         for &b in input {
             used = used.saturating_add(1);
@@ -477,7 +482,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                 let mut s = Small::new();
                 s.double(v);
                 self.st = St::Tag;
-                return Ok((used, Some(Piece::Text(s))));
+                return Ok((used, Some(ProtoPiece::Text(s))));
             }
         }
         self.st = St::Fixed { got };
@@ -490,10 +495,10 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         left: u32,
         close: &'static [u8],
         capture: bool,
-    ) -> (usize, Option<Piece<'a>>) {
+    ) -> (usize, Option<ProtoPiece<'a>>) {
         if left == 0 {
             self.st = St::Tag;
-            return (0, Some(Piece::Data(close)));
+            return (0, Some(ProtoPiece::Data(close)));
         }
         let avail = input.len().min(usize::try_from(left).unwrap_or(usize::MAX));
         let chunk = input.get(..avail).unwrap_or_default();
@@ -526,10 +531,10 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         if n == 0 {
             return (0, None);
         }
-        (n, Some(Piece::Data(piece)))
+        (n, Some(ProtoPiece::Data(piece)))
     }
 
-    fn on_tag<'a>(&mut self, tag: u64) -> Result<Option<Piece<'a>>, ProtoFault> {
+    fn on_tag<'a>(&mut self, tag: u64) -> Result<Option<ProtoPiece<'a>>, ProtoFault> {
         let number = u32::try_from(tag >> 3).map_err(|_| ProtoFault::Varint)?;
         let wire = (tag & 7) as u8;
         if number == 0 {
@@ -575,7 +580,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     }
 
     /// Charges `n` bytes of an unknown fixed field to the top message.
-    fn take_n<'a>(&mut self, n: u32) -> Result<Option<Piece<'a>>, ProtoFault> {
+    fn take_n<'a>(&mut self, n: u32) -> Result<Option<ProtoPiece<'a>>, ProtoFault> {
         let top = self.top()?;
         top.left = top.left.checked_sub(n).ok_or(ProtoFault::Truncated)?;
         Ok(None)
@@ -688,7 +693,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         Ok(out)
     }
 
-    fn on_len<'a>(&mut self, want: Want, len: u64) -> Result<Option<Piece<'a>>, ProtoFault> {
+    fn on_len<'a>(&mut self, want: Want, len: u64) -> Result<Option<ProtoPiece<'a>>, ProtoFault> {
         let len = u32::try_from(len).map_err(|_| ProtoFault::Length)?;
         {
             let top = self.top()?;
@@ -774,7 +779,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         Ok(if out.is_empty() {
             None
         } else {
-            Some(Piece::Text(out))
+            Some(ProtoPiece::Text(out))
         })
     }
 
@@ -829,7 +834,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         Ok(())
     }
 
-    fn on_var<'a>(&mut self, want: Want, v: u64) -> Result<Option<Piece<'a>>, ProtoFault> {
+    fn on_var<'a>(&mut self, want: Want, v: u64) -> Result<Option<ProtoPiece<'a>>, ProtoFault> {
         self.st = St::Tag;
         let mut out;
         match want {
@@ -887,12 +892,12 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                 return Err(ProtoFault::WireType)
             }
         }
-        Ok(Some(Piece::Text(out)))
+        Ok(Some(ProtoPiece::Text(out)))
     }
 
     /// Closes messages until one has text to hand out (a message may end
     /// its parent too, with nothing written).
-    fn closing<'a>(&mut self) -> Result<Option<Piece<'a>>, ProtoFault> {
+    fn closing<'a>(&mut self) -> Result<Option<ProtoPiece<'a>>, ProtoFault> {
         loop {
             if let Some(piece) = self.close()? {
                 return Ok(Some(piece));
@@ -914,7 +919,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     }
 
     /// One step of closing the top message.
-    fn close<'a>(&mut self) -> Result<Option<Piece<'a>>, ProtoFault> {
+    fn close<'a>(&mut self) -> Result<Option<ProtoPiece<'a>>, ProtoFault> {
         let word_len = usize::from(self.word_len);
         let word = self.word;
         let word = word.get(..word_len);
@@ -924,11 +929,11 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         if top.array != 0 {
             out.push(b"]");
             top.array = 0;
-            return Ok(Some(Piece::Text(out)));
+            return Ok(Some(ProtoPiece::Text(out)));
         }
         if top.flags & OUTCOME_OPEN != 0 {
             close_outcome(top, &mut out, msg == Msg::Event(13), word);
-            return Ok(Some(Piece::Text(out)));
+            return Ok(Some(ProtoPiece::Text(out)));
         }
         if top.flags & DEFAULTS_DONE == 0 {
             if let Some(f) = msg
@@ -946,12 +951,12 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                     Def::Add => b"\"add\"",
                     Def::Absent => b"",
                 });
-                return Ok(Some(Piece::Text(out)));
+                return Ok(Some(ProtoPiece::Text(out)));
             }
             top.flags |= DEFAULTS_DONE;
             self.check_close(msg, word, &mut out)?;
             if !out.is_empty() {
-                return Ok(Some(Piece::Text(out)));
+                return Ok(Some(ProtoPiece::Text(out)));
             }
         }
         self.pop(msg)
@@ -1034,13 +1039,13 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         Ok(())
     }
 
-    fn pop<'a>(&mut self, msg: Msg) -> Result<Option<Piece<'a>>, ProtoFault> {
+    fn pop<'a>(&mut self, msg: Msg) -> Result<Option<ProtoPiece<'a>>, ProtoFault> {
         self.depth = self.depth.saturating_sub(1);
         self.st = St::Tag;
         let close: &'static [u8] = match msg.shape() {
             Shape::Envelope => {
                 self.st = St::Prefix { got: 0, len: 0 };
-                return Ok(Some(Piece::End));
+                return Ok(Some(ProtoPiece::End));
             }
             Shape::Object | Shape::Union | Shape::Struct => b"}",
             Shape::List => b"]",
@@ -1049,7 +1054,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         Ok(if close.is_empty() {
             None
         } else {
-            Some(Piece::Data(close))
+            Some(ProtoPiece::Data(close))
         })
     }
 }
@@ -1158,19 +1163,19 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     >(
         &mut self,
         pipeline: &mut Pipeline<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS, X>,
-        piece: Piece<'_>,
+        piece: ProtoPiece<'_>,
         f: &mut impl FnMut(Output<'_>),
         w: &mut impl FnMut(&Warning),
     ) -> Result<(), Error> {
         let index = self.frames.saturating_sub(1);
         let event = match piece {
-            Piece::Start => Ok(FrameEvent::Start),
-            Piece::Data(text) => Ok(FrameEvent::Data(text)),
-            Piece::Text(text) => {
+            ProtoPiece::Start => Ok(FrameEvent::Start),
+            ProtoPiece::Data(text) => Ok(FrameEvent::Data(text)),
+            ProtoPiece::Text(text) => {
                 return pipeline.feed_event(index, Ok(FrameEvent::Data(text.as_bytes())), f, w)
             }
-            Piece::End => Ok(FrameEvent::End),
-            Piece::Fail(err) => Err(err),
+            ProtoPiece::End => Ok(FrameEvent::End),
+            ProtoPiece::Fail(err) => Err(err),
         };
         pipeline.feed_event(index, event, f, w)
     }

@@ -8,7 +8,7 @@
 
 use std::io::{BufRead, Read};
 
-use agui_core::proto::{Piece, ProtoFramer};
+use agui_core::proto::{ProtoFramer, ProtoPiece};
 use serde_json::{json, Value};
 
 #[path = "../../alloc-ext/tests/support/server.rs"]
@@ -41,11 +41,11 @@ fn next(device: &mut Device) -> FromGateway {
         let (used, piece) = framer.next(input);
         input = &input[used..];
         match piece {
-            Some(Piece::Start) | None => {}
-            Some(Piece::Data(d)) => text.extend_from_slice(d),
-            Some(Piece::Text(t)) => text.extend_from_slice(t.as_bytes()),
-            Some(Piece::End) => break,
-            Some(Piece::Fail(e)) => panic!("the device cannot read the frame: {e}"),
+            Some(ProtoPiece::Start) | None => {}
+            Some(ProtoPiece::Data(d)) => text.extend_from_slice(d),
+            Some(ProtoPiece::Text(t)) => text.extend_from_slice(t.as_bytes()),
+            Some(ProtoPiece::End) => break,
+            Some(ProtoPiece::Fail(e)) => panic!("the device cannot read the frame: {e}"),
         }
     }
     assert!(input.is_empty(), "bytes after the frame's end");

@@ -7,7 +7,7 @@
 //! keys (the reference writes them in the object's order, serde_json
 //! sorted): the count of byte-identical frames is printed.
 
-use agui_core::proto::{Piece, ProtoFramer};
+use agui_core::proto::{ProtoFramer, ProtoPiece};
 use agui_examples::proto_encode::{encode_frame, EncodeError};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -44,11 +44,11 @@ fn read(frame: &[u8]) -> Result<Value, String> {
         let (used, piece) = framer.next(input);
         input = &input[used..];
         match piece {
-            Some(Piece::Start) => {}
-            Some(Piece::Data(d)) => text.extend_from_slice(d),
-            Some(Piece::Text(t)) => text.extend_from_slice(t.as_bytes()),
-            Some(Piece::End) => break,
-            Some(Piece::Fail(e)) => return Err(format!("{e}")),
+            Some(ProtoPiece::Start) => {}
+            Some(ProtoPiece::Data(d)) => text.extend_from_slice(d),
+            Some(ProtoPiece::Text(t)) => text.extend_from_slice(t.as_bytes()),
+            Some(ProtoPiece::End) => break,
+            Some(ProtoPiece::Fail(e)) => return Err(format!("{e}")),
             None if used == 0 => return Err("frame cut short".into()),
             None => {}
         }

@@ -4,7 +4,7 @@
 
 use agui_core::frame::{Format, FrameEvent, Framer};
 use agui_core::pipeline::{DefaultPipeline, Mode, Output};
-use agui_core::proto::{Piece, ProtoFramer};
+use agui_core::proto::{ProtoPiece, ProtoFramer};
 
 /// Cuts `input` into pieces at positions drawn from `seed` (a small
 /// xorshift generator: the same seed gives the same cuts).
@@ -142,21 +142,21 @@ pub fn proto_frames(pieces: &[&[u8]]) -> (Vec<ProtoFrame>, u32) {
     let mut framer: ProtoFramer = ProtoFramer::new();
     let mut done = Vec::new();
     let mut open: Option<Vec<u8>> = None;
-    let mut on_piece = |piece: Piece<'_>, open: &mut Option<Vec<u8>>| match piece {
-        Piece::Start => {
+    let mut on_piece = |piece: ProtoPiece<'_>, open: &mut Option<Vec<u8>>| match piece {
+        ProtoPiece::Start => {
             assert!(open.is_none(), "Start inside an open frame");
             *open = Some(Vec::new());
         }
-        Piece::Data(d) => {
+        ProtoPiece::Data(d) => {
             assert!(!d.is_empty(), "empty Data");
             open.as_mut().expect("Data outside a frame").extend_from_slice(d);
         }
-        Piece::Text(t) => {
+        ProtoPiece::Text(t) => {
             assert!(!t.as_bytes().is_empty(), "empty Text");
             open.as_mut().expect("Text outside a frame").extend_from_slice(t.as_bytes());
         }
-        Piece::End => done.push(ProtoFrame::Text(open.take().expect("End outside a frame"))),
-        Piece::Fail(e) => {
+        ProtoPiece::End => done.push(ProtoFrame::Text(open.take().expect("End outside a frame"))),
+        ProtoPiece::Fail(e) => {
             // A fault ends the open frame, if one was started (a cut or
             // oversized length prefix fails before its Start).
             *open = None;

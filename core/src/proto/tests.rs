@@ -59,13 +59,13 @@ fn texts(bytes: &[u8], step: usize) -> Vec<Result<Json, ProtoFault>> {
     let mut r: ProtoFramer = ProtoFramer::new();
     let mut out = Vec::new();
     let mut cur: Vec<u8> = Vec::new();
-    let mut take = |piece: Piece<'_>, out: &mut Vec<Result<Json, ProtoFault>>| match piece {
-        Piece::Start => cur.clear(),
-        Piece::Data(d) => cur.extend_from_slice(d),
-        Piece::Text(t) => cur.extend_from_slice(t.as_bytes()),
-        Piece::End => out.push(Ok(serde_json::from_slice(&cur)
+    let mut take = |piece: ProtoPiece<'_>, out: &mut Vec<Result<Json, ProtoFault>>| match piece {
+        ProtoPiece::Start => cur.clear(),
+        ProtoPiece::Data(d) => cur.extend_from_slice(d),
+        ProtoPiece::Text(t) => cur.extend_from_slice(t.as_bytes()),
+        ProtoPiece::End => out.push(Ok(serde_json::from_slice(&cur)
             .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&cur))))),
-        Piece::Fail(e) => match e.detail {
+        ProtoPiece::Fail(e) => match e.detail {
             Detail::Proto { fault, .. } => out.push(Err(fault)),
             _ => panic!("{e:?}"),
         },
@@ -267,7 +267,7 @@ fn nesting_past_the_stack_is_a_capacity_error() {
     while failed.is_none() {
         let (used, piece) = r.next(input);
         input = &input[used..];
-        if let Some(Piece::Fail(e)) = piece {
+        if let Some(ProtoPiece::Fail(e)) = piece {
             failed = Some(e);
         }
         assert!(used > 0 || piece.is_some(), "stuck");
@@ -399,14 +399,14 @@ fn a_fault_names_the_same_offset_for_every_split() {
                     let (used, piece) = r.next(input);
                     input = &input[used..];
                     match piece {
-                        Some(Piece::Fail(e)) => out.push(e.detail),
+                        Some(ProtoPiece::Fail(e)) => out.push(e.detail),
                         Some(_) => {}
                         None if used == 0 => break,
                         None => {}
                     }
                 }
             }
-            if let Some(Piece::Fail(e)) = r.end() {
+            if let Some(ProtoPiece::Fail(e)) = r.end() {
                 out.push(e.detail);
             }
             out

@@ -8,7 +8,7 @@ use agui_alloc::client::Client;
 use agui_alloc::hooks::Subscriber;
 use agui_alloc::http::{Encoding, RunObserver};
 use agui_core::frame::{FrameEvent, Framer};
-use agui_core::proto::{Piece, ProtoFramer};
+use agui_core::proto::{ProtoFramer, ProtoPiece};
 
 use crate::convert::{Converted, ToCurrent};
 use crate::device_cap::DeviceCapacity;
@@ -102,13 +102,15 @@ impl<'a> Relay<'a> {
 
     /// One piece of a protobuf body: the frame events of the text path; a
     /// malformed frame stops the relay, as the conversation stops there.
-    fn on_piece(&mut self, piece: Piece<'_>, arrived: Instant) {
+    fn on_piece(&mut self, piece: ProtoPiece<'_>, arrived: Instant) {
         match piece {
-            Piece::Start => self.on_frame_event(FrameEvent::Start, arrived),
-            Piece::Data(text) => self.on_frame_event(FrameEvent::Data(text), arrived),
-            Piece::Text(text) => self.on_frame_event(FrameEvent::Data(text.as_bytes()), arrived),
-            Piece::End => self.on_frame_event(FrameEvent::End, arrived),
-            Piece::Fail(_) => self.rejected = true,
+            ProtoPiece::Start => self.on_frame_event(FrameEvent::Start, arrived),
+            ProtoPiece::Data(text) => self.on_frame_event(FrameEvent::Data(text), arrived),
+            ProtoPiece::Text(text) => {
+                self.on_frame_event(FrameEvent::Data(text.as_bytes()), arrived)
+            }
+            ProtoPiece::End => self.on_frame_event(FrameEvent::End, arrived),
+            ProtoPiece::Fail(_) => self.rejected = true,
         }
     }
 
