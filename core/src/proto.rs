@@ -47,7 +47,7 @@ use crate::error::{Code, Detail, Error, ProtoFault, Stage};
 use crate::frame::FrameEvent;
 use crate::pipeline::{Output, Pipeline};
 use crate::warn::Warning;
-use schema::{Def, Msg, Shape, Ty, ARMS, F, OPS, TYPE_NUMBERS};
+use schema::{Def, Msg, Shape, Ty, F, OPS, TYPE_NUMBERS};
 
 /// The media type of the encoding.
 pub const MEDIA_TYPE: &str = "application/vnd.ag-ui.event+proto";
@@ -629,66 +629,66 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         let is_finished = matches!(self.top()?.msg, Msg::Event(13));
         let (word, word_len) = (self.word, usize::from(self.word_len));
         let top = self.top()?;
-        if top.array != 0 && top.array != f.number {
+        if top.array != 0 && top.array != f.number() {
             out.push(b"]");
             top.array = 0;
         }
-        if top.flags & OUTCOME_OPEN != 0 && !f.in_outcome {
+        if top.flags & OUTCOME_OPEN != 0 && !f.in_outcome() {
             close_outcome(top, &mut out, is_finished, word.get(..word_len));
         }
         let top = self.top()?;
-        if f.in_outcome && top.flags & OUTCOME_DONE != 0 {
+        if f.in_outcome() && top.flags & OUTCOME_DONE != 0 {
             return Err(ProtoFault::OutcomeOrder);
         }
-        if f.ty == Ty::Outcome
+        if f.ty() == Ty::Outcome
             && top
                 .msg
                 .fields()
                 .iter()
-                .any(|g| g.in_outcome && top.has(g.number))
+                .any(|g| g.in_outcome() && top.has(g.number()))
         {
             return Err(ProtoFault::OutcomeOrder);
         }
-        if f.content
+        if f.content()
             && top
                 .msg
                 .fields()
                 .iter()
-                .any(|g| g.content && g.number != f.number && top.has(g.number))
+                .any(|g| g.content() && g.number() != f.number() && top.has(g.number()))
         {
             return Err(ProtoFault::TwoContents);
         }
         if top.msg.shape() == Shape::Union && top.flags & HAS_KIND != 0 {
             return Err(ProtoFault::Duplicate);
         }
-        if f.repeated && top.array == f.number {
+        if f.repeated() && top.array == f.number() {
             out.push(b",");
             return Ok(out);
         }
-        if top.has(f.number) {
-            return Err(if f.repeated {
+        if top.has(f.number()) {
+            return Err(if f.repeated() {
                 ProtoFault::Split
             } else {
                 ProtoFault::Duplicate
             });
         }
-        top.mark(f.number);
+        top.mark(f.number());
         if top.msg.shape() == Shape::Union {
             // The arm: the union's `{` is written, the type comes first.
             out.push(b"\"type\":\"");
-            out.push(f.key.as_bytes());
+            out.push(f.key().as_bytes());
             out.push(b"\"");
             return Ok(out);
         }
-        if f.ty == Ty::Type || f.number == 1 && f.ty == Ty::Msg(Msg::Base) {
+        if f.ty() == Ty::Type || f.number() == 1 && f.ty() == Ty::Msg(Msg::Base) {
             return Ok(out);
         }
         let sep = self.sep()?;
         out.push(sep);
-        out.key(f.key);
-        if f.repeated {
+        out.key(f.key());
+        if f.repeated() {
             out.push(b"[");
-            self.top()?.array = f.number;
+            self.top()?.array = f.number();
         }
         Ok(out)
     }
@@ -709,10 +709,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                     return Err(ProtoFault::TwoEvents);
                 }
                 top.mark(n);
-                let name = ARMS
-                    .get(usize::from(n).wrapping_sub(1))
-                    .copied()
-                    .unwrap_or_default();
+                let name = schema::arm_name(n).unwrap_or_default();
                 out.push(b"{\"type\":\"");
                 out.push(name.as_bytes());
                 out.push(b"\"");
@@ -720,13 +717,13 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                 level.flags = MEMBERS;
                 self.push(level)?;
             }
-            Want::Field(f) if f.ty == Ty::Outcome && len == 0 => {
+            Want::Field(f) if f.ty() == Ty::Outcome && len == 0 => {
                 // The reference reads an empty outcome as none.
                 let top = self.top()?;
-                if top.has(f.number) {
+                if top.has(f.number()) {
                     return Err(ProtoFault::Duplicate);
                 }
-                top.mark(f.number);
+                top.mark(f.number());
             }
             Want::Field(f) => {
                 out = self.open_field(f)?;
@@ -797,9 +794,10 @@ impl<const NEST: usize> ProtoFramer<NEST> {
 
     /// The value of a length-delimited field of the schema begins.
     fn open_len_value(&mut self, f: &F, len: u32, out: &mut Small) -> Result<(), ProtoFault> {
-        match f.ty {
+        match f.ty() {
             Ty::Str => {
-                let capture = f.key == "role" && self.top()?.msg == Msg::Message;
+                // `Message.role` (field 2): kept to check the message's content.
+                let capture = f.number() == 2 && self.top()?.msg == Msg::Message;
                 self.start_str(len, b"\"", capture, out);
             }
             Ty::Outcome => {
@@ -848,17 +846,17 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                 });
             }
             Want::Field(f) => {
-                if f.ty == Ty::Type {
+                if f.ty() == Ty::Type {
                     let top = self.top()?;
-                    if top.has(f.number) {
+                    if top.has(f.number()) {
                         return Err(ProtoFault::Duplicate);
                     }
-                    top.mark(f.number);
+                    top.mark(f.number());
                     top.aux = u8::try_from(v).unwrap_or(u8::MAX);
                     return Ok(None);
                 }
                 out = self.open_field(f)?;
-                match f.ty {
+                match f.ty() {
                     Ty::Bool => out.push(if v == 0 { b"false" } else { b"true" }),
                     Ty::Int64 => {
                         // int64 as two's complement; the reference refuses
@@ -939,13 +937,13 @@ impl<const NEST: usize> ProtoFramer<NEST> {
             if let Some(f) = msg
                 .fields()
                 .iter()
-                .find(|f| f.def != Def::Absent && !top.has(f.number))
+                .find(|f| f.def() != Def::Absent && !top.has(f.number()))
             {
-                top.mark(f.number);
+                top.mark(f.number());
                 out.push(if top.flags & MEMBERS == 0 { b"" } else { b"," });
                 top.flags |= MEMBERS;
-                out.key(f.key);
-                out.push(match f.def {
+                out.key(f.key());
+                out.push(match f.def() {
                     Def::Empty => b"\"\"",
                     Def::List => b"[]",
                     Def::Add => b"\"add\"",
@@ -1072,7 +1070,7 @@ fn close_outcome(top: &mut Level, out: &mut Small, finished: bool, word: Option<
 fn is_len(want: Want) -> bool {
     match want {
         Want::Field(f) => matches!(
-            f.ty,
+            f.ty(),
             Ty::Str | Ty::Outcome | Ty::Value | Ty::Struct | Ty::Msg(_)
         ),
         Want::Kind(k) => matches!(k, 3 | 5 | 6),
@@ -1083,7 +1081,7 @@ fn is_len(want: Want) -> bool {
 
 fn is_varint(want: Want) -> bool {
     match want {
-        Want::Field(f) => matches!(f.ty, Ty::Bool | Ty::Int64 | Ty::Op | Ty::Type),
+        Want::Field(f) => matches!(f.ty(), Ty::Bool | Ty::Int64 | Ty::Op | Ty::Type),
         Want::Kind(k) => matches!(k, 1 | 4),
         Want::Arm(_) | Want::Entry | Want::EntryKey | Want::EntryValue | Want::Item => false,
         Want::Unknown => true,

@@ -81,7 +81,7 @@ pub fn encode_event(event: &Value) -> Result<Vec<u8>, EncodeError> {
         .ok_or(EncodeError::NotAnEvent)?;
     let at = ARMS
         .iter()
-        .position(|&a| a == ty)
+        .position(|&a| a.as_str() == ty)
         .ok_or_else(|| EncodeError::NoArm(ty.to_owned()))?;
     let arm = u8::try_from(at + 1).map_err(|_| EncodeError::NotAnEvent)?;
     let mut inner = Vec::new();
@@ -110,32 +110,35 @@ fn fields(
     obj: &Map<String, Value>,
     from: u8,
 ) -> Result<(), EncodeError> {
-    for f in table.iter().filter(|f| f.number >= from && !f.in_outcome) {
-        if f.ty == Ty::Type {
+    for f in table
+        .iter()
+        .filter(|f| f.number() >= from && !f.in_outcome())
+    {
+        if f.ty() == Ty::Type {
             continue;
         }
-        if f.ty == Ty::Outcome {
-            let Some(outcome) = obj.get(f.key) else {
+        if f.ty() == Ty::Outcome {
+            let Some(outcome) = obj.get(f.key()) else {
                 continue;
             };
-            let outcome = outcome.as_object().ok_or(EncodeError::BadValue(f.key))?;
+            let outcome = outcome.as_object().ok_or(EncodeError::BadValue(f.key()))?;
             let kind = outcome
                 .get("type")
                 .and_then(Value::as_str)
-                .ok_or(EncodeError::BadValue(f.key))?;
-            tag(out, f.number, 2);
+                .ok_or(EncodeError::BadValue(f.key()))?;
+            tag(out, f.number(), 2);
             bytes(out, kind.as_bytes());
-            for g in table.iter().filter(|g| g.in_outcome) {
-                if let Some(v) = outcome.get(g.key) {
+            for g in table.iter().filter(|g| g.in_outcome()) {
+                if let Some(v) = outcome.get(g.key()) {
                     field(out, g, v)?;
                 }
             }
             continue;
         }
-        let Some(v) = obj.get(f.key) else {
+        let Some(v) = obj.get(f.key()) else {
             continue;
         };
-        if f.content && !content_form(f, v) {
+        if f.content() && !content_form(f, v) {
             continue;
         }
         field(out, f, v)?;
@@ -147,17 +150,17 @@ fn fields(
 /// of parts or the activity map.
 fn content_form(f: &F, v: &Value) -> bool {
     match v {
-        Value::String(_) => f.ty == Ty::Str,
-        Value::Array(_) => f.repeated,
-        Value::Object(_) => f.ty == Ty::Struct,
+        Value::String(_) => f.ty() == Ty::Str,
+        Value::Array(_) => f.repeated(),
+        Value::Object(_) => f.ty() == Ty::Struct,
         Value::Null | Value::Bool(_) | Value::Number(_) => false,
     }
 }
 
 /// Writes field `f` with value `v` (every item of it when repeated).
 fn field(out: &mut Vec<u8>, f: &F, v: &Value) -> Result<(), EncodeError> {
-    if f.repeated {
-        let items = v.as_array().ok_or(EncodeError::BadValue(f.key))?;
+    if f.repeated() {
+        let items = v.as_array().ok_or(EncodeError::BadValue(f.key()))?;
         for item in items {
             one(out, f, item)?;
         }
@@ -170,18 +173,18 @@ fn field(out: &mut Vec<u8>, f: &F, v: &Value) -> Result<(), EncodeError> {
 /// the op `add`) is left out when it is the default, as the reference
 /// leaves it out.
 fn one(out: &mut Vec<u8>, f: &F, v: &Value) -> Result<(), EncodeError> {
-    match f.ty {
+    match f.ty() {
         Ty::Str | Ty::Outcome => {
-            let s = v.as_str().ok_or(EncodeError::BadValue(f.key))?;
-            if s.is_empty() && f.def == Def::Empty && !f.repeated {
+            let s = v.as_str().ok_or(EncodeError::BadValue(f.key()))?;
+            if s.is_empty() && f.def() == Def::Empty && !f.repeated() {
                 return Ok(());
             }
-            tag(out, f.number, 2);
+            tag(out, f.number(), 2);
             bytes(out, s.as_bytes());
         }
         Ty::Bool => {
-            let b = v.as_bool().ok_or(EncodeError::BadValue(f.key))?;
-            tag(out, f.number, 0);
+            let b = v.as_bool().ok_or(EncodeError::BadValue(f.key()))?;
+            tag(out, f.number(), 0);
             varint(out, u64::from(b));
         }
         Ty::Int64 => {
@@ -193,18 +196,18 @@ fn one(out: &mut Vec<u8>, f: &F, v: &Value) -> Result<(), EncodeError> {
                         .filter(|x| x.fract() == 0.0 && x.abs() < 9.2e18)
                         .map(|x| x as i64)
                 })
-                .ok_or(EncodeError::BadValue(f.key))?;
-            tag(out, f.number, 0);
+                .ok_or(EncodeError::BadValue(f.key()))?;
+            tag(out, f.number(), 0);
             varint(out, n as u64);
         }
         Ty::Op => {
-            let s = v.as_str().ok_or(EncodeError::BadValue(f.key))?;
+            let s = v.as_str().ok_or(EncodeError::BadValue(f.key()))?;
             let n = OPS
                 .iter()
                 .position(|&op| op == s)
                 .ok_or_else(|| EncodeError::BadOp(s.to_owned()))?;
-            if n != 0 || f.def != Def::Add {
-                tag(out, f.number, 0);
+            if n != 0 || f.def() != Def::Add {
+                tag(out, f.number(), 0);
                 varint(out, n as u64);
             }
         }
@@ -212,19 +215,19 @@ fn one(out: &mut Vec<u8>, f: &F, v: &Value) -> Result<(), EncodeError> {
         Ty::Value => {
             let mut m = Vec::new();
             value(&mut m, v)?;
-            len_field(out, u32::from(f.number), &m);
+            len_field(out, u32::from(f.number()), &m);
         }
         Ty::Struct => {
-            let obj = v.as_object().ok_or(EncodeError::BadValue(f.key))?;
+            let obj = v.as_object().ok_or(EncodeError::BadValue(f.key()))?;
             let mut m = Vec::new();
             structure(&mut m, obj)?;
-            len_field(out, u32::from(f.number), &m);
+            len_field(out, u32::from(f.number()), &m);
         }
         Ty::Msg(msg) => {
-            let obj = v.as_object().ok_or(EncodeError::BadValue(f.key))?;
+            let obj = v.as_object().ok_or(EncodeError::BadValue(f.key()))?;
             let mut m = Vec::new();
             message(&mut m, msg, obj)?;
-            len_field(out, u32::from(f.number), &m);
+            len_field(out, u32::from(f.number()), &m);
         }
     }
     Ok(())
@@ -243,14 +246,14 @@ fn message(out: &mut Vec<u8>, msg: Msg, obj: &Map<String, Value>) -> Result<(), 
             let arm = msg
                 .fields()
                 .iter()
-                .find(|f| f.key == kind)
+                .find(|f| f.key() == kind)
                 .ok_or_else(|| EncodeError::BadUnion(kind.to_owned()))?;
-            let Ty::Msg(inner) = arm.ty else {
+            let Ty::Msg(inner) = arm.ty() else {
                 return Err(EncodeError::BadUnion(kind.to_owned()));
             };
             let mut m = Vec::new();
             fields(&mut m, inner.fields(), obj, 1)?;
-            len_field(out, u32::from(arm.number), &m);
+            len_field(out, u32::from(arm.number()), &m);
             Ok(())
         }
         Shape::Object | Shape::Flat => fields(out, msg.fields(), obj, 1),

@@ -7,6 +7,8 @@
 //! `--device-encoding proto`) read the same tables, so that what they write
 //! is what the reader reads.
 
+use crate::event::EventType;
+
 /// A protobuf message type the reader knows. `Event(n)` is the event
 /// message carried by envelope field `n` (see [`ARMS`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -176,38 +178,184 @@ pub enum Def {
     Add,
 }
 
-/// One field of a message.
+/// One field of a message, packed into 5 bytes (the firmware reading
+/// protobuf keeps its 220 fields in flash: as `&str` keys and `bool`s they
+/// took 16 bytes each). Read it through its methods.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct F {
+    number: u8,
+    /// The key: an index into the core's event field names
+    /// ([`crate::spec::Field`]'s, already in every image), then into
+    /// [`NESTED_KEYS`].
+    key: u8,
+    ty: Ty,
+    /// [`REPEATED`], [`IN_OUTCOME`], [`CONTENT_FORM`], and the [`Def`] in the
+    /// low two bits.
+    bits: u8,
+}
+
+const REPEATED: u8 = 4;
+const IN_OUTCOME: u8 = 8;
+const CONTENT_FORM: u8 = 16;
+
+impl F {
     /// The field number.
-    pub number: u8,
+    pub const fn number(&self) -> u8 {
+        self.number
+    }
+
     /// The JSON key it becomes (for a union arm: the arm's `type` name).
-    pub key: &'static str,
+    pub fn key(&self) -> &'static str {
+        key_name(self.key)
+    }
+
     /// How its value is written.
-    pub ty: Ty,
+    pub const fn ty(&self) -> Ty {
+        self.ty
+    }
+
     /// Repeated: written as a JSON array.
-    pub repeated: bool,
+    pub const fn repeated(&self) -> bool {
+        self.bits & REPEATED != 0
+    }
+
     /// Its value when absent.
-    pub def: Def,
+    pub const fn def(&self) -> Def {
+        match self.bits & 3 {
+            0 => Def::Absent,
+            1 => Def::Empty,
+            2 => Def::List,
+            _ => Def::Add,
+        }
+    }
+
     /// Written inside the event's `outcome` object once that is open
     /// (RUN_FINISHED `interrupts`, `pendingToolCallIds`; SUBAGENT_FINISHED
     /// `interruptIds`).
-    pub in_outcome: bool,
+    pub const fn in_outcome(&self) -> bool {
+        self.bits & IN_OUTCOME != 0
+    }
+
     /// One of a message's alternative `content` forms (string, parts,
     /// activity map).
-    pub content: bool,
+    pub const fn content(&self) -> bool {
+        self.bits & CONTENT_FORM != 0
+    }
+}
+
+/// The keys of nested messages that are not event fields, each followed
+/// by a space (one string: an offset each instead of a `&str`).
+const NESTED_KEYS: &str = "id toolCalls error function arguments tools parameters context \
+    interruptId status payload state forwardedProps resume interrupts pendingToolCallIds \
+    interruptIds reason responseSchema expiresAt provider model inputTokens outputTokens \
+    totalTokens reasoningTokens cachedInputTokens cacheWriteInputTokens op path from text \
+    image audio video document data url file mimeType ";
+
+/// How many names [`NESTED_KEYS`] holds.
+const NESTED: usize = {
+    let b = NESTED_KEYS.as_bytes();
+    let (mut i, mut n) = (0, 0);
+    while i < b.len() {
+        if b[i] == b' ' {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+};
+
+/// Where each name of [`NESTED_KEYS`] starts, and where the string ends.
+const NESTED_AT: [u16; NESTED + 1] = {
+    let b = NESTED_KEYS.as_bytes();
+    let mut at = [0u16; NESTED + 1];
+    let (mut i, mut n) = (0, 0);
+    while i < b.len() {
+        if b[i] == b' ' {
+            n += 1;
+            at[n] = (i + 1) as u16;
+        }
+        i += 1;
+    }
+    at
+};
+
+/// The key numbered `k` (see [`F::key`]).
+fn key_name(k: u8) -> &'static str {
+    let k = usize::from(k);
+    let fields = crate::spec::FIELD_NAMES;
+    if let Some(name) = fields.get(k) {
+        return name;
+    }
+    let i = k.wrapping_sub(fields.len());
+    match (NESTED_AT.get(i), NESTED_AT.get(i.wrapping_add(1))) {
+        (Some(&from), Some(&to)) => NESTED_KEYS
+            .get(usize::from(from)..usize::from(to).saturating_sub(1))
+            .unwrap_or_default(),
+        _ => "",
+    }
+}
+
+/// Equal byte strings, at compile time.
+const fn same(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The number of key `name`; a name in neither list does not compile.
+/// The empty key (the `BaseEvent` field, never written) is `u8::MAX`.
+const fn key_of(name: &str) -> u8 {
+    let name = name.as_bytes();
+    if name.is_empty() {
+        return u8::MAX;
+    }
+    let fields = crate::spec::FIELD_NAMES;
+    let mut i = 0;
+    while i < fields.len() {
+        if same(fields[i].as_bytes(), name) {
+            return i as u8;
+        }
+        i += 1;
+    }
+    let b = NESTED_KEYS.as_bytes();
+    let mut j = 0;
+    while j < NESTED {
+        let (from, to) = (NESTED_AT[j] as usize, NESTED_AT[j + 1] as usize - 1);
+        let mut k = 0;
+        let mut eq = to - from == name.len();
+        while eq && k < name.len() {
+            eq = b[from + k] == name[k];
+            k += 1;
+        }
+        if eq {
+            assert!(fields.len() + j < 255, "schema: too many keys for a u8");
+            return (fields.len() + j) as u8;
+        }
+        j += 1;
+    }
+    panic!("schema: a key in neither spec::FIELD_NAMES nor NESTED_KEYS");
 }
 
 /// A singular field.
 const fn one(number: u8, key: &'static str, ty: Ty, def: Def) -> F {
     F {
         number,
-        key,
+        key: key_of(key),
         ty,
-        repeated: false,
-        def,
-        in_outcome: false,
-        content: false,
+        bits: match def {
+            Def::Absent => 0,
+            Def::Empty => 1,
+            Def::List => 2,
+            Def::Add => 3,
+        },
     }
 }
 
@@ -223,23 +371,27 @@ const fn req(number: u8, key: &'static str) -> F {
 
 /// A repeated field.
 const fn many(number: u8, key: &'static str, ty: Ty, def: Def) -> F {
+    let f = one(number, key, ty, def);
     F {
-        repeated: true,
-        ..one(number, key, ty, def)
+        bits: f.bits | REPEATED,
+        ..f
     }
 }
 
 /// A field written inside the outcome object.
 const fn outcome_part(f: F) -> F {
     F {
-        in_outcome: true,
+        bits: f.bits | IN_OUTCOME,
         ..f
     }
 }
 
 /// A `content` form of a message.
 const fn content(f: F) -> F {
-    F { content: true, ..f }
+    F {
+        bits: f.bits | CONTENT_FORM,
+        ..f
+    }
 }
 
 /// Every event message starts with its `BaseEvent` (field 1).
@@ -254,39 +406,47 @@ const BASE: &[F] = &[
 
 /// The envelope's arms: field number `n` carries the event type
 /// `ARMS[n - 1]`, whose `BaseEvent.type` must be `TYPE_NUMBERS[n - 1]`.
-pub const ARMS: [&str; 31] = [
-    "TEXT_MESSAGE_START",
-    "TEXT_MESSAGE_CONTENT",
-    "TEXT_MESSAGE_END",
-    "TOOL_CALL_START",
-    "TOOL_CALL_ARGS",
-    "TOOL_CALL_END",
-    "STATE_SNAPSHOT",
-    "STATE_DELTA",
-    "MESSAGES_SNAPSHOT",
-    "RAW",
-    "CUSTOM",
-    "RUN_STARTED",
-    "RUN_FINISHED",
-    "RUN_ERROR",
-    "STEP_STARTED",
-    "STEP_FINISHED",
-    "TEXT_MESSAGE_CHUNK",
-    "TOOL_CALL_CHUNK",
-    "SUBAGENT_STARTED",
-    "SUBAGENT_FINISHED",
-    "SUBAGENT_ERROR",
-    "TOOL_CALL_RESULT",
-    "ACTIVITY_SNAPSHOT",
-    "ACTIVITY_DELTA",
-    "REASONING_START",
-    "REASONING_MESSAGE_START",
-    "REASONING_MESSAGE_CONTENT",
-    "REASONING_MESSAGE_END",
-    "REASONING_MESSAGE_CHUNK",
-    "REASONING_END",
-    "REASONING_ENCRYPTED_VALUE",
+/// Its wire name is [`arm_name`]'s.
+pub const ARMS: [EventType; 31] = [
+    EventType::TextMessageStart,
+    EventType::TextMessageContent,
+    EventType::TextMessageEnd,
+    EventType::ToolCallStart,
+    EventType::ToolCallArgs,
+    EventType::ToolCallEnd,
+    EventType::StateSnapshot,
+    EventType::StateDelta,
+    EventType::MessagesSnapshot,
+    EventType::Raw,
+    EventType::Custom,
+    EventType::RunStarted,
+    EventType::RunFinished,
+    EventType::RunError,
+    EventType::StepStarted,
+    EventType::StepFinished,
+    EventType::TextMessageChunk,
+    EventType::ToolCallChunk,
+    EventType::SubagentStarted,
+    EventType::SubagentFinished,
+    EventType::SubagentError,
+    EventType::ToolCallResult,
+    EventType::ActivitySnapshot,
+    EventType::ActivityDelta,
+    EventType::ReasoningStart,
+    EventType::ReasoningMessageStart,
+    EventType::ReasoningMessageContent,
+    EventType::ReasoningMessageEnd,
+    EventType::ReasoningMessageChunk,
+    EventType::ReasoningEnd,
+    EventType::ReasoningEncryptedValue,
 ];
+
+/// The wire name of envelope arm `n` (1 to 31), from the core's own table
+/// of event type names (no second copy of the names in flash).
+pub fn arm_name(n: u8) -> Option<&'static str> {
+    let t = ARMS.get(usize::from(n).wrapping_sub(1))?;
+    crate::event::TYPE_NAMES.get(*t as usize).copied()
+}
 
 /// `EventType` of `events.proto`, in envelope-arm order (the enum numbers
 /// the types differently from the envelope's field numbers).

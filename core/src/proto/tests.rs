@@ -418,3 +418,73 @@ fn a_fault_names_the_same_offset_for_every_split() {
         }
     }
 }
+
+/// The packed schema reads back what its tables were written with: every
+/// arm's name is its event type's, every key is a camelCase name of the
+/// core's field list or the nested keys, and the packed flags are kept.
+#[test]
+fn the_packed_schema_reads_back() {
+    use super::schema::{arm_name, Msg, ARMS};
+    for (i, t) in ARMS.iter().enumerate() {
+        let n = u8::try_from(i + 1).unwrap();
+        assert_eq!(arm_name(n), Some(t.as_str()), "arm {n}");
+    }
+    assert_eq!(arm_name(0), None);
+    assert_eq!(arm_name(32), None);
+    let keys: Vec<(u8, &str)> = Msg::Event(2)
+        .fields()
+        .iter()
+        .map(|f| (f.number(), f.key()))
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            (1, ""),
+            (2, "messageId"),
+            (3, "delta"),
+            (4, "subagentRunId")
+        ]
+    );
+    let usage = Msg::Usage.field(8).unwrap();
+    assert_eq!(usage.key(), "cacheWriteInputTokens");
+    assert_eq!(Msg::Patch.field(3).unwrap().key(), "from");
+    assert_eq!(Msg::FileSource.field(3).unwrap().key(), "mimeType");
+    let interrupts = Msg::Event(13).field(6).unwrap();
+    assert!(interrupts.repeated() && interrupts.in_outcome() && !interrupts.content());
+    assert_eq!(interrupts.def(), Def::Absent);
+    assert_eq!(Msg::Patch.field(1).unwrap().def(), Def::Add);
+    assert!(Msg::Message.field(13).unwrap().content());
+    let msgs = [
+        Msg::Base,
+        Msg::Message,
+        Msg::ToolCall,
+        Msg::Function,
+        Msg::Tool,
+        Msg::Context,
+        Msg::Resume,
+        Msg::Input,
+        Msg::Interrupt,
+        Msg::Usage,
+        Msg::Patch,
+        Msg::Content,
+        Msg::TextPart,
+        Msg::MediaPart,
+        Msg::Source,
+        Msg::DataSource,
+        Msg::UrlSource,
+        Msg::FileSource,
+    ];
+    let all = msgs.into_iter().chain((1..=31).map(Msg::Event));
+    for m in all {
+        for f in m.fields() {
+            let key = f.key();
+            let base = f.ty() == super::schema::Ty::Msg(Msg::Base);
+            assert_eq!(key.is_empty(), base, "{m:?} field {}", f.number());
+            assert!(key.bytes().all(|b| b.is_ascii_alphabetic()), "{key:?}");
+            assert!(
+                key.bytes().next().is_none_or(|b| b.is_ascii_lowercase()),
+                "{key:?}"
+            );
+        }
+    }
+}
