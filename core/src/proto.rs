@@ -59,9 +59,10 @@ pub enum ProtoPiece<'a> {
     /// A frame begins; its index is [`ProtoFramer::frames`]` - 1`.
     Start,
     /// JSON text of the open frame: a slice of the input (string bytes) or
-    /// a static escape.
+    /// static punctuation.
     Data(&'a [u8]),
-    /// JSON text the framer wrote (keys, punctuation, numbers).
+    /// JSON text the framer wrote (keys, punctuation, numbers, a string's
+    /// escapes).
     Text(Small),
     /// The open frame is complete.
     End,
@@ -502,17 +503,14 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         }
         let avail = input.len().min(usize::try_from(left).unwrap_or(usize::MAX));
         let chunk = input.get(..avail).unwrap_or_default();
-        let run = chunk.iter().position(|&b| text::escape(b).is_some());
+        let run = chunk.iter().position(|&b| !text::plain(b));
         let (n, piece) = match run {
             Some(0) => (
                 1,
-                chunk
-                    .first()
-                    .and_then(|&b| text::escape(b))
-                    .unwrap_or_default(),
+                ProtoPiece::Text(text::escape(chunk.first().copied().unwrap_or_default())),
             ),
-            Some(k) => (k, chunk.get(..k).unwrap_or_default()),
-            None => (avail, chunk),
+            Some(k) => (k, ProtoPiece::Data(chunk.get(..k).unwrap_or_default())),
+            None => (avail, ProtoPiece::Data(chunk)),
         };
         if capture {
             for &b in chunk.get(..n).unwrap_or_default() {
@@ -531,7 +529,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         if n == 0 {
             return (0, None);
         }
-        (n, Some(ProtoPiece::Data(piece)))
+        (n, Some(piece))
     }
 
     fn on_tag<'a>(&mut self, tag: u64) -> Result<Option<ProtoPiece<'a>>, ProtoFault> {

@@ -488,3 +488,39 @@ fn the_packed_schema_reads_back() {
         }
     }
 }
+
+/// Every byte a string may hold is written as `JSON.stringify` writes it
+/// (serde_json escapes the same way: the short forms, then `\u00XX` in
+/// lower case), byte for byte, whatever the split.
+#[test]
+fn strings_are_escaped_as_json_stringify_escapes_them() {
+    let delta: String = (0u8..0x80)
+        .map(char::from)
+        .chain("é\u{2028}".chars())
+        .collect();
+    let bytes = frame(&event(2, 1, &[s(2, "m"), s(3, &delta)]));
+    let want = std::format!(
+        "{{\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":{}}}",
+        serde_json::to_string(&delta).unwrap()
+    );
+    for step in [1, 2, 5, bytes.len()] {
+        let mut r: ProtoFramer = ProtoFramer::new();
+        let mut text = Vec::new();
+        for chunk in bytes.chunks(step) {
+            let mut input = chunk;
+            loop {
+                let (used, piece) = r.next(input);
+                input = &input[used..];
+                match piece {
+                    Some(ProtoPiece::Data(d)) => text.extend_from_slice(d),
+                    Some(ProtoPiece::Text(t)) => text.extend_from_slice(t.as_bytes()),
+                    Some(ProtoPiece::Start | ProtoPiece::End) => {}
+                    Some(ProtoPiece::Fail(e)) => panic!("{e:?}"),
+                    None if used == 0 => break,
+                    None => {}
+                }
+            }
+        }
+        assert_eq!(String::from_utf8_lossy(&text), want, "step {step}");
+    }
+}

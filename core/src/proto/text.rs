@@ -116,18 +116,25 @@ impl Small {
     /// `1e+21` style outside. NaN and the infinities are `null`, as
     /// `JSON.stringify` writes them.
     pub(crate) fn double(&mut self, v: f64) {
-        if !v.is_finite() {
+        // Decided on the bits: a float comparison would link the soft-float
+        // compare routines (about 200 bytes on a Cortex-M3).
+        let bits = v.to_bits();
+        let sign = 1u64 << 63;
+        let exp = 0x7ffu64 << 52;
+        if bits & exp == exp {
+            // NaN or an infinity.
             self.push(b"null");
             return;
         }
-        if v == 0.0 {
+        if bits & !sign == 0 {
+            // Zero, either sign: JavaScript writes -0 as `0`.
             self.push(b"0");
             return;
         }
         // The shortest digits that read back as the number, as `{:e}`
         // gives them (without its 13 KB of flash).
-        let (digits, n, k) = super::shortest::shortest(v.abs());
-        if v < 0.0 {
+        let (digits, n, k) = super::shortest::shortest(f64::from_bits(bits & !sign));
+        if bits & sign != 0 {
             self.push(b"-");
         }
         self.js_layout(digits.get(..n).unwrap_or_default(), k);
@@ -176,32 +183,38 @@ impl Write for Small {
     }
 }
 
-/// The JSON escape of byte `b` inside a string, as `JSON.stringify` writes
-/// it; `None` for a byte that stands for itself.
-pub(crate) fn escape(b: u8) -> Option<&'static [u8]> {
+/// Whether byte `b` stands for itself inside a JSON string (`"`, `\\` and
+/// the control characters do not).
+pub(crate) fn plain(b: u8) -> bool {
+    b >= 0x20 && b != b'"' && b != b'\\'
+}
+
+/// The JSON escape of a byte that is not [`plain`], as `JSON.stringify`
+/// writes it: a short form, or `\u00XX` for the other control characters
+/// (written, not tabled: 32 six-byte escapes would take flash).
+pub(crate) fn escape(b: u8) -> Small {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    // Control characters, as `\u00XX` (the short forms below first).
-    #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
-    static CONTROL: [[u8; 6]; 32] = {
-        let mut t = [[0u8; 6]; 32];
-        let mut i = 0;
-        while i < 32 {
-            t[i] = [b'\\', b'u', b'0', b'0', HEX[i >> 4], HEX[i & 15]];
-            i += 1;
-        }
-        t
-    };
+    let mut out = Small::new();
     match b {
-        b'"' => Some(b"\\\""),
-        b'\\' => Some(b"\\\\"),
-        0x08 => Some(b"\\b"),
-        0x0c => Some(b"\\f"),
-        b'\n' => Some(b"\\n"),
-        b'\r' => Some(b"\\r"),
-        b'\t' => Some(b"\\t"),
-        0..=0x1f => CONTROL.get(usize::from(b)).map(|e| e.as_slice()),
-        _ => None,
+        b'"' => out.push(b"\\\""),
+        b'\\' => out.push(b"\\\\"),
+        0x08 => out.push(b"\\b"),
+        0x0c => out.push(b"\\f"),
+        b'\n' => out.push(b"\\n"),
+        b'\r' => out.push(b"\\r"),
+        b'\t' => out.push(b"\\t"),
+        _ => {
+            out.push(b"\\u00");
+            for d in [b >> 4, b & 15] {
+                out.push(
+                    HEX.get(usize::from(d))
+                        .map(core::slice::from_ref)
+                        .unwrap_or_default(),
+                );
+            }
+        }
     }
+    out
 }
 
 #[cfg(test)]
@@ -251,6 +264,11 @@ mod tests {
             (1.7976931348623157e308, "1.7976931348623157e+308"),
             (f64::NAN, "null"),
             (0.0, "0"),
+            (-0.0, "0"),
+            (f64::INFINITY, "null"),
+            (f64::NEG_INFINITY, "null"),
+            (-5e-324, "-5e-324"),
+            (-1.7976931348623157e308, "-1.7976931348623157e+308"),
             (12345678901234567890.0, "12345678901234567000"),
         ];
         for (v, want) in cases {
