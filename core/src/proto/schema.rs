@@ -109,28 +109,40 @@ impl Msg {
     /// The message's fields (empty for the shapes the reader handles by
     /// hand: envelope, value, struct, entry, list).
     pub fn fields(self) -> &'static [F] {
-        match self {
-            Msg::Envelope | Msg::Value | Msg::Struct | Msg::Entry | Msg::List => &[],
-            Msg::Event(n) => event_fields(n),
-            Msg::Base => BASE,
-            Msg::Message => MESSAGE,
-            Msg::ToolCall => TOOL_CALL,
-            Msg::Function => FUNCTION,
-            Msg::Tool => TOOL,
-            Msg::Context => CONTEXT,
-            Msg::Resume => RESUME,
-            Msg::Input => INPUT,
-            Msg::Interrupt => INTERRUPT,
-            Msg::Usage => USAGE,
-            Msg::Patch => PATCH,
-            Msg::Content => CONTENT,
-            Msg::TextPart => TEXT_PART,
-            Msg::MediaPart => MEDIA_PART,
-            Msg::Source => SOURCE,
-            Msg::DataSource => DATA_SOURCE,
-            Msg::UrlSource => URL_SOURCE,
-            Msg::FileSource => FILE_SOURCE,
-        }
+        let table = match self {
+            Msg::Envelope | Msg::Value | Msg::Struct | Msg::Entry | Msg::List => return &[],
+            Msg::Event(n) => match event_table(n) {
+                Some(t) => t,
+                None => return &[],
+            },
+            Msg::Base => Table::BASE,
+            Msg::Message => Table::MESSAGE,
+            Msg::ToolCall => Table::TOOL_CALL,
+            Msg::Function => Table::FUNCTION,
+            Msg::Tool => Table::TOOL,
+            Msg::Context => Table::CONTEXT,
+            Msg::Resume => Table::RESUME,
+            Msg::Input => Table::INPUT,
+            Msg::Interrupt => Table::INTERRUPT,
+            Msg::Usage => Table::USAGE,
+            Msg::Patch => Table::PATCH,
+            Msg::Content => Table::CONTENT,
+            Msg::TextPart => Table::TEXT_PART,
+            Msg::MediaPart => Table::MEDIA_PART,
+            Msg::Source => Table::SOURCE,
+            Msg::DataSource => Table::DATA_SOURCE,
+            Msg::UrlSource => Table::URL_SOURCE,
+            Msg::FileSource => Table::FILE_SOURCE,
+        } as usize;
+        let end = ENDS.get(table).copied().unwrap_or(0);
+        let start = table
+            .checked_sub(1)
+            .and_then(|t| ENDS.get(t))
+            .copied()
+            .unwrap_or(0);
+        FIELDS
+            .get(usize::from(start)..usize::from(end))
+            .unwrap_or_default()
     }
 
     /// The field numbered `number`, if the schema has it.
@@ -397,13 +409,6 @@ const fn content(f: F) -> F {
 /// Every event message starts with its `BaseEvent` (field 1).
 const BASE_FIELD: F = one(1, "", Ty::Msg(Msg::Base), Def::Absent);
 
-const BASE: &[F] = &[
-    one(1, "type", Ty::Type, Def::Absent),
-    one(2, "timestamp", Ty::Int64, Def::Absent),
-    one(3, "rawEvent", Ty::Value, Def::Absent),
-    one(4, "metadata", Ty::Struct, Def::Absent),
-];
-
 /// The envelope's arms: field number `n` carries the event type
 /// `ARMS[n - 1]`, whose `BaseEvent.type` must be `TYPE_NUMBERS[n - 1]`.
 /// Its wire name is [`arm_name`]'s.
@@ -458,307 +463,347 @@ pub const TYPE_NUMBERS: [u8; 31] = [
 /// `JsonPatchOperationType`, by number.
 pub const OPS: [&str; 6] = ["add", "remove", "replace", "move", "copy", "test"];
 
-/// The fields of the event message of envelope arm `n`.
-fn event_fields(n: u8) -> &'static [F] {
-    match n {
-        1 => TEXT_MESSAGE_START,
-        2 => TEXT_MESSAGE_CONTENT,
-        3 => ID_END_MESSAGE,
-        6 => ID_END_TOOL,
-        4 => TOOL_CALL_START,
-        5 => TOOL_CALL_ARGS,
-        7 => STATE_SNAPSHOT,
-        8 => STATE_DELTA,
-        9 => MESSAGES_SNAPSHOT,
-        10 => RAW,
-        11 => CUSTOM,
-        12 => RUN_STARTED,
-        13 => RUN_FINISHED,
-        14 => RUN_ERROR,
-        15 | 16 => STEP,
-        17 => TEXT_MESSAGE_CHUNK,
-        18 => TOOL_CALL_CHUNK,
-        19 => SUBAGENT_STARTED,
-        20 => SUBAGENT_FINISHED,
-        21 => SUBAGENT_ERROR,
-        22 => TOOL_CALL_RESULT,
-        23 => ACTIVITY_SNAPSHOT,
-        24 => ACTIVITY_DELTA,
-        25 | 28 | 30 => REASONING_ID,
-        26 => REASONING_MESSAGE_START,
-        27 => REASONING_MESSAGE_CONTENT,
-        29 => REASONING_MESSAGE_CHUNK,
-        31 => REASONING_ENCRYPTED_VALUE,
-        _ => &[],
-    }
+/// The table of the event message of envelope arm `n`.
+fn event_table(n: u8) -> Option<Table> {
+    Some(match n {
+        1 => Table::TEXT_MESSAGE_START,
+        2 => Table::TEXT_MESSAGE_CONTENT,
+        3 => Table::ID_END_MESSAGE,
+        6 => Table::ID_END_TOOL,
+        4 => Table::TOOL_CALL_START,
+        5 => Table::TOOL_CALL_ARGS,
+        7 => Table::STATE_SNAPSHOT,
+        8 => Table::STATE_DELTA,
+        9 => Table::MESSAGES_SNAPSHOT,
+        10 => Table::RAW,
+        11 => Table::CUSTOM,
+        12 => Table::RUN_STARTED,
+        13 => Table::RUN_FINISHED,
+        14 => Table::RUN_ERROR,
+        15 | 16 => Table::STEP,
+        17 => Table::TEXT_MESSAGE_CHUNK,
+        18 => Table::TOOL_CALL_CHUNK,
+        19 => Table::SUBAGENT_STARTED,
+        20 => Table::SUBAGENT_FINISHED,
+        21 => Table::SUBAGENT_ERROR,
+        22 => Table::TOOL_CALL_RESULT,
+        23 => Table::ACTIVITY_SNAPSHOT,
+        24 => Table::ACTIVITY_DELTA,
+        25 | 28 | 30 => Table::REASONING_ID,
+        26 => Table::REASONING_MESSAGE_START,
+        27 => Table::REASONING_MESSAGE_CONTENT,
+        29 => Table::REASONING_MESSAGE_CHUNK,
+        31 => Table::REASONING_ENCRYPTED_VALUE,
+        _ => return None,
+    })
 }
 
-const TEXT_MESSAGE_START: &[F] = &[
-    BASE_FIELD,
-    req(2, "messageId"),
-    opt(3, "role"),
-    opt(4, "name"),
-    opt(5, "subagentRunId"),
-];
-const TEXT_MESSAGE_CONTENT: &[F] = &[
-    BASE_FIELD,
-    req(2, "messageId"),
-    req(3, "delta"),
-    opt(4, "subagentRunId"),
-];
-const ID_END_MESSAGE: &[F] = &[BASE_FIELD, req(2, "messageId"), opt(3, "subagentRunId")];
-const ID_END_TOOL: &[F] = &[BASE_FIELD, req(2, "toolCallId"), opt(3, "subagentRunId")];
-const TEXT_MESSAGE_CHUNK: &[F] = &[
-    BASE_FIELD,
-    opt(2, "messageId"),
-    opt(3, "role"),
-    opt(4, "delta"),
-    opt(5, "name"),
-    opt(6, "subagentRunId"),
-];
-const TOOL_CALL_START: &[F] = &[
-    BASE_FIELD,
-    req(2, "toolCallId"),
-    req(3, "toolCallName"),
-    opt(4, "parentMessageId"),
-    opt(5, "subagentRunId"),
-];
-const TOOL_CALL_ARGS: &[F] = &[
-    BASE_FIELD,
-    req(2, "toolCallId"),
-    req(3, "delta"),
-    opt(4, "subagentRunId"),
-];
-const TOOL_CALL_CHUNK: &[F] = &[
-    BASE_FIELD,
-    opt(2, "toolCallId"),
-    opt(3, "toolCallName"),
-    opt(4, "parentMessageId"),
-    opt(5, "delta"),
-    opt(6, "subagentRunId"),
-];
-const TOOL_CALL_RESULT: &[F] = &[
-    BASE_FIELD,
-    opt(2, "subagentRunId"),
-    req(3, "messageId"),
-    req(4, "toolCallId"),
-    content(opt(5, "content")),
-    opt(6, "role"),
-    content(many(7, "content", Ty::Msg(Msg::Content), Def::Absent)),
-];
-const STATE_SNAPSHOT: &[F] = &[
-    BASE_FIELD,
-    one(2, "snapshot", Ty::Value, Def::Absent),
-    opt(3, "subagentRunId"),
-];
-const STATE_DELTA: &[F] = &[
-    BASE_FIELD,
-    many(2, "delta", Ty::Msg(Msg::Patch), Def::List),
-    opt(3, "subagentRunId"),
-];
-const MESSAGES_SNAPSHOT: &[F] = &[
-    BASE_FIELD,
-    many(2, "messages", Ty::Msg(Msg::Message), Def::List),
-];
-const ACTIVITY_SNAPSHOT: &[F] = &[
-    BASE_FIELD,
-    opt(2, "subagentRunId"),
-    req(3, "messageId"),
-    req(4, "activityType"),
-    one(5, "content", Ty::Struct, Def::Absent),
-    one(6, "replace", Ty::Bool, Def::Absent),
-];
-const ACTIVITY_DELTA: &[F] = &[
-    BASE_FIELD,
-    opt(2, "subagentRunId"),
-    req(3, "messageId"),
-    req(4, "activityType"),
-    many(5, "patch", Ty::Msg(Msg::Patch), Def::List),
-];
-const RAW: &[F] = &[
-    BASE_FIELD,
-    one(2, "event", Ty::Value, Def::Absent),
-    opt(3, "source"),
-    opt(4, "subagentRunId"),
-];
-const CUSTOM: &[F] = &[
-    BASE_FIELD,
-    req(2, "name"),
-    one(3, "value", Ty::Value, Def::Absent),
-    opt(4, "subagentRunId"),
-];
-const RUN_STARTED: &[F] = &[
-    BASE_FIELD,
-    req(2, "threadId"),
-    req(3, "runId"),
-    opt(4, "parentRunId"),
-    one(5, "input", Ty::Msg(Msg::Input), Def::Absent),
-    opt(6, "protocolVersion"),
-];
-const RUN_FINISHED: &[F] = &[
-    BASE_FIELD,
-    req(2, "threadId"),
-    req(3, "runId"),
-    one(4, "result", Ty::Value, Def::Absent),
-    one(5, "outcome", Ty::Outcome, Def::Absent),
-    outcome_part(many(6, "interrupts", Ty::Msg(Msg::Interrupt), Def::Absent)),
-    many(7, "usage", Ty::Msg(Msg::Usage), Def::Absent),
-    outcome_part(many(8, "pendingToolCallIds", Ty::Str, Def::Absent)),
-];
-const RUN_ERROR: &[F] = &[
-    BASE_FIELD,
-    opt(2, "code"),
-    req(3, "message"),
-    many(4, "usage", Ty::Msg(Msg::Usage), Def::Absent),
-];
-/// STEP_STARTED, STEP_FINISHED.
-const STEP: &[F] = &[BASE_FIELD, req(2, "stepName"), opt(3, "subagentRunId")];
-/// REASONING_START, REASONING_MESSAGE_END, REASONING_END.
-const REASONING_ID: &[F] = &[BASE_FIELD, opt(2, "subagentRunId"), req(3, "messageId")];
-const REASONING_MESSAGE_START: &[F] = &[
-    BASE_FIELD,
-    opt(2, "subagentRunId"),
-    req(3, "messageId"),
-    req(4, "role"),
-];
-const REASONING_MESSAGE_CONTENT: &[F] = &[
-    BASE_FIELD,
-    opt(2, "subagentRunId"),
-    req(3, "messageId"),
-    req(4, "delta"),
-];
-const REASONING_MESSAGE_CHUNK: &[F] = &[
-    BASE_FIELD,
-    opt(2, "subagentRunId"),
-    opt(3, "messageId"),
-    opt(4, "delta"),
-];
-const REASONING_ENCRYPTED_VALUE: &[F] = &[
-    BASE_FIELD,
-    opt(2, "subagentRunId"),
-    req(3, "subtype"),
-    req(4, "entityId"),
-    req(5, "encryptedValue"),
-];
-const SUBAGENT_STARTED: &[F] = &[
-    BASE_FIELD,
-    req(2, "subagentRunId"),
-    req(3, "name"),
-    opt(4, "description"),
-    opt(5, "parentSubagentRunId"),
-    opt(6, "parentToolCallId"),
-    opt(7, "parentMessageId"),
-];
-const SUBAGENT_FINISHED: &[F] = &[
-    BASE_FIELD,
-    req(2, "subagentRunId"),
-    one(3, "result", Ty::Value, Def::Absent),
-    one(4, "outcome", Ty::Outcome, Def::Absent),
-    outcome_part(many(5, "interruptIds", Ty::Str, Def::Absent)),
-];
-const SUBAGENT_ERROR: &[F] = &[
-    BASE_FIELD,
-    req(2, "subagentRunId"),
-    req(3, "message"),
-    opt(4, "code"),
-];
+/// Declares the message tables: every message's fields go into one array,
+/// [`FIELDS`], message after message, and [`Table`] names each message's
+/// run of it (its end in [`ENDS`]): a byte per message instead of an
+/// 8-byte slice, and one lookup instead of a jump per message.
+macro_rules! tables {
+    ($($(#[$doc:meta])* $name:ident: [$($f:expr),+ $(,)?];)*) => {
+        /// A message table of [`FIELDS`].
+        #[derive(Debug, Clone, Copy)]
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+        enum Table {
+            $($(#[$doc])* $name,)*
+        }
 
-const MESSAGE: &[F] = &[
-    req(1, "id"),
-    req(2, "role"),
-    content(opt(3, "content")),
-    opt(4, "name"),
-    many(5, "toolCalls", Ty::Msg(Msg::ToolCall), Def::Absent),
-    opt(6, "toolCallId"),
-    opt(7, "error"),
-    content(many(8, "content", Ty::Msg(Msg::Content), Def::Absent)),
-    one(9, "metadata", Ty::Struct, Def::Absent),
-    opt(10, "subagentRunId"),
-    opt(11, "encryptedValue"),
-    opt(12, "activityType"),
-    content(one(13, "content", Ty::Struct, Def::Absent)),
-];
-const TOOL_CALL: &[F] = &[
-    req(1, "id"),
-    req(2, "type"),
-    one(3, "function", Ty::Msg(Msg::Function), Def::Absent),
-    one(4, "metadata", Ty::Struct, Def::Absent),
-    opt(5, "encryptedValue"),
-];
-const FUNCTION: &[F] = &[req(1, "name"), req(2, "arguments")];
-const TOOL: &[F] = &[
-    req(1, "name"),
-    req(2, "description"),
-    one(3, "parameters", Ty::Value, Def::Absent),
-    one(4, "metadata", Ty::Struct, Def::Absent),
-];
-const CONTEXT: &[F] = &[req(1, "description"), req(2, "value")];
-const RESUME: &[F] = &[
-    req(1, "interruptId"),
-    req(2, "status"),
-    one(3, "payload", Ty::Value, Def::Absent),
-    one(4, "metadata", Ty::Struct, Def::Absent),
-];
-const INPUT: &[F] = &[
-    req(1, "threadId"),
-    req(2, "runId"),
-    opt(3, "parentRunId"),
-    one(4, "state", Ty::Value, Def::Absent),
-    many(5, "messages", Ty::Msg(Msg::Message), Def::List),
-    many(6, "tools", Ty::Msg(Msg::Tool), Def::List),
-    many(7, "context", Ty::Msg(Msg::Context), Def::List),
-    one(8, "forwardedProps", Ty::Value, Def::Absent),
-    many(9, "resume", Ty::Msg(Msg::Resume), Def::List),
-    opt(10, "protocolVersion"),
-];
-const INTERRUPT: &[F] = &[
-    req(1, "id"),
-    req(2, "reason"),
-    opt(3, "message"),
-    opt(4, "toolCallId"),
-    one(5, "responseSchema", Ty::Value, Def::Absent),
-    opt(6, "expiresAt"),
-    one(7, "metadata", Ty::Value, Def::Absent),
-    opt(8, "subagentRunId"),
-];
-const USAGE: &[F] = &[
-    opt(1, "provider"),
-    opt(2, "model"),
-    one(3, "inputTokens", Ty::Int64, Def::Absent),
-    one(4, "outputTokens", Ty::Int64, Def::Absent),
-    one(5, "totalTokens", Ty::Int64, Def::Absent),
-    one(6, "reasoningTokens", Ty::Int64, Def::Absent),
-    one(7, "cachedInputTokens", Ty::Int64, Def::Absent),
-    one(8, "cacheWriteInputTokens", Ty::Int64, Def::Absent),
-];
-const PATCH: &[F] = &[
-    one(1, "op", Ty::Op, Def::Add),
-    req(2, "path"),
-    opt(3, "from"),
-    one(4, "value", Ty::Value, Def::Absent),
-];
-const CONTENT: &[F] = &[
-    one(1, "text", Ty::Msg(Msg::TextPart), Def::Absent),
-    one(2, "image", Ty::Msg(Msg::MediaPart), Def::Absent),
-    one(3, "audio", Ty::Msg(Msg::MediaPart), Def::Absent),
-    one(4, "video", Ty::Msg(Msg::MediaPart), Def::Absent),
-    one(5, "document", Ty::Msg(Msg::MediaPart), Def::Absent),
-];
-const TEXT_PART: &[F] = &[
-    req(1, "text"),
-    opt(2, "id"),
-    one(3, "metadata", Ty::Value, Def::Absent),
-];
-const MEDIA_PART: &[F] = &[
-    one(1, "source", Ty::Msg(Msg::Source), Def::Absent),
-    one(2, "metadata", Ty::Value, Def::Absent),
-    opt(3, "id"),
-];
-const SOURCE: &[F] = &[
-    one(1, "data", Ty::Msg(Msg::DataSource), Def::Absent),
-    one(2, "url", Ty::Msg(Msg::UrlSource), Def::Absent),
-    one(3, "file", Ty::Msg(Msg::FileSource), Def::Absent),
-];
-const DATA_SOURCE: &[F] = &[req(1, "value"), req(2, "mimeType")];
-const URL_SOURCE: &[F] = &[req(1, "value"), opt(2, "mimeType")];
-const FILE_SOURCE: &[F] = &[req(1, "value"), opt(2, "provider"), opt(3, "mimeType")];
+        /// Every table's fields, in [`Table`]'s order.
+        static FIELDS: [F; 0 $(+ [$($f),+].len())*] = [$($($f,)+)*];
+
+        /// Where each table ends in [`FIELDS`] (it starts where the one
+        /// before ends).
+        static ENDS: [u8; [$([$($f),+].len()),*].len()] = {
+            let lens = [$([$($f),+].len()),*];
+            let mut ends = [0u8; [$([$($f),+].len()),*].len()];
+            let (mut i, mut sum) = (0, 0);
+            while i < lens.len() {
+                sum += lens[i];
+                assert!(sum < 256, "schema: more fields than a u8 indexes");
+                ends[i] = sum as u8;
+                i += 1;
+            }
+            ends
+        };
+    };
+}
+
+tables! {
+    BASE: [
+        one(1, "type", Ty::Type, Def::Absent),
+        one(2, "timestamp", Ty::Int64, Def::Absent),
+        one(3, "rawEvent", Ty::Value, Def::Absent),
+        one(4, "metadata", Ty::Struct, Def::Absent),
+    ];
+    TEXT_MESSAGE_START: [
+        BASE_FIELD,
+        req(2, "messageId"),
+        opt(3, "role"),
+        opt(4, "name"),
+        opt(5, "subagentRunId"),
+    ];
+    TEXT_MESSAGE_CONTENT: [
+        BASE_FIELD,
+        req(2, "messageId"),
+        req(3, "delta"),
+        opt(4, "subagentRunId"),
+    ];
+    ID_END_MESSAGE: [BASE_FIELD, req(2, "messageId"), opt(3, "subagentRunId")];
+    ID_END_TOOL: [BASE_FIELD, req(2, "toolCallId"), opt(3, "subagentRunId")];
+    TEXT_MESSAGE_CHUNK: [
+        BASE_FIELD,
+        opt(2, "messageId"),
+        opt(3, "role"),
+        opt(4, "delta"),
+        opt(5, "name"),
+        opt(6, "subagentRunId"),
+    ];
+    TOOL_CALL_START: [
+        BASE_FIELD,
+        req(2, "toolCallId"),
+        req(3, "toolCallName"),
+        opt(4, "parentMessageId"),
+        opt(5, "subagentRunId"),
+    ];
+    TOOL_CALL_ARGS: [
+        BASE_FIELD,
+        req(2, "toolCallId"),
+        req(3, "delta"),
+        opt(4, "subagentRunId"),
+    ];
+    TOOL_CALL_CHUNK: [
+        BASE_FIELD,
+        opt(2, "toolCallId"),
+        opt(3, "toolCallName"),
+        opt(4, "parentMessageId"),
+        opt(5, "delta"),
+        opt(6, "subagentRunId"),
+    ];
+    TOOL_CALL_RESULT: [
+        BASE_FIELD,
+        opt(2, "subagentRunId"),
+        req(3, "messageId"),
+        req(4, "toolCallId"),
+        content(opt(5, "content")),
+        opt(6, "role"),
+        content(many(7, "content", Ty::Msg(Msg::Content), Def::Absent)),
+    ];
+    STATE_SNAPSHOT: [
+        BASE_FIELD,
+        one(2, "snapshot", Ty::Value, Def::Absent),
+        opt(3, "subagentRunId"),
+    ];
+    STATE_DELTA: [
+        BASE_FIELD,
+        many(2, "delta", Ty::Msg(Msg::Patch), Def::List),
+        opt(3, "subagentRunId"),
+    ];
+    MESSAGES_SNAPSHOT: [
+        BASE_FIELD,
+        many(2, "messages", Ty::Msg(Msg::Message), Def::List),
+    ];
+    ACTIVITY_SNAPSHOT: [
+        BASE_FIELD,
+        opt(2, "subagentRunId"),
+        req(3, "messageId"),
+        req(4, "activityType"),
+        one(5, "content", Ty::Struct, Def::Absent),
+        one(6, "replace", Ty::Bool, Def::Absent),
+    ];
+    ACTIVITY_DELTA: [
+        BASE_FIELD,
+        opt(2, "subagentRunId"),
+        req(3, "messageId"),
+        req(4, "activityType"),
+        many(5, "patch", Ty::Msg(Msg::Patch), Def::List),
+    ];
+    RAW: [
+        BASE_FIELD,
+        one(2, "event", Ty::Value, Def::Absent),
+        opt(3, "source"),
+        opt(4, "subagentRunId"),
+    ];
+    CUSTOM: [
+        BASE_FIELD,
+        req(2, "name"),
+        one(3, "value", Ty::Value, Def::Absent),
+        opt(4, "subagentRunId"),
+    ];
+    RUN_STARTED: [
+        BASE_FIELD,
+        req(2, "threadId"),
+        req(3, "runId"),
+        opt(4, "parentRunId"),
+        one(5, "input", Ty::Msg(Msg::Input), Def::Absent),
+        opt(6, "protocolVersion"),
+    ];
+    RUN_FINISHED: [
+        BASE_FIELD,
+        req(2, "threadId"),
+        req(3, "runId"),
+        one(4, "result", Ty::Value, Def::Absent),
+        one(5, "outcome", Ty::Outcome, Def::Absent),
+        outcome_part(many(6, "interrupts", Ty::Msg(Msg::Interrupt), Def::Absent)),
+        many(7, "usage", Ty::Msg(Msg::Usage), Def::Absent),
+        outcome_part(many(8, "pendingToolCallIds", Ty::Str, Def::Absent)),
+    ];
+    RUN_ERROR: [
+        BASE_FIELD,
+        opt(2, "code"),
+        req(3, "message"),
+        many(4, "usage", Ty::Msg(Msg::Usage), Def::Absent),
+    ];
+    /// STEP_STARTED, STEP_FINISHED.
+    STEP: [BASE_FIELD, req(2, "stepName"), opt(3, "subagentRunId")];
+    /// REASONING_START, REASONING_MESSAGE_END, REASONING_END.
+    REASONING_ID: [BASE_FIELD, opt(2, "subagentRunId"), req(3, "messageId")];
+    REASONING_MESSAGE_START: [
+        BASE_FIELD,
+        opt(2, "subagentRunId"),
+        req(3, "messageId"),
+        req(4, "role"),
+    ];
+    REASONING_MESSAGE_CONTENT: [
+        BASE_FIELD,
+        opt(2, "subagentRunId"),
+        req(3, "messageId"),
+        req(4, "delta"),
+    ];
+    REASONING_MESSAGE_CHUNK: [
+        BASE_FIELD,
+        opt(2, "subagentRunId"),
+        opt(3, "messageId"),
+        opt(4, "delta"),
+    ];
+    REASONING_ENCRYPTED_VALUE: [
+        BASE_FIELD,
+        opt(2, "subagentRunId"),
+        req(3, "subtype"),
+        req(4, "entityId"),
+        req(5, "encryptedValue"),
+    ];
+    SUBAGENT_STARTED: [
+        BASE_FIELD,
+        req(2, "subagentRunId"),
+        req(3, "name"),
+        opt(4, "description"),
+        opt(5, "parentSubagentRunId"),
+        opt(6, "parentToolCallId"),
+        opt(7, "parentMessageId"),
+    ];
+    SUBAGENT_FINISHED: [
+        BASE_FIELD,
+        req(2, "subagentRunId"),
+        one(3, "result", Ty::Value, Def::Absent),
+        one(4, "outcome", Ty::Outcome, Def::Absent),
+        outcome_part(many(5, "interruptIds", Ty::Str, Def::Absent)),
+    ];
+    SUBAGENT_ERROR: [
+        BASE_FIELD,
+        req(2, "subagentRunId"),
+        req(3, "message"),
+        opt(4, "code"),
+    ];
+    MESSAGE: [
+        req(1, "id"),
+        req(2, "role"),
+        content(opt(3, "content")),
+        opt(4, "name"),
+        many(5, "toolCalls", Ty::Msg(Msg::ToolCall), Def::Absent),
+        opt(6, "toolCallId"),
+        opt(7, "error"),
+        content(many(8, "content", Ty::Msg(Msg::Content), Def::Absent)),
+        one(9, "metadata", Ty::Struct, Def::Absent),
+        opt(10, "subagentRunId"),
+        opt(11, "encryptedValue"),
+        opt(12, "activityType"),
+        content(one(13, "content", Ty::Struct, Def::Absent)),
+    ];
+    TOOL_CALL: [
+        req(1, "id"),
+        req(2, "type"),
+        one(3, "function", Ty::Msg(Msg::Function), Def::Absent),
+        one(4, "metadata", Ty::Struct, Def::Absent),
+        opt(5, "encryptedValue"),
+    ];
+    FUNCTION: [req(1, "name"), req(2, "arguments")];
+    TOOL: [
+        req(1, "name"),
+        req(2, "description"),
+        one(3, "parameters", Ty::Value, Def::Absent),
+        one(4, "metadata", Ty::Struct, Def::Absent),
+    ];
+    CONTEXT: [req(1, "description"), req(2, "value")];
+    RESUME: [
+        req(1, "interruptId"),
+        req(2, "status"),
+        one(3, "payload", Ty::Value, Def::Absent),
+        one(4, "metadata", Ty::Struct, Def::Absent),
+    ];
+    INPUT: [
+        req(1, "threadId"),
+        req(2, "runId"),
+        opt(3, "parentRunId"),
+        one(4, "state", Ty::Value, Def::Absent),
+        many(5, "messages", Ty::Msg(Msg::Message), Def::List),
+        many(6, "tools", Ty::Msg(Msg::Tool), Def::List),
+        many(7, "context", Ty::Msg(Msg::Context), Def::List),
+        one(8, "forwardedProps", Ty::Value, Def::Absent),
+        many(9, "resume", Ty::Msg(Msg::Resume), Def::List),
+        opt(10, "protocolVersion"),
+    ];
+    INTERRUPT: [
+        req(1, "id"),
+        req(2, "reason"),
+        opt(3, "message"),
+        opt(4, "toolCallId"),
+        one(5, "responseSchema", Ty::Value, Def::Absent),
+        opt(6, "expiresAt"),
+        one(7, "metadata", Ty::Value, Def::Absent),
+        opt(8, "subagentRunId"),
+    ];
+    USAGE: [
+        opt(1, "provider"),
+        opt(2, "model"),
+        one(3, "inputTokens", Ty::Int64, Def::Absent),
+        one(4, "outputTokens", Ty::Int64, Def::Absent),
+        one(5, "totalTokens", Ty::Int64, Def::Absent),
+        one(6, "reasoningTokens", Ty::Int64, Def::Absent),
+        one(7, "cachedInputTokens", Ty::Int64, Def::Absent),
+        one(8, "cacheWriteInputTokens", Ty::Int64, Def::Absent),
+    ];
+    PATCH: [
+        one(1, "op", Ty::Op, Def::Add),
+        req(2, "path"),
+        opt(3, "from"),
+        one(4, "value", Ty::Value, Def::Absent),
+    ];
+    CONTENT: [
+        one(1, "text", Ty::Msg(Msg::TextPart), Def::Absent),
+        one(2, "image", Ty::Msg(Msg::MediaPart), Def::Absent),
+        one(3, "audio", Ty::Msg(Msg::MediaPart), Def::Absent),
+        one(4, "video", Ty::Msg(Msg::MediaPart), Def::Absent),
+        one(5, "document", Ty::Msg(Msg::MediaPart), Def::Absent),
+    ];
+    TEXT_PART: [
+        req(1, "text"),
+        opt(2, "id"),
+        one(3, "metadata", Ty::Value, Def::Absent),
+    ];
+    MEDIA_PART: [
+        one(1, "source", Ty::Msg(Msg::Source), Def::Absent),
+        one(2, "metadata", Ty::Value, Def::Absent),
+        opt(3, "id"),
+    ];
+    SOURCE: [
+        one(1, "data", Ty::Msg(Msg::DataSource), Def::Absent),
+        one(2, "url", Ty::Msg(Msg::UrlSource), Def::Absent),
+        one(3, "file", Ty::Msg(Msg::FileSource), Def::Absent),
+    ];
+    DATA_SOURCE: [req(1, "value"), req(2, "mimeType")];
+    URL_SOURCE: [req(1, "value"), opt(2, "mimeType")];
+    FILE_SOURCE: [req(1, "value"), opt(2, "provider"), opt(3, "mimeType")];
+}
