@@ -47,7 +47,7 @@ use crate::error::{Code, Detail, Error, ProtoFault, Stage};
 use crate::frame::FrameEvent;
 use crate::pipeline::{Output, Pipeline};
 use crate::warn::Warning;
-use schema::{Def, Msg, Shape, Ty, F, OPS, TYPE_NUMBERS};
+use schema::{Def, Msg, Shape, Ty, F, TYPE_NUMBERS};
 
 /// The media type of the encoding.
 pub const MEDIA_TYPE: &str = "application/vnd.ag-ui.event+proto";
@@ -865,7 +865,9 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                         }
                         out.int(n);
                     }
-                    Ty::Op => match OPS.get(usize::try_from(v).unwrap_or(usize::MAX)) {
+                    Ty::Op => match crate::decode::shapes::patch_op(
+                        usize::try_from(v).unwrap_or(usize::MAX),
+                    ) {
                         Some(name) => {
                             out.push(b"\"");
                             out.push(name.as_bytes());
@@ -1006,19 +1008,13 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                 }
             }
             Msg::Message => {
-                let role = word.unwrap_or_default();
-                let known = matches!(
-                    role,
-                    b"developer"
-                        | b"system"
-                        | b"assistant"
-                        | b"user"
-                        | b"tool"
-                        | b"activity"
-                        | b"reasoning"
-                );
-                let parts_role = matches!(role, b"user" | b"tool");
-                let activity = role == b"activity";
+                // The roles of the JSON path's message schema, looked up
+                // in its table (one list of them in flash).
+                use crate::decode::shapes::{message_role, ROLE_ACTIVITY, ROLE_TOOL, ROLE_USER};
+                let role = message_role(word.unwrap_or_default());
+                let known = role.is_some();
+                let parts_role = matches!(role, Some(ROLE_USER | ROLE_TOOL));
+                let activity = role == Some(ROLE_ACTIVITY);
                 if known && (has(8) && !parts_role || has(13) && !activity || has(3) && activity) {
                     return Err(ProtoFault::ContentForRole);
                 }

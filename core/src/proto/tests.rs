@@ -524,3 +524,32 @@ fn strings_are_escaped_as_json_stringify_escapes_them() {
         assert_eq!(String::from_utf8_lossy(&text), want, "step {step}");
     }
 }
+
+/// The roles the reader decides a message's content on are the JSON
+/// schema's, at the indices it names.
+#[test]
+fn message_roles_are_the_json_schemas() {
+    use crate::decode::shapes::{message_role, ROLE_ACTIVITY, ROLE_TOOL, ROLE_USER};
+    assert_eq!(message_role(b"user"), Some(ROLE_USER));
+    assert_eq!(message_role(b"tool"), Some(ROLE_TOOL));
+    assert_eq!(message_role(b"activity"), Some(ROLE_ACTIVITY));
+    for role in ["developer", "system", "assistant", "reasoning"] {
+        let i = message_role(role.as_bytes()).unwrap();
+        assert!(
+            ![ROLE_USER, ROLE_TOOL, ROLE_ACTIVITY].contains(&i),
+            "{role}"
+        );
+    }
+    assert_eq!(message_role(b"users"), None);
+    assert_eq!(message_role(b""), None);
+}
+
+/// The reader names patch operations from the JSON schema's list, which is
+/// `JsonPatchOperationType`'s order.
+#[test]
+fn patch_ops_are_the_enums() {
+    for (i, name) in super::schema::OPS.iter().enumerate() {
+        assert_eq!(crate::decode::shapes::patch_op(i), Some(*name));
+    }
+    assert_eq!(crate::decode::shapes::patch_op(6), None);
+}
