@@ -71,6 +71,20 @@ pub enum ProtoPiece<'a> {
     Fail(Error),
 }
 
+/// A piece as the reader makes it: [`ProtoPiece`] with the text of the
+/// framer's own in [`ProtoFramer`]'s `out`, not in the piece, so that it is
+/// written once, not copied up every call that hands it on (64 bytes each
+/// time, and the code to copy them in a firmware image).
+#[derive(Debug, Clone, Copy)]
+enum Got<'a> {
+    Start,
+    Data(&'a [u8]),
+    /// The text is in `out`.
+    Text,
+    End,
+    Fail(Error),
+}
+
 /// Level flags.
 const MEMBERS: u8 = 1;
 const OUTCOME_OPEN: u8 = 2;
@@ -193,6 +207,8 @@ pub struct ProtoFramer<const NEST: usize = 40> {
     /// Bytes the current call read whole before a fault: a fault names
     /// its byte's offset, whatever the split of the input.
     step_used: u32,
+    /// The text of the last [`Got::Text`].
+    out: Small,
 }
 
 impl<const NEST: usize> Default for ProtoFramer<NEST> {
@@ -251,6 +267,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
             word: [0; 10],
             word_len: 0,
             step_used: 0,
+            out: Small::new(),
         }
     }
 
@@ -268,6 +285,25 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     /// `(input.len(), None)` when the input ran out first. Every call
     /// consumes a byte or returns a piece, so the usual loop ends.
     pub fn next<'a>(&mut self, input: &'a [u8]) -> (usize, Option<ProtoPiece<'a>>) {
+        let (used, got) = self.advance(input);
+        let piece = got.map(|got| match got {
+            Got::Start => ProtoPiece::Start,
+            Got::Data(text) => ProtoPiece::Data(text),
+            Got::Text => ProtoPiece::Text(self.out),
+            Got::End => ProtoPiece::End,
+            Got::Fail(err) => ProtoPiece::Fail(err),
+        });
+        (used, piece)
+    }
+
+    /// Keeps `text` as the piece's text: [`Got::Text`].
+    fn text(&mut self, text: Small) -> Got<'static> {
+        self.out = text;
+        Got::Text
+    }
+
+    /// [`next`](Self::next), the text kept in `out`.
+    fn advance<'a>(&mut self, input: &'a [u8]) -> (usize, Option<Got<'a>>) {
         let in_frame = !matches!(self.st, St::Prefix { .. } | St::Begin);
         self.step_used = 0;
         let (used, piece) = match self.step(input) {
@@ -279,7 +315,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                     .saturating_add(self.step_used);
                 let err = fault(f, at);
                 self.st = St::Drop;
-                (0, Some(ProtoPiece::Fail(err)))
+                (0, Some(Got::Fail(err)))
             }
         };
         if in_frame {
@@ -333,7 +369,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         self.stack.get_mut(at).ok_or(ProtoFault::TooDeep)
     }
 
-    fn step<'a>(&mut self, input: &'a [u8]) -> Result<(usize, Option<ProtoPiece<'a>>), ProtoFault> {
+    fn step<'a>(&mut self, input: &'a [u8]) -> Result<(usize, Option<Got<'a>>), ProtoFault> {
         match self.st {
             St::Prefix { got, len } => Ok(self.prefix(input, got, len)),
             St::Begin => {
@@ -346,7 +382,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                 self.word_len = 0;
                 self.push(Level::new(Msg::Envelope, self.frame_len))?;
                 self.st = St::Tag;
-                Ok((0, Some(ProtoPiece::Start)))
+                Ok((0, Some(Got::Start)))
             }
             St::Tag | St::Close => {
                 // A tag cut by the end of its message (its varint read in
@@ -361,10 +397,10 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                     }
                     // Closed with nothing to write: the parent goes on.
                 }
-                self.varint(input, |s, v| s.on_tag(v))
+                self.var_then(input, None)
             }
-            St::Len(want) => self.varint(input, |s, v| s.on_len(want, v)),
-            St::Var(want) => self.varint(input, |s, v| s.on_var(want, v)),
+            St::Len(want) => self.var_then(input, Some((want, true))),
+            St::Var(want) => self.var_then(input, Some((want, false))),
             St::Fixed { got } => self.fixed(input, got),
             St::Str {
                 left,
@@ -401,12 +437,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         }
     }
 
-    fn prefix<'a>(
-        &mut self,
-        input: &'a [u8],
-        got: u8,
-        len: u32,
-    ) -> (usize, Option<ProtoPiece<'a>>) {
+    fn prefix<'a>(&mut self, input: &'a [u8], got: u8, len: u32) -> (usize, Option<Got<'a>>) {
         let Some(&b) = input.first() else {
             return (0, None);
         };
@@ -438,12 +469,30 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         Ok(())
     }
 
-    /// Reads varint bytes; `done` gets the value.
-    fn varint<'a>(
+    /// Reads varint bytes of a tag (`of` is `None`), of a field's length
+    /// (`Some((want, true))`) or of its value, then acts on the value.
+    /// One function for the three, not a generic one: each instance would
+    /// be a copy of the loop in a firmware image.
+    fn var_then<'a>(
         &mut self,
         input: &'a [u8],
-        done: impl FnOnce(&mut Self, u64) -> Result<Option<ProtoPiece<'a>>, ProtoFault>,
-    ) -> Result<(usize, Option<ProtoPiece<'a>>), ProtoFault> {
+        of: Option<(Want, bool)>,
+    ) -> Result<(usize, Option<Got<'a>>), ProtoFault> {
+        let (used, v) = self.varint(input)?;
+        let Some(v) = v else {
+            return Ok((used, None));
+        };
+        let piece = match of {
+            None => self.on_tag(v)?,
+            Some((want, true)) => self.on_len(want, v)?,
+            Some((want, false)) => self.on_var(want, v)?,
+        };
+        Ok((used, piece))
+    }
+
+    /// Reads varint bytes: the bytes used and, once its last byte is read,
+    /// the value.
+    fn varint(&mut self, input: &[u8]) -> Result<(usize, Option<u64>), ProtoFault> {
         let mut used: usize = 0;
         for &b in input {
             used = used.saturating_add(1);
@@ -457,7 +506,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                 let v = self.var;
                 self.var = 0;
                 self.shift = 0;
-                return Ok((used, done(self, v)?));
+                return Ok((used, Some(v)));
             }
             self.step_used = self.step_used.saturating_add(1);
         }
@@ -468,7 +517,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         &mut self,
         input: &'a [u8],
         mut got: u8,
-    ) -> Result<(usize, Option<ProtoPiece<'a>>), ProtoFault> {
+    ) -> Result<(usize, Option<Got<'a>>), ProtoFault> {
         let mut used: usize = 0;
         for &b in input {
             used = used.saturating_add(1);
@@ -483,7 +532,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                 let mut s = Small::new();
                 s.double(v);
                 self.st = St::Tag;
-                return Ok((used, Some(ProtoPiece::Text(s))));
+                return Ok((used, Some(self.text(s))));
             }
         }
         self.st = St::Fixed { got };
@@ -496,10 +545,10 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         left: u32,
         close: &'static [u8],
         capture: bool,
-    ) -> (usize, Option<ProtoPiece<'a>>) {
+    ) -> (usize, Option<Got<'a>>) {
         if left == 0 {
             self.st = St::Tag;
-            return (0, Some(ProtoPiece::Data(close)));
+            return (0, Some(Got::Data(close)));
         }
         let avail = input.len().min(usize::try_from(left).unwrap_or(usize::MAX));
         let chunk = input.get(..avail).unwrap_or_default();
@@ -507,10 +556,10 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         let (n, piece) = match run {
             Some(0) => (
                 1,
-                ProtoPiece::Text(text::escape(chunk.first().copied().unwrap_or_default())),
+                self.text(text::escape(chunk.first().copied().unwrap_or_default())),
             ),
-            Some(k) => (k, ProtoPiece::Data(chunk.get(..k).unwrap_or_default())),
-            None => (avail, ProtoPiece::Data(chunk)),
+            Some(k) => (k, Got::Data(chunk.get(..k).unwrap_or_default())),
+            None => (avail, Got::Data(chunk)),
         };
         if capture {
             for &b in chunk.get(..n).unwrap_or_default() {
@@ -532,7 +581,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         (n, Some(piece))
     }
 
-    fn on_tag<'a>(&mut self, tag: u64) -> Result<Option<ProtoPiece<'a>>, ProtoFault> {
+    fn on_tag<'a>(&mut self, tag: u64) -> Result<Option<Got<'a>>, ProtoFault> {
         let number = u32::try_from(tag >> 3).map_err(|_| ProtoFault::Varint)?;
         let wire = (tag & 7) as u8;
         if number == 0 {
@@ -578,7 +627,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     }
 
     /// Charges `n` bytes of an unknown fixed field to the top message.
-    fn take_n<'a>(&mut self, n: u32) -> Result<Option<ProtoPiece<'a>>, ProtoFault> {
+    fn take_n<'a>(&mut self, n: u32) -> Result<Option<Got<'a>>, ProtoFault> {
         let top = self.top()?;
         top.left = top.left.checked_sub(n).ok_or(ProtoFault::Truncated)?;
         Ok(None)
@@ -691,7 +740,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         Ok(out)
     }
 
-    fn on_len<'a>(&mut self, want: Want, len: u64) -> Result<Option<ProtoPiece<'a>>, ProtoFault> {
+    fn on_len<'a>(&mut self, want: Want, len: u64) -> Result<Option<Got<'a>>, ProtoFault> {
         let len = u32::try_from(len).map_err(|_| ProtoFault::Length)?;
         {
             let top = self.top()?;
@@ -774,7 +823,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         Ok(if out.is_empty() {
             None
         } else {
-            Some(ProtoPiece::Text(out))
+            Some(self.text(out))
         })
     }
 
@@ -830,7 +879,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         Ok(())
     }
 
-    fn on_var<'a>(&mut self, want: Want, v: u64) -> Result<Option<ProtoPiece<'a>>, ProtoFault> {
+    fn on_var<'a>(&mut self, want: Want, v: u64) -> Result<Option<Got<'a>>, ProtoFault> {
         self.st = St::Tag;
         let mut out;
         match want {
@@ -890,12 +939,12 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                 return Err(ProtoFault::WireType)
             }
         }
-        Ok(Some(ProtoPiece::Text(out)))
+        Ok(Some(self.text(out)))
     }
 
     /// Closes messages until one has text to hand out (a message may end
     /// its parent too, with nothing written).
-    fn closing<'a>(&mut self) -> Result<Option<ProtoPiece<'a>>, ProtoFault> {
+    fn closing<'a>(&mut self) -> Result<Option<Got<'a>>, ProtoFault> {
         loop {
             if let Some(piece) = self.close()? {
                 return Ok(Some(piece));
@@ -917,7 +966,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     }
 
     /// One step of closing the top message.
-    fn close<'a>(&mut self) -> Result<Option<ProtoPiece<'a>>, ProtoFault> {
+    fn close<'a>(&mut self) -> Result<Option<Got<'a>>, ProtoFault> {
         let word_len = usize::from(self.word_len);
         let word = self.word;
         let word = word.get(..word_len);
@@ -927,11 +976,11 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         if top.array != 0 {
             out.push(b"]");
             top.array = 0;
-            return Ok(Some(ProtoPiece::Text(out)));
+            return Ok(Some(self.text(out)));
         }
         if top.flags & OUTCOME_OPEN != 0 {
             close_outcome(top, &mut out, msg == Msg::Event(13), word);
-            return Ok(Some(ProtoPiece::Text(out)));
+            return Ok(Some(self.text(out)));
         }
         if top.flags & DEFAULTS_DONE == 0 {
             if let Some(f) = msg
@@ -949,12 +998,12 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                     Def::Add => b"\"add\"",
                     Def::Absent => b"",
                 });
-                return Ok(Some(ProtoPiece::Text(out)));
+                return Ok(Some(self.text(out)));
             }
             top.flags |= DEFAULTS_DONE;
             self.check_close(msg, word, &mut out)?;
             if !out.is_empty() {
-                return Ok(Some(ProtoPiece::Text(out)));
+                return Ok(Some(self.text(out)));
             }
         }
         self.pop(msg)
@@ -1031,13 +1080,13 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         Ok(())
     }
 
-    fn pop<'a>(&mut self, msg: Msg) -> Result<Option<ProtoPiece<'a>>, ProtoFault> {
+    fn pop<'a>(&mut self, msg: Msg) -> Result<Option<Got<'a>>, ProtoFault> {
         self.depth = self.depth.saturating_sub(1);
         self.st = St::Tag;
         let close: &'static [u8] = match msg.shape() {
             Shape::Envelope => {
                 self.st = St::Prefix { got: 0, len: 0 };
-                return Ok(Some(ProtoPiece::End));
+                return Ok(Some(Got::End));
             }
             Shape::Object | Shape::Union | Shape::Struct => b"}",
             Shape::List => b"]",
@@ -1046,7 +1095,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         Ok(if close.is_empty() {
             None
         } else {
-            Some(ProtoPiece::Data(close))
+            Some(Got::Data(close))
         })
     }
 }
@@ -1106,7 +1155,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     ) -> Result<(), Error> {
         let mut w = |_: &Warning| {};
         loop {
-            let (used, piece) = self.next(input);
+            let (used, piece) = self.advance(input);
             input = input.get(used..).unwrap_or_default();
             match piece {
                 Some(piece) => self.hand(pipeline, piece, &mut f, &mut w)?,
@@ -1137,8 +1186,8 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         mut f: impl FnMut(Output<'_>),
     ) -> Result<(), Error> {
         let mut w = |_: &Warning| {};
-        if let Some(piece) = self.end() {
-            self.hand(pipeline, piece, &mut f, &mut w)?;
+        if let Some(ProtoPiece::Fail(err)) = self.end() {
+            self.hand(pipeline, Got::Fail(err), &mut f, &mut w)?;
         }
         pipeline.finish(f)
     }
@@ -1155,19 +1204,17 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     >(
         &mut self,
         pipeline: &mut Pipeline<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS, X>,
-        piece: ProtoPiece<'_>,
+        piece: Got<'_>,
         f: &mut impl FnMut(Output<'_>),
         w: &mut impl FnMut(&Warning),
     ) -> Result<(), Error> {
         let index = self.frames.saturating_sub(1);
         let event = match piece {
-            ProtoPiece::Start => Ok(FrameEvent::Start),
-            ProtoPiece::Data(text) => Ok(FrameEvent::Data(text)),
-            ProtoPiece::Text(text) => {
-                return pipeline.feed_event(index, Ok(FrameEvent::Data(text.as_bytes())), f, w)
-            }
-            ProtoPiece::End => Ok(FrameEvent::End),
-            ProtoPiece::Fail(err) => Err(err),
+            Got::Start => Ok(FrameEvent::Start),
+            Got::Data(text) => Ok(FrameEvent::Data(text)),
+            Got::Text => Ok(FrameEvent::Data(self.out.as_bytes())),
+            Got::End => Ok(FrameEvent::End),
+            Got::Fail(err) => Err(err),
         };
         pipeline.feed_event(index, event, f, w)
     }

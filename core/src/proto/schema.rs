@@ -107,7 +107,8 @@ impl Msg {
     }
 
     /// The message's fields (empty for the shapes the reader handles by
-    /// hand: envelope, value, struct, entry, list).
+    /// hand: envelope, value, struct, entry, list). An event's are without
+    /// its field 1, the [`BASE_FIELD`] every event has.
     pub fn fields(self) -> &'static [F] {
         let table = match self {
             Msg::Envelope | Msg::Value | Msg::Struct | Msg::Entry | Msg::List => return &[],
@@ -147,6 +148,9 @@ impl Msg {
 
     /// The field numbered `number`, if the schema has it.
     pub fn field(self, number: u32) -> Option<&'static F> {
+        if number == 1 && matches!(self, Msg::Event(_)) {
+            return Some(&BASE_FIELD);
+        }
         self.fields().iter().find(|f| u32::from(f.number) == number)
     }
 }
@@ -190,17 +194,18 @@ pub enum Def {
     Add,
 }
 
-/// One field of a message, packed into 5 bytes (the firmware reading
+/// One field of a message, packed into 4 bytes (the firmware reading
 /// protobuf keeps its 220 fields in flash: as `&str` keys and `bool`s they
 /// took 16 bytes each). Read it through its methods.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct F {
     number: u8,
+    /// [`Ty`] as its index in [`TYS`].
+    ty: u8,
     /// The key: an index into the core's event field names
     /// ([`crate::spec::Field`]'s, already in every image), then into
     /// [`NESTED_KEYS`].
     key: u8,
-    ty: Ty,
     /// [`REPEATED`], [`IN_OUTCOME`], [`CONTENT_FORM`], and the [`Def`] in the
     /// low two bits.
     bits: u8,
@@ -222,8 +227,8 @@ impl F {
     }
 
     /// How its value is written.
-    pub const fn ty(&self) -> Ty {
-        self.ty
+    pub fn ty(&self) -> Ty {
+        TYS.get(usize::from(self.ty)).copied().unwrap_or(Ty::Str)
     }
 
     /// Repeated: written as a JSON array.
@@ -356,12 +361,88 @@ const fn key_of(name: &str) -> u8 {
     panic!("schema: a key in neither spec::FIELD_NAMES nor NESTED_KEYS");
 }
 
+/// Every [`Ty`] the tables use, by its byte in [`F`].
+const TYS: [Ty; 26] = [
+    Ty::Str,
+    Ty::Outcome,
+    Ty::Bool,
+    Ty::Int64,
+    Ty::Op,
+    Ty::Type,
+    Ty::Value,
+    Ty::Struct,
+    Ty::Msg(Msg::Base),
+    Ty::Msg(Msg::Message),
+    Ty::Msg(Msg::ToolCall),
+    Ty::Msg(Msg::Function),
+    Ty::Msg(Msg::Tool),
+    Ty::Msg(Msg::Context),
+    Ty::Msg(Msg::Resume),
+    Ty::Msg(Msg::Input),
+    Ty::Msg(Msg::Interrupt),
+    Ty::Msg(Msg::Usage),
+    Ty::Msg(Msg::Patch),
+    Ty::Msg(Msg::Content),
+    Ty::Msg(Msg::TextPart),
+    Ty::Msg(Msg::MediaPart),
+    Ty::Msg(Msg::Source),
+    Ty::Msg(Msg::DataSource),
+    Ty::Msg(Msg::UrlSource),
+    Ty::Msg(Msg::FileSource),
+];
+
+/// The byte of `ty` in [`TYS`] (a test checks the two agree); a type
+/// not there does not compile.
+const fn ty_code(ty: Ty) -> u8 {
+    match ty {
+        Ty::Str => 0,
+        Ty::Outcome => 1,
+        Ty::Bool => 2,
+        Ty::Int64 => 3,
+        Ty::Op => 4,
+        Ty::Type => 5,
+        Ty::Value => 6,
+        Ty::Struct => 7,
+        Ty::Msg(m) => match m {
+            Msg::Base => 8,
+            Msg::Message => 9,
+            Msg::ToolCall => 10,
+            Msg::Function => 11,
+            Msg::Tool => 12,
+            Msg::Context => 13,
+            Msg::Resume => 14,
+            Msg::Input => 15,
+            Msg::Interrupt => 16,
+            Msg::Usage => 17,
+            Msg::Patch => 18,
+            Msg::Content => 19,
+            Msg::TextPart => 20,
+            Msg::MediaPart => 21,
+            Msg::Source => 22,
+            Msg::DataSource => 23,
+            Msg::UrlSource => 24,
+            Msg::FileSource => 25,
+            Msg::Envelope | Msg::Event(_) | Msg::Value | Msg::Struct | Msg::Entry | Msg::List => {
+                panic!("schema: a message no field holds")
+            }
+        },
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn every_type_code_is_its_index() {
+    for (i, ty) in TYS.iter().enumerate() {
+        assert_eq!(usize::from(ty_code(*ty)), i, "{ty:?}");
+    }
+}
+
 /// A singular field.
 const fn one(number: u8, key: &'static str, ty: Ty, def: Def) -> F {
     F {
         number,
         key: key_of(key),
-        ty,
+        ty: ty_code(ty),
         bits: match def {
             Def::Absent => 0,
             Def::Empty => 1,
@@ -406,8 +487,9 @@ const fn content(f: F) -> F {
     }
 }
 
-/// Every event message starts with its `BaseEvent` (field 1).
-const BASE_FIELD: F = one(1, "", Ty::Msg(Msg::Base), Def::Absent);
+/// Every event message starts with its `BaseEvent` (field 1): not in the
+/// events' tables (29 copies), [`Msg::field`] hands it out.
+pub const BASE_FIELD: F = one(1, "", Ty::Msg(Msg::Base), Def::Absent);
 
 /// The envelope's arms: field number `n` carries the event type
 /// `ARMS[n - 1]`, whose `BaseEvent.type` must be `TYPE_NUMBERS[n - 1]`.
@@ -539,22 +621,19 @@ tables! {
         one(4, "metadata", Ty::Struct, Def::Absent),
     ];
     TEXT_MESSAGE_START: [
-        BASE_FIELD,
         req(2, "messageId"),
         opt(3, "role"),
         opt(4, "name"),
         opt(5, "subagentRunId"),
     ];
     TEXT_MESSAGE_CONTENT: [
-        BASE_FIELD,
         req(2, "messageId"),
         req(3, "delta"),
         opt(4, "subagentRunId"),
     ];
-    ID_END_MESSAGE: [BASE_FIELD, req(2, "messageId"), opt(3, "subagentRunId")];
-    ID_END_TOOL: [BASE_FIELD, req(2, "toolCallId"), opt(3, "subagentRunId")];
+    ID_END_MESSAGE: [req(2, "messageId"), opt(3, "subagentRunId")];
+    ID_END_TOOL: [req(2, "toolCallId"), opt(3, "subagentRunId")];
     TEXT_MESSAGE_CHUNK: [
-        BASE_FIELD,
         opt(2, "messageId"),
         opt(3, "role"),
         opt(4, "delta"),
@@ -562,20 +641,17 @@ tables! {
         opt(6, "subagentRunId"),
     ];
     TOOL_CALL_START: [
-        BASE_FIELD,
         req(2, "toolCallId"),
         req(3, "toolCallName"),
         opt(4, "parentMessageId"),
         opt(5, "subagentRunId"),
     ];
     TOOL_CALL_ARGS: [
-        BASE_FIELD,
         req(2, "toolCallId"),
         req(3, "delta"),
         opt(4, "subagentRunId"),
     ];
     TOOL_CALL_CHUNK: [
-        BASE_FIELD,
         opt(2, "toolCallId"),
         opt(3, "toolCallName"),
         opt(4, "parentMessageId"),
@@ -583,7 +659,6 @@ tables! {
         opt(6, "subagentRunId"),
     ];
     TOOL_CALL_RESULT: [
-        BASE_FIELD,
         opt(2, "subagentRunId"),
         req(3, "messageId"),
         req(4, "toolCallId"),
@@ -592,21 +667,17 @@ tables! {
         content(many(7, "content", Ty::Msg(Msg::Content), Def::Absent)),
     ];
     STATE_SNAPSHOT: [
-        BASE_FIELD,
         one(2, "snapshot", Ty::Value, Def::Absent),
         opt(3, "subagentRunId"),
     ];
     STATE_DELTA: [
-        BASE_FIELD,
         many(2, "delta", Ty::Msg(Msg::Patch), Def::List),
         opt(3, "subagentRunId"),
     ];
     MESSAGES_SNAPSHOT: [
-        BASE_FIELD,
         many(2, "messages", Ty::Msg(Msg::Message), Def::List),
     ];
     ACTIVITY_SNAPSHOT: [
-        BASE_FIELD,
         opt(2, "subagentRunId"),
         req(3, "messageId"),
         req(4, "activityType"),
@@ -614,26 +685,22 @@ tables! {
         one(6, "replace", Ty::Bool, Def::Absent),
     ];
     ACTIVITY_DELTA: [
-        BASE_FIELD,
         opt(2, "subagentRunId"),
         req(3, "messageId"),
         req(4, "activityType"),
         many(5, "patch", Ty::Msg(Msg::Patch), Def::List),
     ];
     RAW: [
-        BASE_FIELD,
         one(2, "event", Ty::Value, Def::Absent),
         opt(3, "source"),
         opt(4, "subagentRunId"),
     ];
     CUSTOM: [
-        BASE_FIELD,
         req(2, "name"),
         one(3, "value", Ty::Value, Def::Absent),
         opt(4, "subagentRunId"),
     ];
     RUN_STARTED: [
-        BASE_FIELD,
         req(2, "threadId"),
         req(3, "runId"),
         opt(4, "parentRunId"),
@@ -641,7 +708,6 @@ tables! {
         opt(6, "protocolVersion"),
     ];
     RUN_FINISHED: [
-        BASE_FIELD,
         req(2, "threadId"),
         req(3, "runId"),
         one(4, "result", Ty::Value, Def::Absent),
@@ -651,42 +717,36 @@ tables! {
         outcome_part(many(8, "pendingToolCallIds", Ty::Str, Def::Absent)),
     ];
     RUN_ERROR: [
-        BASE_FIELD,
         opt(2, "code"),
         req(3, "message"),
         many(4, "usage", Ty::Msg(Msg::Usage), Def::Absent),
     ];
     /// STEP_STARTED, STEP_FINISHED.
-    STEP: [BASE_FIELD, req(2, "stepName"), opt(3, "subagentRunId")];
+    STEP: [req(2, "stepName"), opt(3, "subagentRunId")];
     /// REASONING_START, REASONING_MESSAGE_END, REASONING_END.
-    REASONING_ID: [BASE_FIELD, opt(2, "subagentRunId"), req(3, "messageId")];
+    REASONING_ID: [opt(2, "subagentRunId"), req(3, "messageId")];
     REASONING_MESSAGE_START: [
-        BASE_FIELD,
         opt(2, "subagentRunId"),
         req(3, "messageId"),
         req(4, "role"),
     ];
     REASONING_MESSAGE_CONTENT: [
-        BASE_FIELD,
         opt(2, "subagentRunId"),
         req(3, "messageId"),
         req(4, "delta"),
     ];
     REASONING_MESSAGE_CHUNK: [
-        BASE_FIELD,
         opt(2, "subagentRunId"),
         opt(3, "messageId"),
         opt(4, "delta"),
     ];
     REASONING_ENCRYPTED_VALUE: [
-        BASE_FIELD,
         opt(2, "subagentRunId"),
         req(3, "subtype"),
         req(4, "entityId"),
         req(5, "encryptedValue"),
     ];
     SUBAGENT_STARTED: [
-        BASE_FIELD,
         req(2, "subagentRunId"),
         req(3, "name"),
         opt(4, "description"),
@@ -695,14 +755,12 @@ tables! {
         opt(7, "parentMessageId"),
     ];
     SUBAGENT_FINISHED: [
-        BASE_FIELD,
         req(2, "subagentRunId"),
         one(3, "result", Ty::Value, Def::Absent),
         one(4, "outcome", Ty::Outcome, Def::Absent),
         outcome_part(many(5, "interruptIds", Ty::Str, Def::Absent)),
     ];
     SUBAGENT_ERROR: [
-        BASE_FIELD,
         req(2, "subagentRunId"),
         req(3, "message"),
         opt(4, "code"),
