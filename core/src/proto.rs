@@ -296,12 +296,6 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         (used, piece)
     }
 
-    /// Keeps `text` as the piece's text: [`Got::Text`].
-    fn text(&mut self, text: Small) -> Got<'static> {
-        self.out = text;
-        Got::Text
-    }
-
     /// [`next`](Self::next), the text kept in `out`.
     fn advance<'a>(&mut self, input: &'a [u8]) -> (usize, Option<Got<'a>>) {
         let in_frame = !matches!(self.st, St::Prefix { .. } | St::Begin);
@@ -529,10 +523,10 @@ impl<const NEST: usize> ProtoFramer<NEST> {
             got = got.saturating_add(1);
             if got == 8 {
                 let v = f64::from_le_bytes(self.fixed);
-                let mut s = Small::new();
-                s.double(v);
+                self.out.clear();
+                self.out.double(v);
                 self.st = St::Tag;
-                return Ok((used, Some(self.text(s))));
+                return Ok((used, Some(Got::Text)));
             }
         }
         self.st = St::Fixed { got };
@@ -554,10 +548,11 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         let chunk = input.get(..avail).unwrap_or_default();
         let run = chunk.iter().position(|&b| !text::plain(b));
         let (n, piece) = match run {
-            Some(0) => (
-                1,
-                self.text(text::escape(chunk.first().copied().unwrap_or_default())),
-            ),
+            Some(0) => {
+                self.out.clear();
+                text::escape(chunk.first().copied().unwrap_or_default(), &mut self.out);
+                (1, Got::Text)
+            }
             Some(k) => (k, Got::Data(chunk.get(..k).unwrap_or_default())),
             None => (avail, Got::Data(chunk)),
         };
@@ -652,13 +647,20 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     }
 
     /// A `Value` kind begins: at most one per value.
-    fn open_value(&mut self) -> Result<Small, ProtoFault> {
+    fn open_value(&mut self) -> Result<(), ProtoFault> {
         let top = self.top()?;
         if top.flags & HAS_KIND != 0 {
             return Err(ProtoFault::Duplicate);
         }
         top.flags |= HAS_KIND;
-        Ok(Small::new())
+        Ok(())
+    }
+
+    /// The top message and the piece's text, borrowed together.
+    fn top_out(&mut self) -> Result<(&mut Level, &mut Small), ProtoFault> {
+        let at = self.depth.checked_sub(1).ok_or(ProtoFault::Truncated)?;
+        let top = self.stack.get_mut(at).ok_or(ProtoFault::TooDeep)?;
+        Ok((top, &mut self.out))
     }
 
     /// The comma before a new member of the top object or array.
@@ -669,21 +671,20 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         Ok(if first { b"" } else { b"," })
     }
 
-    /// The text before field `f`'s value: closes what it ends (an array,
-    /// the outcome), then its key, or the comma of the next element.
-    fn open_field(&mut self, f: &F) -> Result<Small, ProtoFault> {
-        let mut out = Small::new();
-        let is_finished = matches!(self.top()?.msg, Msg::Event(13));
+    /// The text before field `f`'s value, appended to `out`: closes what
+    /// it ends (an array, the outcome), then its key, or the comma of the
+    /// next element.
+    fn open_field(&mut self, f: &F) -> Result<(), ProtoFault> {
         let (word, word_len) = (self.word, usize::from(self.word_len));
-        let top = self.top()?;
+        let (top, out) = self.top_out()?;
+        let is_finished = matches!(top.msg, Msg::Event(13));
         if top.array != 0 && top.array != f.number() {
             out.push(b"]");
             top.array = 0;
         }
         if top.flags & OUTCOME_OPEN != 0 && !f.in_outcome() {
-            close_outcome(top, &mut out, is_finished, word.get(..word_len));
+            close_outcome(top, out, is_finished, word.get(..word_len));
         }
-        let top = self.top()?;
         if f.in_outcome() && top.flags & OUTCOME_DONE != 0 {
             return Err(ProtoFault::OutcomeOrder);
         }
@@ -710,7 +711,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         }
         if f.repeated() && top.array == f.number() {
             out.push(b",");
-            return Ok(out);
+            return Ok(());
         }
         if top.has(f.number()) {
             return Err(if f.repeated() {
@@ -725,19 +726,19 @@ impl<const NEST: usize> ProtoFramer<NEST> {
             out.push(b"\"type\":\"");
             out.push(f.key().as_bytes());
             out.push(b"\"");
-            return Ok(out);
+            return Ok(());
         }
         if f.ty() == Ty::Type || f.number() == 1 && f.ty() == Ty::Msg(Msg::Base) {
-            return Ok(out);
+            return Ok(());
         }
-        let sep = self.sep()?;
-        out.push(sep);
+        out.push(if top.flags & MEMBERS == 0 { b"" } else { b"," });
+        top.flags |= MEMBERS;
         out.key(f.key());
         if f.repeated() {
             out.push(b"[");
-            self.top()?.array = f.number();
+            top.array = f.number();
         }
-        Ok(out)
+        Ok(())
     }
 
     fn on_len<'a>(&mut self, want: Want, len: u64) -> Result<Option<Got<'a>>, ProtoFault> {
@@ -747,7 +748,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
             top.left = top.left.checked_sub(len).ok_or(ProtoFault::Length)?;
         }
         self.st = St::Tag;
-        let mut out = Small::new();
+        self.out.clear();
         match want {
             Want::Unknown => self.st = St::Skip { left: len },
             Want::Arm(n) => {
@@ -757,9 +758,9 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                 }
                 top.mark(n);
                 let name = schema::arm_name(n).unwrap_or_default();
-                out.push(b"{\"type\":\"");
-                out.push(name.as_bytes());
-                out.push(b"\"");
+                self.out.push(b"{\"type\":\"");
+                self.out.push(name.as_bytes());
+                self.out.push(b"\"");
                 let mut level = Level::new(Msg::Event(n), len);
                 level.flags = MEMBERS;
                 self.push(level)?;
@@ -773,26 +774,26 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                 top.mark(f.number());
             }
             Want::Field(f) => {
-                out = self.open_field(f)?;
-                self.open_len_value(f, len, &mut out)?;
+                self.open_field(f)?;
+                self.open_len_value(f, len)?;
             }
             Want::Kind(k) => {
-                out = self.open_value()?;
+                self.open_value()?;
                 match k {
-                    3 => self.start_str(len, b"\"", false, &mut out),
+                    3 => self.start_str(len, b"\"", false),
                     5 => {
-                        out.push(b"{");
+                        self.out.push(b"{");
                         self.push(Level::new(Msg::Struct, len))?;
                     }
                     _ => {
-                        out.push(b"[");
+                        self.out.push(b"[");
                         self.push(Level::new(Msg::List, len))?;
                     }
                 }
             }
             Want::Entry => {
                 let sep = self.sep()?;
-                out.push(sep);
+                self.out.push(sep);
                 self.push(Level::new(Msg::Entry, len))?;
             }
             Want::EntryKey => {
@@ -801,34 +802,35 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                     return Err(ProtoFault::EntryOrder);
                 }
                 top.flags |= KEY;
-                self.start_str(len, b"\":", false, &mut out);
+                self.start_str(len, b"\":", false);
             }
             Want::EntryValue => {
                 let top = self.top()?;
                 if top.flags & HAS_KIND != 0 {
                     return Err(ProtoFault::Duplicate);
                 }
-                if top.flags & KEY == 0 {
-                    out.push(b"\"\":");
-                }
+                let keyed = top.flags & KEY != 0;
                 top.flags |= KEY | HAS_KIND;
+                if !keyed {
+                    self.out.push(b"\"\":");
+                }
                 self.push(Level::new(Msg::Value, len))?;
             }
             Want::Item => {
                 let sep = self.sep()?;
-                out.push(sep);
+                self.out.push(sep);
                 self.push(Level::new(Msg::Value, len))?;
             }
         }
-        Ok(if out.is_empty() {
+        Ok(if self.out.is_empty() {
             None
         } else {
-            Some(self.text(out))
+            Some(Got::Text)
         })
     }
 
-    fn start_str(&mut self, len: u32, close: &'static [u8], capture: bool, out: &mut Small) {
-        out.push(b"\"");
+    fn start_str(&mut self, len: u32, close: &'static [u8], capture: bool) {
+        self.out.push(b"\"");
         if capture {
             self.word_len = 0;
         }
@@ -840,28 +842,28 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     }
 
     /// The value of a length-delimited field of the schema begins.
-    fn open_len_value(&mut self, f: &F, len: u32, out: &mut Small) -> Result<(), ProtoFault> {
+    fn open_len_value(&mut self, f: &F, len: u32) -> Result<(), ProtoFault> {
         match f.ty() {
             Ty::Str => {
                 // `Message.role` (field 2): kept to check the message's content.
                 let capture = f.number() == 2 && self.top()?.msg == Msg::Message;
-                self.start_str(len, b"\"", capture, out);
+                self.start_str(len, b"\"", capture);
             }
             Ty::Outcome => {
-                out.push(b"{\"type\":");
+                self.out.push(b"{\"type\":");
                 self.top()?.flags |= OUTCOME_OPEN;
-                self.start_str(len, b"\"", true, out);
+                self.start_str(len, b"\"", true);
             }
             Ty::Value => self.push(Level::new(Msg::Value, len))?,
             Ty::Struct => {
-                out.push(b"{");
+                self.out.push(b"{");
                 self.push(Level::new(Msg::Struct, len))?;
             }
             Ty::Msg(m) => {
                 let mut level = Level::new(m, len);
                 match m.shape() {
                     Shape::Flat => level.flags = MEMBERS,
-                    Shape::Object | Shape::Union => out.push(b"{"),
+                    Shape::Object | Shape::Union => self.out.push(b"{"),
                     Shape::Envelope | Shape::Value | Shape::Struct | Shape::Entry | Shape::List => {
                     }
                 }
@@ -881,12 +883,12 @@ impl<const NEST: usize> ProtoFramer<NEST> {
 
     fn on_var<'a>(&mut self, want: Want, v: u64) -> Result<Option<Got<'a>>, ProtoFault> {
         self.st = St::Tag;
-        let mut out;
+        self.out.clear();
         match want {
             Want::Unknown => return Ok(None),
             Want::Kind(k) => {
-                out = self.open_value()?;
-                out.push(match (k, v) {
+                self.open_value()?;
+                self.out.push(match (k, v) {
                     (1, _) => b"null",
                     (_, 0) => b"false",
                     _ => b"true",
@@ -902,9 +904,9 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                     top.aux = u8::try_from(v).unwrap_or(u8::MAX);
                     return Ok(None);
                 }
-                out = self.open_field(f)?;
+                self.open_field(f)?;
                 match f.ty() {
-                    Ty::Bool => out.push(if v == 0 { b"false" } else { b"true" }),
+                    Ty::Bool => self.out.push(if v == 0 { b"false" } else { b"true" }),
                     Ty::Int64 => {
                         // int64 as two's complement; the reference refuses
                         // what a JavaScript number cannot hold exactly.
@@ -912,22 +914,22 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                         if n.unsigned_abs() > (1 << 53) - 1 {
                             return Err(ProtoFault::Unsafe);
                         }
-                        out.int(n);
+                        self.out.int(n);
                     }
                     Ty::Op => match crate::decode::shapes::patch_op(
                         usize::try_from(v).unwrap_or(usize::MAX),
                     ) {
                         Some(name) => {
-                            out.push(b"\"");
-                            out.push(name.as_bytes());
-                            out.push(b"\"");
+                            self.out.push(b"\"");
+                            self.out.push(name.as_bytes());
+                            self.out.push(b"\"");
                         }
                         None => {
                             // An unknown operation: its number, as a string
                             // (the reference's `String(op)`).
-                            out.push(b"\"");
-                            out.int(v as i32 as i64);
-                            out.push(b"\"");
+                            self.out.push(b"\"");
+                            self.out.int(v as i32 as i64);
+                            self.out.push(b"\"");
                         }
                     },
                     Ty::Str | Ty::Outcome | Ty::Type | Ty::Value | Ty::Struct | Ty::Msg(_) => {
@@ -939,7 +941,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                 return Err(ProtoFault::WireType)
             }
         }
-        Ok(Some(self.text(out)))
+        Ok(Some(Got::Text))
     }
 
     /// Closes messages until one has text to hand out (a message may end
@@ -970,17 +972,17 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         let word_len = usize::from(self.word_len);
         let word = self.word;
         let word = word.get(..word_len);
-        let top = self.top()?;
+        let (top, out) = self.top_out()?;
         let msg = top.msg;
-        let mut out = Small::new();
+        out.clear();
         if top.array != 0 {
             out.push(b"]");
             top.array = 0;
-            return Ok(Some(self.text(out)));
+            return Ok(Some(Got::Text));
         }
         if top.flags & OUTCOME_OPEN != 0 {
-            close_outcome(top, &mut out, msg == Msg::Event(13), word);
-            return Ok(Some(self.text(out)));
+            close_outcome(top, out, msg == Msg::Event(13), word);
+            return Ok(Some(Got::Text));
         }
         if top.flags & DEFAULTS_DONE == 0 {
             if let Some(f) = msg
@@ -998,12 +1000,12 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                     Def::Add => b"\"add\"",
                     Def::Absent => b"",
                 });
-                return Ok(Some(self.text(out)));
+                return Ok(Some(Got::Text));
             }
             top.flags |= DEFAULTS_DONE;
-            self.check_close(msg, word, &mut out)?;
-            if !out.is_empty() {
-                return Ok(Some(self.text(out)));
+            self.check_close(msg, word)?;
+            if !self.out.is_empty() {
+                return Ok(Some(Got::Text));
             }
         }
         self.pop(msg)
@@ -1011,12 +1013,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
 
     /// The checks at the end of a message, and the `content` a user or
     /// tool message without one gets.
-    fn check_close(
-        &mut self,
-        msg: Msg,
-        word: Option<&[u8]>,
-        out: &mut Small,
-    ) -> Result<(), ProtoFault> {
+    fn check_close(&mut self, msg: Msg, word: Option<&[u8]>) -> Result<(), ProtoFault> {
         let depth = self.depth;
         let top = self.top()?;
         let (seen, flags, aux) = (top.seen, top.flags, top.aux);
@@ -1041,7 +1038,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                 }
                 // TOOL_CALL_RESULT without content: `[]`, as the reference.
                 if n == 22 && !has(5) && !has(7) {
-                    out.push(b",\"content\":[]");
+                    self.out.push(b",\"content\":[]");
                 }
             }
             Msg::Base => {
@@ -1068,7 +1065,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                     return Err(ProtoFault::ContentForRole);
                 }
                 if parts_role && !has(3) && !has(8) {
-                    out.push(b",\"content\":[]");
+                    self.out.push(b",\"content\":[]");
                 }
             }
             Msg::Envelope | Msg::Value | Msg::Struct | Msg::Entry | Msg::List => {}
@@ -1109,6 +1106,12 @@ fn close_outcome(top: &mut Level, out: &mut Small, finished: bool, word: Option<
     out.push(b"}");
     top.flags = (top.flags & !OUTCOME_OPEN) | OUTCOME_DONE;
 }
+
+/// The warnings of a proto frame's text, dropped as `Pipeline::feed`
+/// drops them. A function, not a closure per caller: [`ProtoFramer::feed`]
+/// and [`ProtoFramer::finish`] then reach the same copy of the pipeline's
+/// code.
+fn no_warning(_: &Warning) {}
 
 fn is_len(want: Want) -> bool {
     match want {
@@ -1153,7 +1156,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         mut input: &[u8],
         mut f: impl FnMut(Output<'_>),
     ) -> Result<(), Error> {
-        let mut w = |_: &Warning| {};
+        let mut w = no_warning;
         loop {
             let (used, piece) = self.advance(input);
             input = input.get(used..).unwrap_or_default();
@@ -1185,7 +1188,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         pipeline: &mut Pipeline<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS, X>,
         mut f: impl FnMut(Output<'_>),
     ) -> Result<(), Error> {
-        let mut w = |_: &Warning| {};
+        let mut w = no_warning;
         if let Some(ProtoPiece::Fail(err)) = self.end() {
             self.hand(pipeline, Got::Fail(err), &mut f, &mut w)?;
         }

@@ -64,6 +64,11 @@ impl Small {
         self.bytes.get(..usize::from(self.len)).unwrap_or_default()
     }
 
+    /// Empties it (the bytes stay, unread).
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
+
     /// Nothing written.
     pub fn is_empty(&self) -> bool {
         self.len == 0
@@ -192,9 +197,8 @@ pub(crate) fn plain(b: u8) -> bool {
 /// The JSON escape of a byte that is not [`plain`], as `JSON.stringify`
 /// writes it: a short form, or `\u00XX` for the other control characters
 /// (written, not tabled: 32 six-byte escapes would take flash).
-pub(crate) fn escape(b: u8) -> Small {
+pub(crate) fn escape(b: u8, out: &mut Small) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut out = Small::new();
     match b {
         b'"' => out.push(b"\\\""),
         b'\\' => out.push(b"\\\\"),
@@ -214,7 +218,6 @@ pub(crate) fn escape(b: u8) -> Small {
             }
         }
     }
-    out
 }
 
 #[cfg(test)]
