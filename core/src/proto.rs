@@ -1192,7 +1192,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         if let Some(ProtoPiece::Fail(err)) = self.end() {
             self.hand(pipeline, Got::Fail(err), &mut f, &mut w)?;
         }
-        pipeline.finish(f)
+        pipeline.finish_events()
     }
 
     fn hand<

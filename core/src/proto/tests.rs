@@ -300,6 +300,25 @@ fn the_pipeline_verifies_proto_frames_like_json_ones() {
     assert_eq!(events, 1);
     assert_eq!(err.frame, 1);
     assert_eq!(err.code, Code::MessageNotActive);
+    // `finish` (through `Pipeline::finish_events`) answers the same error,
+    // as `Pipeline::finish` does after a strict stream failed.
+    assert_eq!(r.finish(&mut p, |_| {}), Err(err));
+
+    // A stream cut inside a frame: `finish` fails it, as truncated.
+    let mut p = DefaultPipeline::new();
+    let mut r: ProtoFramer = ProtoFramer::new();
+    r.feed(&mut p, &frame(&run), |_| {}).unwrap();
+    r.feed(&mut p, &frame(&end)[..6], |_| {}).unwrap();
+    let err = r.finish(&mut p, |_| {}).unwrap_err();
+    assert_eq!((err.frame, err.code), (1, Code::Decode));
+    assert_eq!(p.finish_events(), Err(err));
+
+    // A whole stream: `finish` is fine, and the events were accepted.
+    let mut p = DefaultPipeline::new();
+    let mut r: ProtoFramer = ProtoFramer::new();
+    r.feed(&mut p, &frame(&run), |_| {}).unwrap();
+    assert_eq!(r.finish(&mut p, |_| {}), Ok(()));
+    assert_eq!(p.accepted(), 1);
 }
 
 /// Fuzzing found it (proto_pipeline): a string that is not UTF-8 fails the
