@@ -632,9 +632,9 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     fn want(&mut self, number: u32) -> Result<Want, ProtoFault> {
         let msg = self.top()?.msg;
         Ok(match msg.shape() {
-            Shape::Envelope if (1..=31).contains(&number) => Want::Arm(number as u8),
+            Shape::Envelope if matches!(number, 1..=31) => Want::Arm(number as u8),
             Shape::Envelope => Want::Unknown,
-            Shape::Value if (1..=6).contains(&number) => Want::Kind(number as u8),
+            Shape::Value if matches!(number, 1..=6) => Want::Kind(number as u8),
             Shape::Struct if number == 1 => Want::Entry,
             Shape::Entry if number == 1 => Want::EntryKey,
             Shape::Entry if number == 2 => Want::EntryValue,
@@ -688,7 +688,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         if f.in_outcome() && top.flags & OUTCOME_DONE != 0 {
             return Err(ProtoFault::OutcomeOrder);
         }
-        if f.ty() == Ty::Outcome
+        if matches!(f.ty(), Ty::Outcome)
             && top
                 .msg
                 .fields()
@@ -728,7 +728,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
             out.push(b"\"");
             return Ok(());
         }
-        if f.ty() == Ty::Type || f.number() == 1 && f.ty() == Ty::Msg(Msg::Base) {
+        if matches!(f.ty(), Ty::Type | Ty::Msg(Msg::Base)) {
             return Ok(());
         }
         out.push(if top.flags & MEMBERS == 0 { b"" } else { b"," });
@@ -765,7 +765,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                 level.flags = MEMBERS;
                 self.push(level)?;
             }
-            Want::Field(f) if f.ty() == Ty::Outcome && len == 0 => {
+            Want::Field(f) if matches!(f.ty(), Ty::Outcome) && len == 0 => {
                 // The reference reads an empty outcome as none.
                 let top = self.top()?;
                 if top.has(f.number()) {
@@ -895,7 +895,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                 });
             }
             Want::Field(f) => {
-                if f.ty() == Ty::Type {
+                if matches!(f.ty(), Ty::Type) {
                     let top = self.top()?;
                     if top.has(f.number()) {
                         return Err(ProtoFault::Duplicate);

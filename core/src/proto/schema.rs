@@ -269,6 +269,13 @@ const NESTED_KEYS: &str = "id toolCalls error function arguments tools parameter
     image audio video document data url file mimeType ";
 
 /// How many names [`NESTED_KEYS`] holds.
+// Compile time only (a `const` or `static` item's value): an index out of
+// range or a panic here is a build error, not a failure at run time.
+#[allow(
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects
+)]
 const NESTED: usize = {
     let b = NESTED_KEYS.as_bytes();
     let (mut i, mut n) = (0, 0);
@@ -282,6 +289,13 @@ const NESTED: usize = {
 };
 
 /// Where each name of [`NESTED_KEYS`] starts, and where the string ends.
+// Compile time only (a `const` or `static` item's value): an index out of
+// range or a panic here is a build error, not a failure at run time.
+#[allow(
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects
+)]
 const NESTED_AT: [u16; NESTED + 1] = {
     let b = NESTED_KEYS.as_bytes();
     let mut at = [0u16; NESTED + 1];
@@ -313,6 +327,13 @@ fn key_name(k: u8) -> &'static str {
 }
 
 /// Equal byte strings, at compile time.
+// Compile time only (a `const` or `static` item's value): an index out of
+// range or a panic here is a build error, not a failure at run time.
+#[allow(
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects
+)]
 const fn same(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
@@ -329,6 +350,13 @@ const fn same(a: &[u8], b: &[u8]) -> bool {
 
 /// The number of key `name`; a name in neither list does not compile.
 /// The empty key (the `BaseEvent` field, never written) is `u8::MAX`.
+// Compile time only (a `const` or `static` item's value): an index out of
+// range or a panic here is a build error, not a failure at run time.
+#[allow(
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects
+)]
 const fn key_of(name: &str) -> u8 {
     let name = name.as_bytes();
     if name.is_empty() {
@@ -393,6 +421,13 @@ const TYS: [Ty; 26] = [
 
 /// The byte of `ty` in [`TYS`] (a test checks the two agree); a type
 /// not there does not compile.
+// Compile time only (a `const` or `static` item's value): an index out of
+// range or a panic here is a build error, not a failure at run time.
+#[allow(
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects
+)]
 const fn ty_code(ty: Ty) -> u8 {
     match ty {
         Ty::Str => 0,
@@ -598,6 +633,8 @@ macro_rules! tables {
 
         /// Where each table ends in [`FIELDS`] (it starts where the one
         /// before ends).
+        // Compile time only: see `NESTED`.
+        #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
         static ENDS: [u8; [$([$($f),+].len()),*].len()] = {
             let lens = [$([$($f),+].len()),*];
             let mut ends = [0u8; [$([$($f),+].len()),*].len()];

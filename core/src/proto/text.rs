@@ -7,20 +7,6 @@ use core::fmt::Write;
 /// (`cacheWriteInputTokens`, or an outcome's opening), or a number.
 pub const SMALL: usize = 64;
 
-/// 10^19 down to 10^0: the digits of a `u64`.
-const POW10: [u64; 20] = {
-    let mut t = [1u64; 20];
-    let mut i = 19;
-    while i > 0 {
-        i -= 1;
-        #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
-        {
-            t[i] = t[i + 1] * 10;
-        }
-    }
-    t
-};
-
 /// A piece of JSON text of at most [`SMALL`] bytes.
 #[derive(Clone, Copy)]
 pub struct Small {
@@ -92,27 +78,35 @@ impl Small {
         self.push(b"\":");
     }
 
-    /// Appends a signed integer, digit by digit by subtracting powers of
-    /// ten (no `core::fmt`, no 64-bit division: neither is in the
-    /// firmware's flash budget).
+    /// Appends a signed integer. Its digits come from divisions by ten
+    /// over 16-bit pieces: a Cortex-M3 divides 32-bit numbers in one
+    /// instruction, and neither `core::fmt` nor a 64-bit division (a
+    /// library routine) is in the firmware's flash budget.
     pub(crate) fn int(&mut self, v: i64) {
         if v < 0 {
             self.push(b"-");
         }
         let mut u = v.unsigned_abs();
-        let mut started = false;
-        for (i, &p) in POW10.iter().enumerate() {
-            let mut d = 0u8;
-            while u >= p {
-                u = u.wrapping_sub(p);
-                d = d.wrapping_add(1);
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        loop {
+            let (mut q, mut r) = (0u64, 0u32);
+            for shift in [48u32, 32, 16, 0] {
+                // r < 10: `cur` fits in 20 bits.
+                let cur = r << 16 | (u >> shift) as u32 & 0xffff;
+                q |= u64::from(cur / 10) << shift;
+                r = cur % 10;
             }
-            let last = i == POW10.len().wrapping_sub(1);
-            if d > 0 || started || last {
-                self.push(&[b'0'.wrapping_add(d)]);
-                started = true;
+            at = at.saturating_sub(1);
+            if let Some(d) = digits.get_mut(at) {
+                *d = b'0' | r as u8;
+            }
+            u = q;
+            if u == 0 {
+                break;
             }
         }
+        self.push(digits.get(at..).unwrap_or_default());
     }
 
     /// Appends a double as JavaScript's `Number.prototype.toString` (and so
@@ -199,16 +193,14 @@ pub(crate) fn plain(b: u8) -> bool {
 /// (written, not tabled: 32 six-byte escapes would take flash).
 pub(crate) fn escape(b: u8, out: &mut Small) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    match b {
-        b'"' => out.push(b"\\\""),
-        b'\\' => out.push(b"\\\\"),
-        0x08 => out.push(b"\\b"),
-        0x0c => out.push(b"\\f"),
-        b'\n' => out.push(b"\\n"),
-        b'\r' => out.push(b"\\r"),
-        b'\t' => out.push(b"\\t"),
-        _ => {
-            out.push(b"\\u00");
+    // The bytes with a short form, and the letter of each.
+    const SHORT: &[u8; 7] = b"\x08\x0c\n\r\t\"\\";
+    const LETTER: &[u8; 7] = b"bfnrt\"\\";
+    out.push(b"\\");
+    match SHORT.iter().position(|&s| s == b) {
+        Some(i) => out.push(LETTER.get(i..=i).unwrap_or_default()),
+        None => {
+            out.push(b"u00");
             for d in [b >> 4, b & 15] {
                 out.push(
                     HEX.get(usize::from(d))
@@ -249,6 +241,23 @@ mod tests {
             let mut s = Small::new();
             s.int(v);
             assert_eq!(s.as_bytes(), std::format!("{v}").as_bytes(), "{v}");
+        }
+    }
+
+    #[test]
+    fn integers_as_core_fmt_writes_them() {
+        // Every magnitude: random bits, shifted to every width.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for i in 0..20_000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = (x >> (i % 64)) as i64;
+            for v in [v, v.wrapping_neg()] {
+                let mut s = Small::new();
+                s.int(v);
+                assert_eq!(s.as_bytes(), std::format!("{v}").as_bytes(), "{v}");
+            }
         }
     }
 
