@@ -151,7 +151,9 @@ impl Msg {
         if number == 1 && matches!(self, Msg::Event(_)) {
             return Some(&BASE_FIELD);
         }
-        self.fields().iter().find(|f| u32::from(f.number) == number)
+        self.fields()
+            .iter()
+            .find(|f| u32::from(f.number()) == number)
     }
 }
 
@@ -199,26 +201,26 @@ pub enum Def {
 /// took 16 bytes each). Read it through its methods.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct F {
-    number: u8,
-    /// [`Ty`] as its index in [`TYS`].
-    ty: u8,
+    /// The field number (1 to 15) in the low four bits, then
+    /// [`REPEATED`], [`IN_OUTCOME`], [`CONTENT_FORM`].
+    bits: u8,
     /// The key: an index into the core's event field names
     /// ([`crate::spec::Field`]'s, already in every image), then into
     /// [`NESTED_KEYS`].
     key: u8,
-    /// [`REPEATED`], [`IN_OUTCOME`], [`CONTENT_FORM`], and the [`Def`] in the
-    /// low two bits.
-    bits: u8,
+    /// [`Ty`] as its index in [`TYS`] (low six bits), and the [`Def`]
+    /// (high two).
+    ty_def: u8,
 }
 
-const REPEATED: u8 = 4;
-const IN_OUTCOME: u8 = 8;
-const CONTENT_FORM: u8 = 16;
+const REPEATED: u8 = 0x10;
+const IN_OUTCOME: u8 = 0x20;
+const CONTENT_FORM: u8 = 0x40;
 
 impl F {
     /// The field number.
     pub const fn number(&self) -> u8 {
-        self.number
+        self.bits & 15
     }
 
     /// The JSON key it becomes (for a union arm: the arm's `type` name).
@@ -228,7 +230,9 @@ impl F {
 
     /// How its value is written.
     pub fn ty(&self) -> Ty {
-        TYS.get(usize::from(self.ty)).copied().unwrap_or(Ty::Str)
+        TYS.get(usize::from(self.ty_def & 63))
+            .copied()
+            .unwrap_or(Ty::Str)
     }
 
     /// Repeated: written as a JSON array.
@@ -238,7 +242,7 @@ impl F {
 
     /// Its value when absent.
     pub const fn def(&self) -> Def {
-        match self.bits & 3 {
+        match self.ty_def >> 6 {
             0 => Def::Absent,
             1 => Def::Empty,
             2 => Def::List,
@@ -389,7 +393,7 @@ const fn key_of(name: &str) -> u8 {
     panic!("schema: a key in neither spec::FIELD_NAMES nor NESTED_KEYS");
 }
 
-/// Every [`Ty`] the tables use, by its byte in [`F`].
+/// Every [`Ty`] the tables use, by its six bits in [`F`].
 const TYS: [Ty; 26] = [
     Ty::Str,
     Ty::Outcome,
@@ -473,17 +477,22 @@ fn every_type_code_is_its_index() {
 }
 
 /// A singular field.
+// Compile time only: see `NESTED`.
+#[allow(clippy::panic)]
 const fn one(number: u8, key: &'static str, ty: Ty, def: Def) -> F {
+    if number == 0 || number > 15 {
+        panic!("schema: a field number outside 1 to 15 does not fit F");
+    }
+    let def = match def {
+        Def::Absent => 0,
+        Def::Empty => 1,
+        Def::List => 2,
+        Def::Add => 3,
+    };
     F {
-        number,
+        bits: number,
         key: key_of(key),
-        ty: ty_code(ty),
-        bits: match def {
-            Def::Absent => 0,
-            Def::Empty => 1,
-            Def::List => 2,
-            Def::Add => 3,
-        },
+        ty_def: ty_code(ty) | def << 6,
     }
 }
 
