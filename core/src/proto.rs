@@ -457,6 +457,8 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     }
 
     /// Takes one byte of the top message.
+    // Inlined: a call costs more flash than its few instructions.
+    #[inline(always)]
     fn take(&mut self) -> Result<(), ProtoFault> {
         let top = self.top()?;
         top.left = top.left.checked_sub(1).ok_or(ProtoFault::Truncated)?;
@@ -647,6 +649,8 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     }
 
     /// A `Value` kind begins: at most one per value.
+    // Inlined: a call costs more flash than its few instructions.
+    #[inline(always)]
     fn open_value(&mut self) -> Result<(), ProtoFault> {
         let top = self.top()?;
         if top.flags & HAS_KIND != 0 {
@@ -664,6 +668,8 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     }
 
     /// The comma before a new member of the top object or array.
+    // Inlined: a call costs more flash than its few instructions.
+    #[inline(always)]
     fn sep(&mut self) -> Result<&'static [u8], ProtoFault> {
         let top = self.top()?;
         let first = top.flags & MEMBERS == 0;

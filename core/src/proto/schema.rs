@@ -116,25 +116,25 @@ impl Msg {
                 Some(t) => t,
                 None => return &[],
             },
-            Msg::Base => Table::BASE,
-            Msg::Message => Table::MESSAGE,
-            Msg::ToolCall => Table::TOOL_CALL,
-            Msg::Function => Table::FUNCTION,
-            Msg::Tool => Table::TOOL,
-            Msg::Context => Table::CONTEXT,
-            Msg::Resume => Table::RESUME,
-            Msg::Input => Table::INPUT,
-            Msg::Interrupt => Table::INTERRUPT,
-            Msg::Usage => Table::USAGE,
-            Msg::Patch => Table::PATCH,
-            Msg::Content => Table::CONTENT,
-            Msg::TextPart => Table::TEXT_PART,
-            Msg::MediaPart => Table::MEDIA_PART,
-            Msg::Source => Table::SOURCE,
-            Msg::DataSource => Table::DATA_SOURCE,
-            Msg::UrlSource => Table::URL_SOURCE,
-            Msg::FileSource => Table::FILE_SOURCE,
-        } as usize;
+            Msg::Base => Table::BASE as usize,
+            Msg::Message => Table::MESSAGE as usize,
+            Msg::ToolCall => Table::TOOL_CALL as usize,
+            Msg::Function => Table::FUNCTION as usize,
+            Msg::Tool => Table::TOOL as usize,
+            Msg::Context => Table::CONTEXT as usize,
+            Msg::Resume => Table::RESUME as usize,
+            Msg::Input => Table::INPUT as usize,
+            Msg::Interrupt => Table::INTERRUPT as usize,
+            Msg::Usage => Table::USAGE as usize,
+            Msg::Patch => Table::PATCH as usize,
+            Msg::Content => Table::CONTENT as usize,
+            Msg::TextPart => Table::TEXT_PART as usize,
+            Msg::MediaPart => Table::MEDIA_PART as usize,
+            Msg::Source => Table::SOURCE as usize,
+            Msg::DataSource => Table::DATA_SOURCE as usize,
+            Msg::UrlSource => Table::URL_SOURCE as usize,
+            Msg::FileSource => Table::FILE_SOURCE as usize,
+        };
         let end = ENDS.get(table).copied().unwrap_or(0);
         let start = table
             .checked_sub(1)
@@ -321,13 +321,21 @@ fn key_name(k: u8) -> &'static str {
     if let Some(name) = fields.get(k) {
         return name;
     }
+    // The i-th name of NESTED_KEYS, found by counting spaces: a nested
+    // key is written once per field of a nested message, and a table of
+    // where each starts would take more flash than the scan's code.
     let i = k.wrapping_sub(fields.len());
-    match (NESTED_AT.get(i), NESTED_AT.get(i.wrapping_add(1))) {
-        (Some(&from), Some(&to)) => NESTED_KEYS
-            .get(usize::from(from)..usize::from(to).saturating_sub(1))
-            .unwrap_or_default(),
-        _ => "",
+    let (mut start, mut n) = (0, 0);
+    for (j, &b) in NESTED_KEYS.as_bytes().iter().enumerate() {
+        if b == b' ' {
+            if n == i {
+                return NESTED_KEYS.get(start..j).unwrap_or_default();
+            }
+            n = n.wrapping_add(1);
+            start = j.wrapping_add(1);
+        }
     }
+    ""
 }
 
 /// Equal byte strings, at compile time.
@@ -590,39 +598,47 @@ pub const TYPE_NUMBERS: [u8; 31] = [
 pub const OPS: [&str; 6] = ["add", "remove", "replace", "move", "copy", "test"];
 
 /// The table of the event message of envelope arm `n`.
-fn event_table(n: u8) -> Option<Table> {
-    Some(match n {
-        1 => Table::TEXT_MESSAGE_START,
-        2 => Table::TEXT_MESSAGE_CONTENT,
-        3 => Table::ID_END_MESSAGE,
-        6 => Table::ID_END_TOOL,
-        4 => Table::TOOL_CALL_START,
-        5 => Table::TOOL_CALL_ARGS,
-        7 => Table::STATE_SNAPSHOT,
-        8 => Table::STATE_DELTA,
-        9 => Table::MESSAGES_SNAPSHOT,
-        10 => Table::RAW,
-        11 => Table::CUSTOM,
-        12 => Table::RUN_STARTED,
-        13 => Table::RUN_FINISHED,
-        14 => Table::RUN_ERROR,
-        15 | 16 => Table::STEP,
-        17 => Table::TEXT_MESSAGE_CHUNK,
-        18 => Table::TOOL_CALL_CHUNK,
-        19 => Table::SUBAGENT_STARTED,
-        20 => Table::SUBAGENT_FINISHED,
-        21 => Table::SUBAGENT_ERROR,
-        22 => Table::TOOL_CALL_RESULT,
-        23 => Table::ACTIVITY_SNAPSHOT,
-        24 => Table::ACTIVITY_DELTA,
-        25 | 28 | 30 => Table::REASONING_ID,
-        26 => Table::REASONING_MESSAGE_START,
-        27 => Table::REASONING_MESSAGE_CONTENT,
-        29 => Table::REASONING_MESSAGE_CHUNK,
-        31 => Table::REASONING_ENCRYPTED_VALUE,
-        _ => return None,
-    })
+fn event_table(n: u8) -> Option<usize> {
+    EVENT_TABLES
+        .get(usize::from(n).wrapping_sub(1))
+        .map(|&t| usize::from(t))
 }
+
+/// The table of each envelope arm's event, in arm order: a byte each
+/// (a `match` compiles to a word each).
+static EVENT_TABLES: [u8; 31] = [
+    Table::TEXT_MESSAGE_START as u8,
+    Table::TEXT_MESSAGE_CONTENT as u8,
+    Table::ID_END_MESSAGE as u8,
+    Table::TOOL_CALL_START as u8,
+    Table::TOOL_CALL_ARGS as u8,
+    Table::ID_END_TOOL as u8,
+    Table::STATE_SNAPSHOT as u8,
+    Table::STATE_DELTA as u8,
+    Table::MESSAGES_SNAPSHOT as u8,
+    Table::RAW as u8,
+    Table::CUSTOM as u8,
+    Table::RUN_STARTED as u8,
+    Table::RUN_FINISHED as u8,
+    Table::RUN_ERROR as u8,
+    Table::STEP as u8,
+    Table::STEP as u8,
+    Table::TEXT_MESSAGE_CHUNK as u8,
+    Table::TOOL_CALL_CHUNK as u8,
+    Table::SUBAGENT_STARTED as u8,
+    Table::SUBAGENT_FINISHED as u8,
+    Table::SUBAGENT_ERROR as u8,
+    Table::TOOL_CALL_RESULT as u8,
+    Table::ACTIVITY_SNAPSHOT as u8,
+    Table::ACTIVITY_DELTA as u8,
+    Table::REASONING_ID as u8,
+    Table::REASONING_MESSAGE_START as u8,
+    Table::REASONING_MESSAGE_CONTENT as u8,
+    Table::REASONING_ID as u8,
+    Table::REASONING_MESSAGE_CHUNK as u8,
+    Table::REASONING_ID as u8,
+    Table::REASONING_ENCRYPTED_VALUE as u8,
+];
 
 /// Declares the message tables: every message's fields go into one array,
 /// [`FIELDS`], message after message, and [`Table`] names each message's

@@ -91,7 +91,9 @@ impl Small {
         let mut at = digits.len();
         loop {
             let (mut q, mut r) = (0u64, 0u32);
-            for shift in [48u32, 32, 16, 0] {
+            let mut shift = 64u32;
+            while shift > 0 {
+                shift = shift.saturating_sub(16);
                 // r < 10: `cur` fits in 20 bits.
                 let cur = r << 16 | (u >> shift) as u32 & 0xffff;
                 q |= u64::from(cur / 10) << shift;
