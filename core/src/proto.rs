@@ -47,7 +47,7 @@ use crate::error::{Code, Detail, Error, ProtoFault, Stage};
 use crate::frame::FrameEvent;
 use crate::pipeline::{Output, Pipeline};
 use crate::warn::Warning;
-use schema::{Def, Msg, Shape, Ty, F, TYPE_NUMBERS};
+use schema::{Def, Msg, MsgShape, Ty, F, TYPE_NUMBERS};
 
 /// The media type of the encoding.
 pub const MEDIA_TYPE: &str = "application/vnd.ag-ui.event+proto";
@@ -634,15 +634,15 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     fn want(&mut self, number: u32) -> Result<Want, ProtoFault> {
         let msg = self.top()?.msg;
         Ok(match msg.shape() {
-            Shape::Envelope if matches!(number, 1..=31) => Want::Arm(number as u8),
-            Shape::Envelope => Want::Unknown,
-            Shape::Value if matches!(number, 1..=6) => Want::Kind(number as u8),
-            Shape::Struct if number == 1 => Want::Entry,
-            Shape::Entry if number == 1 => Want::EntryKey,
-            Shape::Entry if number == 2 => Want::EntryValue,
-            Shape::List if number == 1 => Want::Item,
-            Shape::Value | Shape::Struct | Shape::Entry | Shape::List => Want::Unknown,
-            Shape::Object | Shape::Flat | Shape::Union => {
+            MsgShape::Envelope if matches!(number, 1..=31) => Want::Arm(number as u8),
+            MsgShape::Envelope => Want::Unknown,
+            MsgShape::Value if matches!(number, 1..=6) => Want::Kind(number as u8),
+            MsgShape::Struct if number == 1 => Want::Entry,
+            MsgShape::Entry if number == 1 => Want::EntryKey,
+            MsgShape::Entry if number == 2 => Want::EntryValue,
+            MsgShape::List if number == 1 => Want::Item,
+            MsgShape::Value | MsgShape::Struct | MsgShape::Entry | MsgShape::List => Want::Unknown,
+            MsgShape::Object | MsgShape::Flat | MsgShape::Union => {
                 msg.field(number).map_or(Want::Unknown, Want::Field)
             }
         })
@@ -712,7 +712,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         {
             return Err(ProtoFault::TwoContents);
         }
-        if top.msg.shape() == Shape::Union && top.flags & HAS_KIND != 0 {
+        if top.msg.shape() == MsgShape::Union && top.flags & HAS_KIND != 0 {
             return Err(ProtoFault::Duplicate);
         }
         if f.repeated() && top.array == f.number() {
@@ -727,7 +727,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
             });
         }
         top.mark(f.number());
-        if top.msg.shape() == Shape::Union {
+        if top.msg.shape() == MsgShape::Union {
             // The arm: the union's `{` is written, the type comes first.
             out.push(b"\"type\":\"");
             out.push(f.key().as_bytes());
@@ -868,15 +868,18 @@ impl<const NEST: usize> ProtoFramer<NEST> {
             Ty::Msg(m) => {
                 let mut level = Level::new(m, len);
                 match m.shape() {
-                    Shape::Flat => level.flags = MEMBERS,
-                    Shape::Object | Shape::Union => self.out.push(b"{"),
-                    Shape::Envelope | Shape::Value | Shape::Struct | Shape::Entry | Shape::List => {
-                    }
+                    MsgShape::Flat => level.flags = MEMBERS,
+                    MsgShape::Object | MsgShape::Union => self.out.push(b"{"),
+                    MsgShape::Envelope
+                    | MsgShape::Value
+                    | MsgShape::Struct
+                    | MsgShape::Entry
+                    | MsgShape::List => {}
                 }
                 if m == Msg::Message {
                     self.word_len = 0;
                 }
-                let union = self.top()?.msg.shape() == Shape::Union;
+                let union = self.top()?.msg.shape() == MsgShape::Union;
                 if union {
                     self.top()?.flags |= HAS_KIND;
                 }
@@ -1025,17 +1028,17 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         let (seen, flags, aux) = (top.seen, top.flags, top.aux);
         let has = |n: u8| seen & (1 << n) != 0;
         match msg.shape() {
-            Shape::Value | Shape::Union if flags & HAS_KIND == 0 => {
+            MsgShape::Value | MsgShape::Union if flags & HAS_KIND == 0 => {
                 return Err(if msg == Msg::Value {
                     ProtoFault::EmptyValue
                 } else {
                     ProtoFault::EmptyUnion
                 })
             }
-            Shape::Entry if flags & HAS_KIND == 0 => return Err(ProtoFault::EmptyValue),
-            Shape::Envelope if seen == 0 => return Err(ProtoFault::NoEvent),
-            Shape::Envelope | Shape::Value | Shape::Union | Shape::Entry => {}
-            Shape::Object | Shape::Flat | Shape::Struct | Shape::List => {}
+            MsgShape::Entry if flags & HAS_KIND == 0 => return Err(ProtoFault::EmptyValue),
+            MsgShape::Envelope if seen == 0 => return Err(ProtoFault::NoEvent),
+            MsgShape::Envelope | MsgShape::Value | MsgShape::Union | MsgShape::Entry => {}
+            MsgShape::Object | MsgShape::Flat | MsgShape::Struct | MsgShape::List => {}
         }
         match msg {
             Msg::Event(n) => {
@@ -1087,13 +1090,13 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         self.depth = self.depth.saturating_sub(1);
         self.st = St::Tag;
         let close: &'static [u8] = match msg.shape() {
-            Shape::Envelope => {
+            MsgShape::Envelope => {
                 self.st = St::Prefix { got: 0, len: 0 };
                 return Ok(Some(Got::End));
             }
-            Shape::Object | Shape::Union | Shape::Struct => b"}",
-            Shape::List => b"]",
-            Shape::Flat | Shape::Value | Shape::Entry => b"",
+            MsgShape::Object | MsgShape::Union | MsgShape::Struct => b"}",
+            MsgShape::List => b"]",
+            MsgShape::Flat | MsgShape::Value | MsgShape::Entry => b"",
         };
         Ok(if close.is_empty() {
             None

@@ -8,7 +8,7 @@
 //! proto3 string is `""`, an absent list `[]`). Keys the schema has no
 //! field for are dropped, as the reference's encoder drops them.
 
-use agui_core::proto::schema::{Def, Msg, Shape, Ty, ARMS, F, OPS, TYPE_NUMBERS};
+use agui_core::proto::schema::{Def, Msg, MsgShape, Ty, ARMS, F, OPS, TYPE_NUMBERS};
 use serde_json::{Map, Value};
 
 /// Why an event has no protobuf encoding.
@@ -238,7 +238,7 @@ fn message(out: &mut Vec<u8>, msg: Msg, obj: &Map<String, Value>) -> Result<(), 
     match msg.shape() {
         // `{"type": arm, ...the arm's fields}`: the arm's message, written
         // from the same object (its fields are flattened into it).
-        Shape::Union => {
+        MsgShape::Union => {
             let kind = obj
                 .get("type")
                 .and_then(Value::as_str)
@@ -256,9 +256,9 @@ fn message(out: &mut Vec<u8>, msg: Msg, obj: &Map<String, Value>) -> Result<(), 
             len_field(out, u32::from(arm.number()), &m);
             Ok(())
         }
-        Shape::Object | Shape::Flat => fields(out, msg.fields(), obj, 1),
-        Shape::Struct => structure(out, obj),
-        Shape::Envelope | Shape::Value | Shape::Entry | Shape::List => {
+        MsgShape::Object | MsgShape::Flat => fields(out, msg.fields(), obj, 1),
+        MsgShape::Struct => structure(out, obj),
+        MsgShape::Envelope | MsgShape::Value | MsgShape::Entry | MsgShape::List => {
             Err(EncodeError::BadValue("type"))
         }
     }

@@ -67,7 +67,7 @@ pub enum Msg {
 
 /// How a message is written as JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
+pub enum MsgShape {
     /// Not written itself: its one event is.
     Envelope,
     /// A JSON object `{...}` of its fields.
@@ -88,21 +88,23 @@ pub enum Shape {
 
 impl Msg {
     /// How the message is written.
-    pub const fn shape(self) -> Shape {
+    pub const fn shape(self) -> MsgShape {
         match self {
-            Msg::Envelope => Shape::Envelope,
-            Msg::Base | Msg::TextPart | Msg::MediaPart => Shape::Flat,
-            Msg::DataSource | Msg::UrlSource | Msg::FileSource => Shape::Flat,
-            Msg::Content | Msg::Source => Shape::Union,
-            Msg::Value => Shape::Value,
-            Msg::Struct => Shape::Struct,
-            Msg::Entry => Shape::Entry,
-            Msg::List => Shape::List,
+            Msg::Envelope => MsgShape::Envelope,
+            Msg::Base | Msg::TextPart | Msg::MediaPart => MsgShape::Flat,
+            Msg::DataSource | Msg::UrlSource | Msg::FileSource => MsgShape::Flat,
+            Msg::Content | Msg::Source => MsgShape::Union,
+            Msg::Value => MsgShape::Value,
+            Msg::Struct => MsgShape::Struct,
+            Msg::Entry => MsgShape::Entry,
+            Msg::List => MsgShape::List,
             Msg::Event(_) | Msg::Message | Msg::ToolCall | Msg::Function | Msg::Tool => {
-                Shape::Object
+                MsgShape::Object
             }
-            Msg::Context | Msg::Resume | Msg::Input | Msg::Interrupt | Msg::Usage => Shape::Object,
-            Msg::Patch => Shape::Object,
+            Msg::Context | Msg::Resume | Msg::Input | Msg::Interrupt | Msg::Usage => {
+                MsgShape::Object
+            }
+            Msg::Patch => MsgShape::Object,
         }
     }
 
