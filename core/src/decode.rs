@@ -49,7 +49,7 @@ use crate::store::{Fixed, IdText as _, Store};
 pub mod nested;
 mod schema;
 pub mod seed;
-mod shapes;
+pub(crate) mod shapes;
 mod v1;
 
 pub use crate::spec::{Expect, Field, Kind, Need, Schema};

@@ -130,7 +130,7 @@ macro_rules! event_types {
         }
 
         /// The wire names, in the order of [`EventType::ALL`].
-        const TYPE_NAMES: &[&str] = &[$($wire,)*];
+        pub(crate) const TYPE_NAMES: &[&str] = &[$($wire,)*];
 
         /// Their perfect hash, found at compile time.
         static TYPE_INDEX: crate::names::NameIndex<128> =

@@ -835,6 +835,20 @@ impl<
         Ok(())
     }
 
+    /// Ends a stream fed only through [`feed_event`](Self::feed_event) (the
+    /// protobuf reader's): [`finish`](Self::finish) without its own text
+    /// framer's end, which has nothing then, and without that framer's code
+    /// in an image that does not read text.
+    ///
+    /// # Errors
+    /// As [`finish`](Self::finish): the error that stopped the stream.
+    pub fn finish_events(&self) -> Result<(), Error> {
+        match &self.failed {
+            Some(err) => Err(*err),
+            None => Ok(()),
+        }
+    }
+
     /// Feeds one framing event of a framer of the caller's (the protobuf
     /// reader, [`crate::proto::ProtoFramer`]) instead of bytes for the
     /// pipeline's own text framer: a frame's `Start`, its JSON text, its

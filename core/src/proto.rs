@@ -36,7 +36,8 @@
 //! assert_eq!(events, 1);
 //! ```
 
-mod schema;
+pub mod schema;
+mod shortest;
 mod text;
 
 pub use text::{Small, SMALL};
@@ -46,7 +47,7 @@ use crate::error::{Code, Detail, Error, ProtoFault, Stage};
 use crate::frame::FrameEvent;
 use crate::pipeline::{Output, Pipeline};
 use crate::warn::Warning;
-use schema::{Def, Msg, Shape, Ty, ARMS, F, OPS, TYPE_NUMBERS};
+use schema::{Def, Msg, MsgShape, Ty, F, TYPE_NUMBERS};
 
 /// The media type of the encoding.
 pub const MEDIA_TYPE: &str = "application/vnd.ag-ui.event+proto";
@@ -58,14 +59,29 @@ pub enum ProtoPiece<'a> {
     /// A frame begins; its index is [`ProtoFramer::frames`]` - 1`.
     Start,
     /// JSON text of the open frame: a slice of the input (string bytes) or
-    /// a static escape.
+    /// static punctuation.
     Data(&'a [u8]),
-    /// JSON text the framer wrote (keys, punctuation, numbers).
+    /// JSON text the framer wrote (keys, punctuation, numbers, a string's
+    /// escapes).
     Text(Small),
     /// The open frame is complete.
     End,
     /// The open frame is not a well-formed event (a decode error naming
     /// the frame); the rest of it is skipped, the next frame read.
+    Fail(Error),
+}
+
+/// A piece as the reader makes it: [`ProtoPiece`] with the text of the
+/// framer's own in [`ProtoFramer`]'s `out`, not in the piece, so that it is
+/// written once, not copied up every call that hands it on (64 bytes each
+/// time, and the code to copy them in a firmware image).
+#[derive(Debug, Clone, Copy)]
+enum Got<'a> {
+    Start,
+    Data(&'a [u8]),
+    /// The text is in `out`.
+    Text,
+    End,
     Fail(Error),
 }
 
@@ -169,8 +185,8 @@ enum St {
 ///
 /// `NEST` is how many protobuf messages may be open at once (the envelope,
 /// the event, and two per level of JSON nesting inside a `Struct`): past it
-/// a frame fails with code `capacity`. Its state is `NEST` times 12 bytes
-/// plus about 60.
+/// a frame fails with code `capacity`. Its state is `NEST` times 16 bytes
+/// plus about 140 (528 bytes for `NEST` = 24 on x86-64).
 #[derive(Debug, Clone)]
 pub struct ProtoFramer<const NEST: usize = 40> {
     st: St,
@@ -191,6 +207,8 @@ pub struct ProtoFramer<const NEST: usize = 40> {
     /// Bytes the current call read whole before a fault: a fault names
     /// its byte's offset, whatever the split of the input.
     step_used: u32,
+    /// The text of the last [`Got::Text`].
+    out: Small,
 }
 
 impl<const NEST: usize> Default for ProtoFramer<NEST> {
@@ -249,6 +267,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
             word: [0; 10],
             word_len: 0,
             step_used: 0,
+            out: Small::new(),
         }
     }
 
@@ -266,6 +285,19 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     /// `(input.len(), None)` when the input ran out first. Every call
     /// consumes a byte or returns a piece, so the usual loop ends.
     pub fn next<'a>(&mut self, input: &'a [u8]) -> (usize, Option<ProtoPiece<'a>>) {
+        let (used, got) = self.advance(input);
+        let piece = got.map(|got| match got {
+            Got::Start => ProtoPiece::Start,
+            Got::Data(text) => ProtoPiece::Data(text),
+            Got::Text => ProtoPiece::Text(self.out),
+            Got::End => ProtoPiece::End,
+            Got::Fail(err) => ProtoPiece::Fail(err),
+        });
+        (used, piece)
+    }
+
+    /// [`next`](Self::next), the text kept in `out`.
+    fn advance<'a>(&mut self, input: &'a [u8]) -> (usize, Option<Got<'a>>) {
         let in_frame = !matches!(self.st, St::Prefix { .. } | St::Begin);
         self.step_used = 0;
         let (used, piece) = match self.step(input) {
@@ -277,7 +309,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                     .saturating_add(self.step_used);
                 let err = fault(f, at);
                 self.st = St::Drop;
-                (0, Some(ProtoPiece::Fail(err)))
+                (0, Some(Got::Fail(err)))
             }
         };
         if in_frame {
@@ -331,7 +363,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         self.stack.get_mut(at).ok_or(ProtoFault::TooDeep)
     }
 
-    fn step<'a>(&mut self, input: &'a [u8]) -> Result<(usize, Option<ProtoPiece<'a>>), ProtoFault> {
+    fn step<'a>(&mut self, input: &'a [u8]) -> Result<(usize, Option<Got<'a>>), ProtoFault> {
         match self.st {
             St::Prefix { got, len } => Ok(self.prefix(input, got, len)),
             St::Begin => {
@@ -344,7 +376,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                 self.word_len = 0;
                 self.push(Level::new(Msg::Envelope, self.frame_len))?;
                 self.st = St::Tag;
-                Ok((0, Some(ProtoPiece::Start)))
+                Ok((0, Some(Got::Start)))
             }
             St::Tag | St::Close => {
                 // A tag cut by the end of its message (its varint read in
@@ -359,10 +391,10 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                     }
                     // Closed with nothing to write: the parent goes on.
                 }
-                self.varint(input, |s, v| s.on_tag(v))
+                self.var_then(input, None)
             }
-            St::Len(want) => self.varint(input, |s, v| s.on_len(want, v)),
-            St::Var(want) => self.varint(input, |s, v| s.on_var(want, v)),
+            St::Len(want) => self.var_then(input, Some((want, true))),
+            St::Var(want) => self.var_then(input, Some((want, false))),
             St::Fixed { got } => self.fixed(input, got),
             St::Str {
                 left,
@@ -399,12 +431,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         }
     }
 
-    fn prefix<'a>(
-        &mut self,
-        input: &'a [u8],
-        got: u8,
-        len: u32,
-    ) -> (usize, Option<ProtoPiece<'a>>) {
+    fn prefix<'a>(&mut self, input: &'a [u8], got: u8, len: u32) -> (usize, Option<Got<'a>>) {
         let Some(&b) = input.first() else {
             return (0, None);
         };
@@ -430,18 +457,38 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     }
 
     /// Takes one byte of the top message.
+    // Inlined: a call costs more flash than its few instructions.
+    #[inline(always)]
     fn take(&mut self) -> Result<(), ProtoFault> {
         let top = self.top()?;
         top.left = top.left.checked_sub(1).ok_or(ProtoFault::Truncated)?;
         Ok(())
     }
 
-    /// Reads varint bytes; `done` gets the value.
-    fn varint<'a>(
+    /// Reads varint bytes of a tag (`of` is `None`), of a field's length
+    /// (`Some((want, true))`) or of its value, then acts on the value.
+    /// One function for the three, not a generic one: each instance would
+    /// be a copy of the loop in a firmware image.
+    fn var_then<'a>(
         &mut self,
         input: &'a [u8],
-        done: impl FnOnce(&mut Self, u64) -> Result<Option<ProtoPiece<'a>>, ProtoFault>,
-    ) -> Result<(usize, Option<ProtoPiece<'a>>), ProtoFault> {
+        of: Option<(Want, bool)>,
+    ) -> Result<(usize, Option<Got<'a>>), ProtoFault> {
+        let (used, v) = self.varint(input)?;
+        let Some(v) = v else {
+            return Ok((used, None));
+        };
+        let piece = match of {
+            None => self.on_tag(v)?,
+            Some((want, true)) => self.on_len(want, v)?,
+            Some((want, false)) => self.on_var(want, v)?,
+        };
+        Ok((used, piece))
+    }
+
+    /// Reads varint bytes: the bytes used and, once its last byte is read,
+    /// the value.
+    fn varint(&mut self, input: &[u8]) -> Result<(usize, Option<u64>), ProtoFault> {
         let mut used: usize = 0;
         for &b in input {
             used = used.saturating_add(1);
@@ -455,7 +502,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                 let v = self.var;
                 self.var = 0;
                 self.shift = 0;
-                return Ok((used, done(self, v)?));
+                return Ok((used, Some(v)));
             }
             self.step_used = self.step_used.saturating_add(1);
         }
@@ -466,7 +513,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         &mut self,
         input: &'a [u8],
         mut got: u8,
-    ) -> Result<(usize, Option<ProtoPiece<'a>>), ProtoFault> {
+    ) -> Result<(usize, Option<Got<'a>>), ProtoFault> {
         let mut used: usize = 0;
         for &b in input {
             used = used.saturating_add(1);
@@ -478,10 +525,10 @@ impl<const NEST: usize> ProtoFramer<NEST> {
             got = got.saturating_add(1);
             if got == 8 {
                 let v = f64::from_le_bytes(self.fixed);
-                let mut s = Small::new();
-                s.double(v);
+                self.out.clear();
+                self.out.double(v);
                 self.st = St::Tag;
-                return Ok((used, Some(ProtoPiece::Text(s))));
+                return Ok((used, Some(Got::Text)));
             }
         }
         self.st = St::Fixed { got };
@@ -494,24 +541,22 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         left: u32,
         close: &'static [u8],
         capture: bool,
-    ) -> (usize, Option<ProtoPiece<'a>>) {
+    ) -> (usize, Option<Got<'a>>) {
         if left == 0 {
             self.st = St::Tag;
-            return (0, Some(ProtoPiece::Data(close)));
+            return (0, Some(Got::Data(close)));
         }
         let avail = input.len().min(usize::try_from(left).unwrap_or(usize::MAX));
         let chunk = input.get(..avail).unwrap_or_default();
-        let run = chunk.iter().position(|&b| text::escape(b).is_some());
+        let run = chunk.iter().position(|&b| !text::plain(b));
         let (n, piece) = match run {
-            Some(0) => (
-                1,
-                chunk
-                    .first()
-                    .and_then(|&b| text::escape(b))
-                    .unwrap_or_default(),
-            ),
-            Some(k) => (k, chunk.get(..k).unwrap_or_default()),
-            None => (avail, chunk),
+            Some(0) => {
+                self.out.clear();
+                text::escape(chunk.first().copied().unwrap_or_default(), &mut self.out);
+                (1, Got::Text)
+            }
+            Some(k) => (k, Got::Data(chunk.get(..k).unwrap_or_default())),
+            None => (avail, Got::Data(chunk)),
         };
         if capture {
             for &b in chunk.get(..n).unwrap_or_default() {
@@ -530,10 +575,10 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         if n == 0 {
             return (0, None);
         }
-        (n, Some(ProtoPiece::Data(piece)))
+        (n, Some(piece))
     }
 
-    fn on_tag<'a>(&mut self, tag: u64) -> Result<Option<ProtoPiece<'a>>, ProtoFault> {
+    fn on_tag<'a>(&mut self, tag: u64) -> Result<Option<Got<'a>>, ProtoFault> {
         let number = u32::try_from(tag >> 3).map_err(|_| ProtoFault::Varint)?;
         let wire = (tag & 7) as u8;
         if number == 0 {
@@ -579,7 +624,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     }
 
     /// Charges `n` bytes of an unknown fixed field to the top message.
-    fn take_n<'a>(&mut self, n: u32) -> Result<Option<ProtoPiece<'a>>, ProtoFault> {
+    fn take_n<'a>(&mut self, n: u32) -> Result<Option<Got<'a>>, ProtoFault> {
         let top = self.top()?;
         top.left = top.left.checked_sub(n).ok_or(ProtoFault::Truncated)?;
         Ok(None)
@@ -589,31 +634,42 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     fn want(&mut self, number: u32) -> Result<Want, ProtoFault> {
         let msg = self.top()?.msg;
         Ok(match msg.shape() {
-            Shape::Envelope if (1..=31).contains(&number) => Want::Arm(number as u8),
-            Shape::Envelope => Want::Unknown,
-            Shape::Value if (1..=6).contains(&number) => Want::Kind(number as u8),
-            Shape::Struct if number == 1 => Want::Entry,
-            Shape::Entry if number == 1 => Want::EntryKey,
-            Shape::Entry if number == 2 => Want::EntryValue,
-            Shape::List if number == 1 => Want::Item,
-            Shape::Value | Shape::Struct | Shape::Entry | Shape::List => Want::Unknown,
-            Shape::Object | Shape::Flat | Shape::Union => {
+            MsgShape::Envelope if matches!(number, 1..=31) => Want::Arm(number as u8),
+            MsgShape::Envelope => Want::Unknown,
+            MsgShape::Value if matches!(number, 1..=6) => Want::Kind(number as u8),
+            MsgShape::Struct if number == 1 => Want::Entry,
+            MsgShape::Entry if number == 1 => Want::EntryKey,
+            MsgShape::Entry if number == 2 => Want::EntryValue,
+            MsgShape::List if number == 1 => Want::Item,
+            MsgShape::Value | MsgShape::Struct | MsgShape::Entry | MsgShape::List => Want::Unknown,
+            MsgShape::Object | MsgShape::Flat | MsgShape::Union => {
                 msg.field(number).map_or(Want::Unknown, Want::Field)
             }
         })
     }
 
     /// A `Value` kind begins: at most one per value.
-    fn open_value(&mut self) -> Result<Small, ProtoFault> {
+    // Inlined: a call costs more flash than its few instructions.
+    #[inline(always)]
+    fn open_value(&mut self) -> Result<(), ProtoFault> {
         let top = self.top()?;
         if top.flags & HAS_KIND != 0 {
             return Err(ProtoFault::Duplicate);
         }
         top.flags |= HAS_KIND;
-        Ok(Small::new())
+        Ok(())
+    }
+
+    /// The top message and the piece's text, borrowed together.
+    fn top_out(&mut self) -> Result<(&mut Level, &mut Small), ProtoFault> {
+        let at = self.depth.checked_sub(1).ok_or(ProtoFault::Truncated)?;
+        let top = self.stack.get_mut(at).ok_or(ProtoFault::TooDeep)?;
+        Ok((top, &mut self.out))
     }
 
     /// The comma before a new member of the top object or array.
+    // Inlined: a call costs more flash than its few instructions.
+    #[inline(always)]
     fn sep(&mut self) -> Result<&'static [u8], ProtoFault> {
         let top = self.top()?;
         let first = top.flags & MEMBERS == 0;
@@ -621,85 +677,84 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         Ok(if first { b"" } else { b"," })
     }
 
-    /// The text before field `f`'s value: closes what it ends (an array,
-    /// the outcome), then its key, or the comma of the next element.
-    fn open_field(&mut self, f: &F) -> Result<Small, ProtoFault> {
-        let mut out = Small::new();
-        let is_finished = matches!(self.top()?.msg, Msg::Event(13));
+    /// The text before field `f`'s value, appended to `out`: closes what
+    /// it ends (an array, the outcome), then its key, or the comma of the
+    /// next element.
+    fn open_field(&mut self, f: &F) -> Result<(), ProtoFault> {
         let (word, word_len) = (self.word, usize::from(self.word_len));
-        let top = self.top()?;
-        if top.array != 0 && top.array != f.number {
+        let (top, out) = self.top_out()?;
+        let is_finished = matches!(top.msg, Msg::Event(13));
+        if top.array != 0 && top.array != f.number() {
             out.push(b"]");
             top.array = 0;
         }
-        if top.flags & OUTCOME_OPEN != 0 && !f.in_outcome {
-            close_outcome(top, &mut out, is_finished, word.get(..word_len));
+        if top.flags & OUTCOME_OPEN != 0 && !f.in_outcome() {
+            close_outcome(top, out, is_finished, word.get(..word_len));
         }
-        let top = self.top()?;
-        if f.in_outcome && top.flags & OUTCOME_DONE != 0 {
+        if f.in_outcome() && top.flags & OUTCOME_DONE != 0 {
             return Err(ProtoFault::OutcomeOrder);
         }
-        if f.ty == Ty::Outcome
+        if matches!(f.ty(), Ty::Outcome)
             && top
                 .msg
                 .fields()
                 .iter()
-                .any(|g| g.in_outcome && top.has(g.number))
+                .any(|g| g.in_outcome() && top.has(g.number()))
         {
             return Err(ProtoFault::OutcomeOrder);
         }
-        if f.content
+        if f.content()
             && top
                 .msg
                 .fields()
                 .iter()
-                .any(|g| g.content && g.number != f.number && top.has(g.number))
+                .any(|g| g.content() && g.number() != f.number() && top.has(g.number()))
         {
             return Err(ProtoFault::TwoContents);
         }
-        if top.msg.shape() == Shape::Union && top.flags & HAS_KIND != 0 {
+        if top.msg.shape() == MsgShape::Union && top.flags & HAS_KIND != 0 {
             return Err(ProtoFault::Duplicate);
         }
-        if f.repeated && top.array == f.number {
+        if f.repeated() && top.array == f.number() {
             out.push(b",");
-            return Ok(out);
+            return Ok(());
         }
-        if top.has(f.number) {
-            return Err(if f.repeated {
+        if top.has(f.number()) {
+            return Err(if f.repeated() {
                 ProtoFault::Split
             } else {
                 ProtoFault::Duplicate
             });
         }
-        top.mark(f.number);
-        if top.msg.shape() == Shape::Union {
+        top.mark(f.number());
+        if top.msg.shape() == MsgShape::Union {
             // The arm: the union's `{` is written, the type comes first.
             out.push(b"\"type\":\"");
-            out.push(f.key.as_bytes());
+            out.push(f.key().as_bytes());
             out.push(b"\"");
-            return Ok(out);
+            return Ok(());
         }
-        if f.ty == Ty::Type || f.number == 1 && f.ty == Ty::Msg(Msg::Base) {
-            return Ok(out);
+        if matches!(f.ty(), Ty::Type | Ty::Msg(Msg::Base)) {
+            return Ok(());
         }
-        let sep = self.sep()?;
-        out.push(sep);
-        out.key(f.key);
-        if f.repeated {
+        out.push(if top.flags & MEMBERS == 0 { b"" } else { b"," });
+        top.flags |= MEMBERS;
+        out.key(f.key());
+        if f.repeated() {
             out.push(b"[");
-            self.top()?.array = f.number;
+            top.array = f.number();
         }
-        Ok(out)
+        Ok(())
     }
 
-    fn on_len<'a>(&mut self, want: Want, len: u64) -> Result<Option<ProtoPiece<'a>>, ProtoFault> {
+    fn on_len<'a>(&mut self, want: Want, len: u64) -> Result<Option<Got<'a>>, ProtoFault> {
         let len = u32::try_from(len).map_err(|_| ProtoFault::Length)?;
         {
             let top = self.top()?;
             top.left = top.left.checked_sub(len).ok_or(ProtoFault::Length)?;
         }
         self.st = St::Tag;
-        let mut out = Small::new();
+        self.out.clear();
         match want {
             Want::Unknown => self.st = St::Skip { left: len },
             Want::Arm(n) => {
@@ -708,46 +763,43 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                     return Err(ProtoFault::TwoEvents);
                 }
                 top.mark(n);
-                let name = ARMS
-                    .get(usize::from(n).wrapping_sub(1))
-                    .copied()
-                    .unwrap_or_default();
-                out.push(b"{\"type\":\"");
-                out.push(name.as_bytes());
-                out.push(b"\"");
+                let name = schema::arm_name(n).unwrap_or_default();
+                self.out.push(b"{\"type\":\"");
+                self.out.push(name.as_bytes());
+                self.out.push(b"\"");
                 let mut level = Level::new(Msg::Event(n), len);
                 level.flags = MEMBERS;
                 self.push(level)?;
             }
-            Want::Field(f) if f.ty == Ty::Outcome && len == 0 => {
+            Want::Field(f) if matches!(f.ty(), Ty::Outcome) && len == 0 => {
                 // The reference reads an empty outcome as none.
                 let top = self.top()?;
-                if top.has(f.number) {
+                if top.has(f.number()) {
                     return Err(ProtoFault::Duplicate);
                 }
-                top.mark(f.number);
+                top.mark(f.number());
             }
             Want::Field(f) => {
-                out = self.open_field(f)?;
-                self.open_len_value(f, len, &mut out)?;
+                self.open_field(f)?;
+                self.open_len_value(f, len)?;
             }
             Want::Kind(k) => {
-                out = self.open_value()?;
+                self.open_value()?;
                 match k {
-                    3 => self.start_str(len, b"\"", false, &mut out),
+                    3 => self.start_str(len, b"\"", false),
                     5 => {
-                        out.push(b"{");
+                        self.out.push(b"{");
                         self.push(Level::new(Msg::Struct, len))?;
                     }
                     _ => {
-                        out.push(b"[");
+                        self.out.push(b"[");
                         self.push(Level::new(Msg::List, len))?;
                     }
                 }
             }
             Want::Entry => {
                 let sep = self.sep()?;
-                out.push(sep);
+                self.out.push(sep);
                 self.push(Level::new(Msg::Entry, len))?;
             }
             Want::EntryKey => {
@@ -756,34 +808,35 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                     return Err(ProtoFault::EntryOrder);
                 }
                 top.flags |= KEY;
-                self.start_str(len, b"\":", false, &mut out);
+                self.start_str(len, b"\":", false);
             }
             Want::EntryValue => {
                 let top = self.top()?;
                 if top.flags & HAS_KIND != 0 {
                     return Err(ProtoFault::Duplicate);
                 }
-                if top.flags & KEY == 0 {
-                    out.push(b"\"\":");
-                }
+                let keyed = top.flags & KEY != 0;
                 top.flags |= KEY | HAS_KIND;
+                if !keyed {
+                    self.out.push(b"\"\":");
+                }
                 self.push(Level::new(Msg::Value, len))?;
             }
             Want::Item => {
                 let sep = self.sep()?;
-                out.push(sep);
+                self.out.push(sep);
                 self.push(Level::new(Msg::Value, len))?;
             }
         }
-        Ok(if out.is_empty() {
+        Ok(if self.out.is_empty() {
             None
         } else {
-            Some(ProtoPiece::Text(out))
+            Some(Got::Text)
         })
     }
 
-    fn start_str(&mut self, len: u32, close: &'static [u8], capture: bool, out: &mut Small) {
-        out.push(b"\"");
+    fn start_str(&mut self, len: u32, close: &'static [u8], capture: bool) {
+        self.out.push(b"\"");
         if capture {
             self.word_len = 0;
         }
@@ -795,34 +848,38 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     }
 
     /// The value of a length-delimited field of the schema begins.
-    fn open_len_value(&mut self, f: &F, len: u32, out: &mut Small) -> Result<(), ProtoFault> {
-        match f.ty {
+    fn open_len_value(&mut self, f: &F, len: u32) -> Result<(), ProtoFault> {
+        match f.ty() {
             Ty::Str => {
-                let capture = f.key == "role" && self.top()?.msg == Msg::Message;
-                self.start_str(len, b"\"", capture, out);
+                // `Message.role` (field 2): kept to check the message's content.
+                let capture = f.number() == 2 && self.top()?.msg == Msg::Message;
+                self.start_str(len, b"\"", capture);
             }
             Ty::Outcome => {
-                out.push(b"{\"type\":");
+                self.out.push(b"{\"type\":");
                 self.top()?.flags |= OUTCOME_OPEN;
-                self.start_str(len, b"\"", true, out);
+                self.start_str(len, b"\"", true);
             }
             Ty::Value => self.push(Level::new(Msg::Value, len))?,
             Ty::Struct => {
-                out.push(b"{");
+                self.out.push(b"{");
                 self.push(Level::new(Msg::Struct, len))?;
             }
             Ty::Msg(m) => {
                 let mut level = Level::new(m, len);
                 match m.shape() {
-                    Shape::Flat => level.flags = MEMBERS,
-                    Shape::Object | Shape::Union => out.push(b"{"),
-                    Shape::Envelope | Shape::Value | Shape::Struct | Shape::Entry | Shape::List => {
-                    }
+                    MsgShape::Flat => level.flags = MEMBERS,
+                    MsgShape::Object | MsgShape::Union => self.out.push(b"{"),
+                    MsgShape::Envelope
+                    | MsgShape::Value
+                    | MsgShape::Struct
+                    | MsgShape::Entry
+                    | MsgShape::List => {}
                 }
                 if m == Msg::Message {
                     self.word_len = 0;
                 }
-                let union = self.top()?.msg.shape() == Shape::Union;
+                let union = self.top()?.msg.shape() == MsgShape::Union;
                 if union {
                     self.top()?.flags |= HAS_KIND;
                 }
@@ -833,32 +890,32 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         Ok(())
     }
 
-    fn on_var<'a>(&mut self, want: Want, v: u64) -> Result<Option<ProtoPiece<'a>>, ProtoFault> {
+    fn on_var<'a>(&mut self, want: Want, v: u64) -> Result<Option<Got<'a>>, ProtoFault> {
         self.st = St::Tag;
-        let mut out;
+        self.out.clear();
         match want {
             Want::Unknown => return Ok(None),
             Want::Kind(k) => {
-                out = self.open_value()?;
-                out.push(match (k, v) {
+                self.open_value()?;
+                self.out.push(match (k, v) {
                     (1, _) => b"null",
                     (_, 0) => b"false",
                     _ => b"true",
                 });
             }
             Want::Field(f) => {
-                if f.ty == Ty::Type {
+                if matches!(f.ty(), Ty::Type) {
                     let top = self.top()?;
-                    if top.has(f.number) {
+                    if top.has(f.number()) {
                         return Err(ProtoFault::Duplicate);
                     }
-                    top.mark(f.number);
+                    top.mark(f.number());
                     top.aux = u8::try_from(v).unwrap_or(u8::MAX);
                     return Ok(None);
                 }
-                out = self.open_field(f)?;
-                match f.ty {
-                    Ty::Bool => out.push(if v == 0 { b"false" } else { b"true" }),
+                self.open_field(f)?;
+                match f.ty() {
+                    Ty::Bool => self.out.push(if v == 0 { b"false" } else { b"true" }),
                     Ty::Int64 => {
                         // int64 as two's complement; the reference refuses
                         // what a JavaScript number cannot hold exactly.
@@ -866,20 +923,22 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                         if n.unsigned_abs() > (1 << 53) - 1 {
                             return Err(ProtoFault::Unsafe);
                         }
-                        out.int(n);
+                        self.out.int(n);
                     }
-                    Ty::Op => match OPS.get(usize::try_from(v).unwrap_or(usize::MAX)) {
+                    Ty::Op => match crate::decode::shapes::patch_op(
+                        usize::try_from(v).unwrap_or(usize::MAX),
+                    ) {
                         Some(name) => {
-                            out.push(b"\"");
-                            out.push(name.as_bytes());
-                            out.push(b"\"");
+                            self.out.push(b"\"");
+                            self.out.push(name.as_bytes());
+                            self.out.push(b"\"");
                         }
                         None => {
                             // An unknown operation: its number, as a string
                             // (the reference's `String(op)`).
-                            out.push(b"\"");
-                            out.int(v as i32 as i64);
-                            out.push(b"\"");
+                            self.out.push(b"\"");
+                            self.out.int(v as i32 as i64);
+                            self.out.push(b"\"");
                         }
                     },
                     Ty::Str | Ty::Outcome | Ty::Type | Ty::Value | Ty::Struct | Ty::Msg(_) => {
@@ -891,12 +950,12 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                 return Err(ProtoFault::WireType)
             }
         }
-        Ok(Some(ProtoPiece::Text(out)))
+        Ok(Some(Got::Text))
     }
 
     /// Closes messages until one has text to hand out (a message may end
     /// its parent too, with nothing written).
-    fn closing<'a>(&mut self) -> Result<Option<ProtoPiece<'a>>, ProtoFault> {
+    fn closing<'a>(&mut self) -> Result<Option<Got<'a>>, ProtoFault> {
         loop {
             if let Some(piece) = self.close()? {
                 return Ok(Some(piece));
@@ -918,44 +977,44 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     }
 
     /// One step of closing the top message.
-    fn close<'a>(&mut self) -> Result<Option<ProtoPiece<'a>>, ProtoFault> {
+    fn close<'a>(&mut self) -> Result<Option<Got<'a>>, ProtoFault> {
         let word_len = usize::from(self.word_len);
         let word = self.word;
         let word = word.get(..word_len);
-        let top = self.top()?;
+        let (top, out) = self.top_out()?;
         let msg = top.msg;
-        let mut out = Small::new();
+        out.clear();
         if top.array != 0 {
             out.push(b"]");
             top.array = 0;
-            return Ok(Some(ProtoPiece::Text(out)));
+            return Ok(Some(Got::Text));
         }
         if top.flags & OUTCOME_OPEN != 0 {
-            close_outcome(top, &mut out, msg == Msg::Event(13), word);
-            return Ok(Some(ProtoPiece::Text(out)));
+            close_outcome(top, out, msg == Msg::Event(13), word);
+            return Ok(Some(Got::Text));
         }
         if top.flags & DEFAULTS_DONE == 0 {
             if let Some(f) = msg
                 .fields()
                 .iter()
-                .find(|f| f.def != Def::Absent && !top.has(f.number))
+                .find(|f| f.def() != Def::Absent && !top.has(f.number()))
             {
-                top.mark(f.number);
+                top.mark(f.number());
                 out.push(if top.flags & MEMBERS == 0 { b"" } else { b"," });
                 top.flags |= MEMBERS;
-                out.key(f.key);
-                out.push(match f.def {
+                out.key(f.key());
+                out.push(match f.def() {
                     Def::Empty => b"\"\"",
                     Def::List => b"[]",
                     Def::Add => b"\"add\"",
                     Def::Absent => b"",
                 });
-                return Ok(Some(ProtoPiece::Text(out)));
+                return Ok(Some(Got::Text));
             }
             top.flags |= DEFAULTS_DONE;
-            self.check_close(msg, word, &mut out)?;
-            if !out.is_empty() {
-                return Ok(Some(ProtoPiece::Text(out)));
+            self.check_close(msg, word)?;
+            if !self.out.is_empty() {
+                return Ok(Some(Got::Text));
             }
         }
         self.pop(msg)
@@ -963,28 +1022,23 @@ impl<const NEST: usize> ProtoFramer<NEST> {
 
     /// The checks at the end of a message, and the `content` a user or
     /// tool message without one gets.
-    fn check_close(
-        &mut self,
-        msg: Msg,
-        word: Option<&[u8]>,
-        out: &mut Small,
-    ) -> Result<(), ProtoFault> {
+    fn check_close(&mut self, msg: Msg, word: Option<&[u8]>) -> Result<(), ProtoFault> {
         let depth = self.depth;
         let top = self.top()?;
         let (seen, flags, aux) = (top.seen, top.flags, top.aux);
         let has = |n: u8| seen & (1 << n) != 0;
         match msg.shape() {
-            Shape::Value | Shape::Union if flags & HAS_KIND == 0 => {
+            MsgShape::Value | MsgShape::Union if flags & HAS_KIND == 0 => {
                 return Err(if msg == Msg::Value {
                     ProtoFault::EmptyValue
                 } else {
                     ProtoFault::EmptyUnion
                 })
             }
-            Shape::Entry if flags & HAS_KIND == 0 => return Err(ProtoFault::EmptyValue),
-            Shape::Envelope if seen == 0 => return Err(ProtoFault::NoEvent),
-            Shape::Envelope | Shape::Value | Shape::Union | Shape::Entry => {}
-            Shape::Object | Shape::Flat | Shape::Struct | Shape::List => {}
+            MsgShape::Entry if flags & HAS_KIND == 0 => return Err(ProtoFault::EmptyValue),
+            MsgShape::Envelope if seen == 0 => return Err(ProtoFault::NoEvent),
+            MsgShape::Envelope | MsgShape::Value | MsgShape::Union | MsgShape::Entry => {}
+            MsgShape::Object | MsgShape::Flat | MsgShape::Struct | MsgShape::List => {}
         }
         match msg {
             Msg::Event(n) => {
@@ -993,7 +1047,7 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                 }
                 // TOOL_CALL_RESULT without content: `[]`, as the reference.
                 if n == 22 && !has(5) && !has(7) {
-                    out.push(b",\"content\":[]");
+                    self.out.push(b",\"content\":[]");
                 }
             }
             Msg::Base => {
@@ -1009,24 +1063,18 @@ impl<const NEST: usize> ProtoFramer<NEST> {
                 }
             }
             Msg::Message => {
-                let role = word.unwrap_or_default();
-                let known = matches!(
-                    role,
-                    b"developer"
-                        | b"system"
-                        | b"assistant"
-                        | b"user"
-                        | b"tool"
-                        | b"activity"
-                        | b"reasoning"
-                );
-                let parts_role = matches!(role, b"user" | b"tool");
-                let activity = role == b"activity";
+                // The roles of the JSON path's message schema, looked up
+                // in its table (one list of them in flash).
+                use crate::decode::shapes::{message_role, ROLE_ACTIVITY, ROLE_TOOL, ROLE_USER};
+                let role = message_role(word.unwrap_or_default());
+                let known = role.is_some();
+                let parts_role = matches!(role, Some(ROLE_USER | ROLE_TOOL));
+                let activity = role == Some(ROLE_ACTIVITY);
                 if known && (has(8) && !parts_role || has(13) && !activity || has(3) && activity) {
                     return Err(ProtoFault::ContentForRole);
                 }
                 if parts_role && !has(3) && !has(8) {
-                    out.push(b",\"content\":[]");
+                    self.out.push(b",\"content\":[]");
                 }
             }
             Msg::Envelope | Msg::Value | Msg::Struct | Msg::Entry | Msg::List => {}
@@ -1038,22 +1086,22 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         Ok(())
     }
 
-    fn pop<'a>(&mut self, msg: Msg) -> Result<Option<ProtoPiece<'a>>, ProtoFault> {
+    fn pop<'a>(&mut self, msg: Msg) -> Result<Option<Got<'a>>, ProtoFault> {
         self.depth = self.depth.saturating_sub(1);
         self.st = St::Tag;
         let close: &'static [u8] = match msg.shape() {
-            Shape::Envelope => {
+            MsgShape::Envelope => {
                 self.st = St::Prefix { got: 0, len: 0 };
-                return Ok(Some(ProtoPiece::End));
+                return Ok(Some(Got::End));
             }
-            Shape::Object | Shape::Union | Shape::Struct => b"}",
-            Shape::List => b"]",
-            Shape::Flat | Shape::Value | Shape::Entry => b"",
+            MsgShape::Object | MsgShape::Union | MsgShape::Struct => b"}",
+            MsgShape::List => b"]",
+            MsgShape::Flat | MsgShape::Value | MsgShape::Entry => b"",
         };
         Ok(if close.is_empty() {
             None
         } else {
-            Some(ProtoPiece::Data(close))
+            Some(Got::Data(close))
         })
     }
 }
@@ -1068,10 +1116,16 @@ fn close_outcome(top: &mut Level, out: &mut Small, finished: bool, word: Option<
     top.flags = (top.flags & !OUTCOME_OPEN) | OUTCOME_DONE;
 }
 
+/// The warnings of a proto frame's text, dropped as `Pipeline::feed`
+/// drops them. A function, not a closure per caller: [`ProtoFramer::feed`]
+/// and [`ProtoFramer::finish`] then reach the same copy of the pipeline's
+/// code.
+fn no_warning(_: &Warning) {}
+
 fn is_len(want: Want) -> bool {
     match want {
         Want::Field(f) => matches!(
-            f.ty,
+            f.ty(),
             Ty::Str | Ty::Outcome | Ty::Value | Ty::Struct | Ty::Msg(_)
         ),
         Want::Kind(k) => matches!(k, 3 | 5 | 6),
@@ -1082,7 +1136,7 @@ fn is_len(want: Want) -> bool {
 
 fn is_varint(want: Want) -> bool {
     match want {
-        Want::Field(f) => matches!(f.ty, Ty::Bool | Ty::Int64 | Ty::Op | Ty::Type),
+        Want::Field(f) => matches!(f.ty(), Ty::Bool | Ty::Int64 | Ty::Op | Ty::Type),
         Want::Kind(k) => matches!(k, 1 | 4),
         Want::Arm(_) | Want::Entry | Want::EntryKey | Want::EntryValue | Want::Item => false,
         Want::Unknown => true,
@@ -1111,9 +1165,9 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         mut input: &[u8],
         mut f: impl FnMut(Output<'_>),
     ) -> Result<(), Error> {
-        let mut w = |_: &Warning| {};
+        let mut w = no_warning;
         loop {
-            let (used, piece) = self.next(input);
+            let (used, piece) = self.advance(input);
             input = input.get(used..).unwrap_or_default();
             match piece {
                 Some(piece) => self.hand(pipeline, piece, &mut f, &mut w)?,
@@ -1143,11 +1197,11 @@ impl<const NEST: usize> ProtoFramer<NEST> {
         pipeline: &mut Pipeline<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS, X>,
         mut f: impl FnMut(Output<'_>),
     ) -> Result<(), Error> {
-        let mut w = |_: &Warning| {};
-        if let Some(piece) = self.end() {
-            self.hand(pipeline, piece, &mut f, &mut w)?;
+        let mut w = no_warning;
+        if let Some(ProtoPiece::Fail(err)) = self.end() {
+            self.hand(pipeline, Got::Fail(err), &mut f, &mut w)?;
         }
-        pipeline.finish(f)
+        pipeline.finish_events()
     }
 
     fn hand<
@@ -1162,19 +1216,17 @@ impl<const NEST: usize> ProtoFramer<NEST> {
     >(
         &mut self,
         pipeline: &mut Pipeline<ID, MSGS, TOOLS, STEPS, DEPTH, OWNERS, AGENTS, X>,
-        piece: ProtoPiece<'_>,
+        piece: Got<'_>,
         f: &mut impl FnMut(Output<'_>),
         w: &mut impl FnMut(&Warning),
     ) -> Result<(), Error> {
         let index = self.frames.saturating_sub(1);
         let event = match piece {
-            ProtoPiece::Start => Ok(FrameEvent::Start),
-            ProtoPiece::Data(text) => Ok(FrameEvent::Data(text)),
-            ProtoPiece::Text(text) => {
-                return pipeline.feed_event(index, Ok(FrameEvent::Data(text.as_bytes())), f, w)
-            }
-            ProtoPiece::End => Ok(FrameEvent::End),
-            ProtoPiece::Fail(err) => Err(err),
+            Got::Start => Ok(FrameEvent::Start),
+            Got::Data(text) => Ok(FrameEvent::Data(text)),
+            Got::Text => Ok(FrameEvent::Data(self.out.as_bytes())),
+            Got::End => Ok(FrameEvent::End),
+            Got::Fail(err) => Err(err),
         };
         pipeline.feed_event(index, event, f, w)
     }

@@ -67,7 +67,7 @@ macro_rules! fields {
         }
 
         /// The wire names, in the order of [`Field::ALL`].
-        const FIELD_NAMES: &[&str] = &[$($wire,)*];
+        pub(crate) const FIELD_NAMES: &[&str] = &[$($wire,)*];
 
         /// Their perfect hash, found at compile time.
         static FIELD_INDEX: crate::names::NameIndex<128> =

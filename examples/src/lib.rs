@@ -4,5 +4,6 @@ pub mod flags;
 pub mod headers;
 pub mod interrupts;
 pub mod json_out;
+pub mod proto_encode;
 pub mod tool_command;
 pub mod transcript;

@@ -286,6 +286,26 @@ static MESSAGE: Union = Union {
 };
 static MESSAGE_SHAPE: Shape = Shape::Union(&MESSAGE);
 
+/// The variant of a message's `role` (its index in [`MESSAGE`]'s
+/// variants: `ROLE_USER`, `ROLE_TOOL`, `ROLE_ACTIVITY` below), `None` for a role the
+/// schema does not know. The protobuf reader decides on the same list.
+pub(crate) fn message_role(role: &[u8]) -> Option<usize> {
+    MESSAGE.variants.iter().position(|v| v.as_bytes() == role)
+}
+
+/// The name of JSON Patch operation `i` (`JsonPatchOperationType` numbers
+/// them in [`OP`]'s order: `add` 0 to `test` 5).
+pub(crate) fn patch_op(i: usize) -> Option<&'static str> {
+    OP.variants.get(i).copied()
+}
+
+/// [`message_role`] of `user`, `tool` and `activity`.
+pub(crate) const ROLE_USER: usize = 3;
+/// See [`ROLE_USER`].
+pub(crate) const ROLE_TOOL: usize = 4;
+/// See [`ROLE_USER`].
+pub(crate) const ROLE_ACTIVITY: usize = 5;
+
 static TOOL: Union = rec(&[
     m("name", Shape::Str, ALL, ALL),
     m("description", Shape::Str, ALL, ALL),

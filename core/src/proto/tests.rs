@@ -300,6 +300,25 @@ fn the_pipeline_verifies_proto_frames_like_json_ones() {
     assert_eq!(events, 1);
     assert_eq!(err.frame, 1);
     assert_eq!(err.code, Code::MessageNotActive);
+    // `finish` (through `Pipeline::finish_events`) answers the same error,
+    // as `Pipeline::finish` does after a strict stream failed.
+    assert_eq!(r.finish(&mut p, |_| {}), Err(err));
+
+    // A stream cut inside a frame: `finish` fails it, as truncated.
+    let mut p = DefaultPipeline::new();
+    let mut r: ProtoFramer = ProtoFramer::new();
+    r.feed(&mut p, &frame(&run), |_| {}).unwrap();
+    r.feed(&mut p, &frame(&end)[..6], |_| {}).unwrap();
+    let err = r.finish(&mut p, |_| {}).unwrap_err();
+    assert_eq!((err.frame, err.code), (1, Code::Decode));
+    assert_eq!(p.finish_events(), Err(err));
+
+    // A whole stream: `finish` is fine, and the events were accepted.
+    let mut p = DefaultPipeline::new();
+    let mut r: ProtoFramer = ProtoFramer::new();
+    r.feed(&mut p, &frame(&run), |_| {}).unwrap();
+    assert_eq!(r.finish(&mut p, |_| {}), Ok(()));
+    assert_eq!(p.accepted(), 1);
 }
 
 /// Fuzzing found it (proto_pipeline): a string that is not UTF-8 fails the
@@ -417,4 +436,136 @@ fn a_fault_names_the_same_offset_for_every_split() {
             assert_eq!(offsets(step), whole, "step {step}");
         }
     }
+}
+
+/// The packed schema reads back what its tables were written with: every
+/// arm's name is its event type's, every key is a camelCase name of the
+/// core's field list or the nested keys, and the packed flags are kept.
+#[test]
+fn the_packed_schema_reads_back() {
+    use super::schema::{arm_name, Msg, ARMS};
+    for (i, t) in ARMS.iter().enumerate() {
+        let n = u8::try_from(i + 1).unwrap();
+        assert_eq!(arm_name(n), Some(t.as_str()), "arm {n}");
+    }
+    assert_eq!(arm_name(0), None);
+    assert_eq!(arm_name(32), None);
+    let keys: Vec<(u8, &str)> = Msg::Event(2)
+        .fields()
+        .iter()
+        .map(|f| (f.number(), f.key()))
+        .collect();
+    assert_eq!(keys, [(2, "messageId"), (3, "delta"), (4, "subagentRunId")]);
+    for n in 1..=31 {
+        assert_eq!(Msg::Event(n).field(1), Some(&super::schema::BASE_FIELD));
+    }
+    assert_eq!(Msg::Message.field(1).unwrap().key(), "id");
+    let usage = Msg::Usage.field(8).unwrap();
+    assert_eq!(usage.key(), "cacheWriteInputTokens");
+    assert_eq!(Msg::Patch.field(3).unwrap().key(), "from");
+    assert_eq!(Msg::FileSource.field(3).unwrap().key(), "mimeType");
+    let interrupts = Msg::Event(13).field(6).unwrap();
+    assert!(interrupts.repeated() && interrupts.in_outcome() && !interrupts.content());
+    assert_eq!(interrupts.def(), Def::Absent);
+    assert_eq!(Msg::Patch.field(1).unwrap().def(), Def::Add);
+    assert!(Msg::Message.field(13).unwrap().content());
+    let msgs = [
+        Msg::Base,
+        Msg::Message,
+        Msg::ToolCall,
+        Msg::Function,
+        Msg::Tool,
+        Msg::Context,
+        Msg::Resume,
+        Msg::Input,
+        Msg::Interrupt,
+        Msg::Usage,
+        Msg::Patch,
+        Msg::Content,
+        Msg::TextPart,
+        Msg::MediaPart,
+        Msg::Source,
+        Msg::DataSource,
+        Msg::UrlSource,
+        Msg::FileSource,
+    ];
+    let all = msgs.into_iter().chain((1..=31).map(Msg::Event));
+    for m in all {
+        let base = m.field(1).filter(|f| f.key().is_empty());
+        for f in m.fields().iter().chain(base) {
+            let key = f.key();
+            let base = f.ty() == super::schema::Ty::Msg(Msg::Base);
+            assert_eq!(key.is_empty(), base, "{m:?} field {}", f.number());
+            assert!(key.bytes().all(|b| b.is_ascii_alphabetic()), "{key:?}");
+            assert!(
+                key.bytes().next().is_none_or(|b| b.is_ascii_lowercase()),
+                "{key:?}"
+            );
+        }
+    }
+}
+
+/// Every byte a string may hold is written as `JSON.stringify` writes it
+/// (serde_json escapes the same way: the short forms, then `\u00XX` in
+/// lower case), byte for byte, whatever the split.
+#[test]
+fn strings_are_escaped_as_json_stringify_escapes_them() {
+    let delta: String = (0u8..0x80)
+        .map(char::from)
+        .chain("é\u{2028}".chars())
+        .collect();
+    let bytes = frame(&event(2, 1, &[s(2, "m"), s(3, &delta)]));
+    let want = std::format!(
+        "{{\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":{}}}",
+        serde_json::to_string(&delta).unwrap()
+    );
+    for step in [1, 2, 5, bytes.len()] {
+        let mut r: ProtoFramer = ProtoFramer::new();
+        let mut text = Vec::new();
+        for chunk in bytes.chunks(step) {
+            let mut input = chunk;
+            loop {
+                let (used, piece) = r.next(input);
+                input = &input[used..];
+                match piece {
+                    Some(ProtoPiece::Data(d)) => text.extend_from_slice(d),
+                    Some(ProtoPiece::Text(t)) => text.extend_from_slice(t.as_bytes()),
+                    Some(ProtoPiece::Start | ProtoPiece::End) => {}
+                    Some(ProtoPiece::Fail(e)) => panic!("{e:?}"),
+                    None if used == 0 => break,
+                    None => {}
+                }
+            }
+        }
+        assert_eq!(String::from_utf8_lossy(&text), want, "step {step}");
+    }
+}
+
+/// The roles the reader decides a message's content on are the JSON
+/// schema's, at the indices it names.
+#[test]
+fn message_roles_are_the_json_schemas() {
+    use crate::decode::shapes::{message_role, ROLE_ACTIVITY, ROLE_TOOL, ROLE_USER};
+    assert_eq!(message_role(b"user"), Some(ROLE_USER));
+    assert_eq!(message_role(b"tool"), Some(ROLE_TOOL));
+    assert_eq!(message_role(b"activity"), Some(ROLE_ACTIVITY));
+    for role in ["developer", "system", "assistant", "reasoning"] {
+        let i = message_role(role.as_bytes()).unwrap();
+        assert!(
+            ![ROLE_USER, ROLE_TOOL, ROLE_ACTIVITY].contains(&i),
+            "{role}"
+        );
+    }
+    assert_eq!(message_role(b"users"), None);
+    assert_eq!(message_role(b""), None);
+}
+
+/// The reader names patch operations from the JSON schema's list, which is
+/// `JsonPatchOperationType`'s order.
+#[test]
+fn patch_ops_are_the_enums() {
+    for (i, name) in super::schema::OPS.iter().enumerate() {
+        assert_eq!(crate::decode::shapes::patch_op(i), Some(*name));
+    }
+    assert_eq!(crate::decode::shapes::patch_op(6), None);
 }

@@ -50,6 +50,11 @@ impl Small {
         self.bytes.get(..usize::from(self.len)).unwrap_or_default()
     }
 
+    /// Empties it (the bytes stay, unread).
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
+
     /// Nothing written.
     pub fn is_empty(&self) -> bool {
         self.len == 0
@@ -73,9 +78,37 @@ impl Small {
         self.push(b"\":");
     }
 
-    /// Appends a signed integer.
+    /// Appends a signed integer. Its digits come from divisions by ten
+    /// over 16-bit pieces: a Cortex-M3 divides 32-bit numbers in one
+    /// instruction, and neither `core::fmt` nor a 64-bit division (a
+    /// library routine) is in the firmware's flash budget.
     pub(crate) fn int(&mut self, v: i64) {
-        let _ = write!(self, "{v}");
+        if v < 0 {
+            self.push(b"-");
+        }
+        let mut u = v.unsigned_abs();
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        loop {
+            let (mut q, mut r) = (0u64, 0u32);
+            let mut shift = 64u32;
+            while shift > 0 {
+                shift = shift.saturating_sub(16);
+                // r < 10: `cur` fits in 20 bits.
+                let cur = r << 16 | (u >> shift) as u32 & 0xffff;
+                q |= u64::from(cur / 10) << shift;
+                r = cur % 10;
+            }
+            at = at.saturating_sub(1);
+            if let Some(d) = digits.get_mut(at) {
+                *d = b'0' | r as u8;
+            }
+            u = q;
+            if u == 0 {
+                break;
+            }
+        }
+        self.push(digits.get(at..).unwrap_or_default());
     }
 
     /// Appends a double as JavaScript's `Number.prototype.toString` (and so
@@ -84,37 +117,28 @@ impl Small {
     /// `1e+21` style outside. NaN and the infinities are `null`, as
     /// `JSON.stringify` writes them.
     pub(crate) fn double(&mut self, v: f64) {
-        if !v.is_finite() {
+        // Decided on the bits: a float comparison would link the soft-float
+        // compare routines (about 200 bytes on a Cortex-M3).
+        let bits = v.to_bits();
+        let sign = 1u64 << 63;
+        let exp = 0x7ffu64 << 52;
+        if bits & exp == exp {
+            // NaN or an infinity.
             self.push(b"null");
             return;
         }
-        if v == 0.0 {
+        if bits & !sign == 0 {
+            // Zero, either sign: JavaScript writes -0 as `0`.
             self.push(b"0");
             return;
         }
-        // Rust's `{:e}` gives the shortest round-trip digits: `d[.ddd]e[-]x`.
-        let mut sci = Small::new();
-        let _ = write!(sci, "{:e}", v.abs());
-        let text = sci.as_bytes();
-        let e_at = text.iter().position(|&b| b == b'e').unwrap_or(text.len());
-        let (mant, exp) = text.split_at(e_at);
-        let mut digits = [0u8; 20];
-        let mut k = 0usize;
-        for &b in mant.iter().filter(|b| b.is_ascii_digit()) {
-            if let Some(d) = digits.get_mut(k) {
-                *d = b;
-                k = k.saturating_add(1);
-            }
-        }
-        let e: i32 = core::str::from_utf8(exp.get(1..).unwrap_or_default())
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
-        let digits = digits.get(..k).unwrap_or_default();
-        if v < 0.0 {
+        // The shortest digits that read back as the number, as `{:e}`
+        // gives them (without its 13 KB of flash).
+        let (digits, n, k) = super::shortest::shortest(f64::from_bits(bits & !sign));
+        if bits & sign != 0 {
             self.push(b"-");
         }
-        self.js_layout(digits, e.saturating_add(1));
+        self.js_layout(digits.get(..n).unwrap_or_default(), k);
     }
 
     /// ECMAScript Number::toString's layout of `0.d1d2...dk × 10^n`.
@@ -160,42 +184,83 @@ impl Write for Small {
     }
 }
 
-/// The JSON escape of byte `b` inside a string, as `JSON.stringify` writes
-/// it; `None` for a byte that stands for itself.
-pub(crate) fn escape(b: u8) -> Option<&'static [u8]> {
+/// Whether byte `b` stands for itself inside a JSON string (`"`, `\\` and
+/// the control characters do not).
+pub(crate) fn plain(b: u8) -> bool {
+    b >= 0x20 && b != b'"' && b != b'\\'
+}
+
+/// The JSON escape of a byte that is not [`plain`], as `JSON.stringify`
+/// writes it: a short form, or `\u00XX` for the other control characters
+/// (written, not tabled: 32 six-byte escapes would take flash).
+pub(crate) fn escape(b: u8, out: &mut Small) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    // Control characters, as `\u00XX` (the short forms below first).
-    #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
-    static CONTROL: [[u8; 6]; 32] = {
-        let mut t = [[0u8; 6]; 32];
-        let mut i = 0;
-        while i < 32 {
-            t[i] = [b'\\', b'u', b'0', b'0', HEX[i >> 4], HEX[i & 15]];
-            i += 1;
+    // The bytes with a short form, and the letter of each.
+    const SHORT: &[u8; 7] = b"\x08\x0c\n\r\t\"\\";
+    const LETTER: &[u8; 7] = b"bfnrt\"\\";
+    out.push(b"\\");
+    match SHORT.iter().position(|&s| s == b) {
+        Some(i) => out.push(LETTER.get(i..=i).unwrap_or_default()),
+        None => {
+            out.push(b"u00");
+            for d in [b >> 4, b & 15] {
+                out.push(
+                    HEX.get(usize::from(d))
+                        .map(core::slice::from_ref)
+                        .unwrap_or_default(),
+                );
+            }
         }
-        t
-    };
-    match b {
-        b'"' => Some(b"\\\""),
-        b'\\' => Some(b"\\\\"),
-        0x08 => Some(b"\\b"),
-        0x0c => Some(b"\\f"),
-        b'\n' => Some(b"\\n"),
-        b'\r' => Some(b"\\r"),
-        b'\t' => Some(b"\\t"),
-        0..=0x1f => CONTROL.get(usize::from(b)).map(|e| e.as_slice()),
-        _ => None,
     }
 }
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
 
     fn js(v: f64) -> Small {
         let mut s = Small::new();
         s.double(v);
         s
+    }
+
+    #[test]
+    fn integers_without_core_fmt() {
+        for v in [
+            0,
+            1,
+            -1,
+            9,
+            10,
+            99,
+            100,
+            -1234567890,
+            i64::MAX,
+            i64::MIN,
+            1 << 53,
+        ] {
+            let mut s = Small::new();
+            s.int(v);
+            assert_eq!(s.as_bytes(), std::format!("{v}").as_bytes(), "{v}");
+        }
+    }
+
+    #[test]
+    fn integers_as_core_fmt_writes_them() {
+        // Every magnitude: random bits, shifted to every width.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for i in 0..20_000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = (x >> (i % 64)) as i64;
+            for v in [v, v.wrapping_neg()] {
+                let mut s = Small::new();
+                s.int(v);
+                assert_eq!(s.as_bytes(), std::format!("{v}").as_bytes(), "{v}");
+            }
+        }
     }
 
     #[test]
@@ -213,6 +278,11 @@ mod tests {
             (1.7976931348623157e308, "1.7976931348623157e+308"),
             (f64::NAN, "null"),
             (0.0, "0"),
+            (-0.0, "0"),
+            (f64::INFINITY, "null"),
+            (f64::NEG_INFINITY, "null"),
+            (-5e-324, "-5e-324"),
+            (-1.7976931348623157e308, "-1.7976931348623157e+308"),
             (12345678901234567890.0, "12345678901234567000"),
         ];
         for (v, want) in cases {

@@ -116,7 +116,10 @@ def nested_message_error(err):
 
 
 def run_one(serial_sh, data):
-    proc = subprocess.run([serial_sh], input=data.encode(), capture_output=True, timeout=120)
+    """Runs SERIAL_SH on `data` (text, or bytes as the proto build's)."""
+    if isinstance(data, str):
+        data = data.encode()
+    proc = subprocess.run([serial_sh], input=data, capture_output=True, timeout=120)
     stack = [int(m) for m in re.findall(rb"stack: used (\d+) bytes", proc.stderr)]
     return proc.returncode, proc.stdout.decode(errors="replace"), max(stack, default=None)
 

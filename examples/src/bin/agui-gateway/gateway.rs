@@ -398,7 +398,7 @@ impl Gateway {
         if let (Some((code, message)), None, false) = (closing, &relay.device_error, restarted) {
             let line = json!({"type": "RUN_ERROR", "message": message, "code": code});
             // A device that cannot take it is noticed by the reader.
-            let _ = self.device.write_line(line.to_string().as_bytes());
+            let _ = self.device.write_events(format!("{line}\n").as_bytes());
         }
         Ok(())
     }
@@ -460,7 +460,7 @@ impl Gateway {
             text.len()
         );
         // A device that cannot take it is noticed by the reader.
-        let _ = self.device.write_lines(&[text.as_bytes()]);
+        let _ = self.device.write_events(text.as_bytes());
     }
 
     /// The device went away (`why`): waits up to `--reconnect` seconds for

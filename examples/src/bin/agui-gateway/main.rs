@@ -45,6 +45,16 @@ pub enum ProtocolArg {
     V1,
 }
 
+/// `--device-encoding`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DeviceEncodingArg {
+    /// One JSON line per event.
+    Ndjson,
+    /// AG-UI's protobuf encoding: per event a 4-byte big-endian length and
+    /// an `Event` message of `@ag-ui/proto` 1.0.0.
+    Proto,
+}
+
 /// Bridge an AG-UI agent (HTTP) to a device on a serial port or a TCP
 /// socket: the device declares tools, sends messages and asks for runs,
 /// and gets each run's verified events as NDJSON (docs/SPEC.md section 11).
@@ -102,6 +112,15 @@ pub struct Args {
     /// cannot read. With --protocol current it must be `current`.
     #[arg(long, value_enum, default_value_t = ProtocolArg::Current)]
     pub device_protocol: ProtocolArg,
+    /// How events are written to the device: `ndjson` (a JSON line each) or
+    /// `proto` (AG-UI's protobuf encoding: a 4-byte big-endian length and an
+    /// `Event` message each; docs/SPEC.md section 11). The device's lines and
+    /// the gateway's `!error` lines stay text either way: a frame's first
+    /// byte is 0x00, a gateway line's `!`. An event the protobuf schema has
+    /// no place for (e.g. THINKING_START) ends the device's run with
+    /// RUN_ERROR gateway_device_protocol.
+    #[arg(long, value_enum, default_value_t = DeviceEncodingArg::Ndjson)]
+    pub device_encoding: DeviceEncodingArg,
     /// The conversation's thread id.
     #[arg(long, value_name = "ID", default_value = "device")]
     pub thread: String,
@@ -192,7 +211,10 @@ fn serve(args: &Args) -> Result<ExitCode, String> {
         .transpose()?;
     let agent = http_agent(args)?;
     let (reader, writer) = port::open(args)?;
-    let device = Arc::new(DeviceOut::new(writer, args.write_timeout));
+    let device = Arc::new(
+        DeviceOut::new(writer, args.write_timeout)
+            .with_proto(args.device_encoding == DeviceEncodingArg::Proto),
+    );
     let queue = usize::try_from(args.max_queued_lines).unwrap_or(usize::MAX);
     let (tx, rx) = mpsc::sync_channel(queue);
     let reconnect = match (&args.tcp, args.reconnect) {

@@ -7,6 +7,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use agui_core::device::{self, LineCode};
+use agui_examples::proto_encode::encode_frame;
 
 use crate::Args;
 
@@ -96,6 +97,8 @@ impl Read for SerialReader {
 pub struct DeviceOut {
     writer: Mutex<Lines>,
     timeout: Duration,
+    /// `--device-encoding proto`: events go as protobuf frames.
+    proto: bool,
 }
 
 /// The writer, and whether a failed write left a line cut short.
@@ -109,7 +112,43 @@ impl DeviceOut {
         DeviceOut {
             writer: Mutex::new(Lines { writer, cut: false }),
             timeout,
+            proto: false,
         }
+    }
+
+    /// Events are written as protobuf frames (`--device-encoding proto`).
+    pub fn with_proto(mut self, proto: bool) -> Self {
+        self.proto = proto;
+        self
+    }
+
+    /// The bytes that carry `text` (NDJSON event lines, each with its
+    /// `\n`) to the device: the lines themselves, or with
+    /// `--device-encoding proto` one length-prefixed `Event` frame per line.
+    ///
+    /// # Errors
+    /// A line that is not JSON or has no protobuf form.
+    pub fn event_bytes(&self, text: &[u8]) -> Result<Vec<u8>, String> {
+        if !self.proto {
+            return Ok(text.to_vec());
+        }
+        let mut out = Vec::new();
+        for line in text
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+        {
+            let event: serde_json::Value =
+                serde_json::from_slice(line).map_err(|e| format!("not JSON: {e}"))?;
+            out.extend(encode_frame(&event).map_err(|e| e.to_string())?);
+        }
+        Ok(out)
+    }
+
+    /// Writes `text` (NDJSON event lines, each with its `\n`) in the
+    /// device's encoding ([`event_bytes`](Self::event_bytes)).
+    pub fn write_events(&self, text: &[u8]) -> io::Result<()> {
+        let bytes = self.event_bytes(text).map_err(io::Error::other)?;
+        self.write_lines(&[&bytes])
     }
 
     /// Writes to `writer` from now on (the device came back on a new
@@ -120,6 +159,7 @@ impl DeviceOut {
     }
 
     /// Writes `line` and its `\n`, then flushes.
+    #[cfg(test)]
     pub fn write_line(&self, line: &[u8]) -> io::Result<()> {
         self.write_lines(&[line, b"\n"])
     }
@@ -131,9 +171,11 @@ impl DeviceOut {
         self.write_lines(&[&line])
     }
 
-    /// Writes `parts` (whole lines, with their `\n`s), then flushes. A
-    /// line that an earlier failed write cut short is ended first, so that
-    /// this one is not glued to it.
+    /// Writes `parts` (whole lines, with their `\n`s, or whole protobuf
+    /// frames), then flushes. A line that an earlier failed write cut short
+    /// is ended first, so that this one is not glued to it (a protobuf frame
+    /// cut short cannot be mended so: the device's reader is then out of
+    /// step until it restarts, SPEC section 11).
     pub fn write_lines(&self, parts: &[&[u8]]) -> io::Result<()> {
         let mut lines = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
         let Lines { writer, cut } = &mut *lines;

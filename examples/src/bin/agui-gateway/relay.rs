@@ -165,7 +165,17 @@ impl<'a> Relay<'a> {
                 return;
             }
         }
-        match self.device.write_lines(&[line]) {
+        // `--device-encoding proto`: the line's protobuf frame; an event
+        // the protobuf schema has no place for ends the device's run as a
+        // frame it cannot read.
+        let bytes = match self.device.event_bytes(line) {
+            Ok(bytes) => bytes,
+            Err(why) => {
+                self.unreadable = Some(format!("frame {index}: {why} (--device-encoding proto)"));
+                return;
+            }
+        };
+        match self.device.write_lines(&[&bytes]) {
             Ok(()) if self.latency => {
                 self.latencies.push(arrived.elapsed().as_micros() as u64);
             }
