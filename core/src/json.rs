@@ -78,7 +78,11 @@ use core::str::from_utf8;
 mod plain;
 pub(crate) use plain::{plain_members, Member};
 mod skip;
+// A host client's fast path (feature `fast`): kept out of the firmware,
+// whose images it would grow (it instantiates a tokenizer of its own).
+#[cfg(feature = "fast")]
 mod tail;
+#[cfg(feature = "fast")]
 pub use tail::{last_string_member, plain_string_tail, string_tail};
 
 /// One JSON token. String and number text arrives in fragments.

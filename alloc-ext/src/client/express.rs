@@ -10,6 +10,18 @@ use agui_core::event::EventType;
 use agui_core::protocol::Protocol;
 
 use super::{Client, ClientError};
+#[cfg(feature = "fast")]
+use agui_core::json::{last_string_member, string_tail};
+
+// Without the core's fast paths (the kiosk firmware) the lane never opens.
+#[cfg(not(feature = "fast"))]
+fn last_string_member(_: &[u8], _: &[u8]) -> Option<usize> {
+    None
+}
+#[cfg(not(feature = "fast"))]
+fn string_tail(_: &[u8], _: &mut impl FnMut(&str)) -> bool {
+    false
+}
 use crate::hooks::Subscriber;
 use crate::model::Dialect;
 
@@ -63,7 +75,7 @@ impl Client {
         let from_quote = text.get(prefix.len().checked_sub(1)?..)?;
         let delta = &mut self.delta;
         delta.clear();
-        if !agui_core::json::string_tail(from_quote, &mut |s| delta.push_str(s)) {
+        if !string_tail(from_quote, &mut |s| delta.push_str(s)) {
             return None;
         }
         self.index = self.frame_count().saturating_sub(1);
@@ -98,7 +110,7 @@ impl Client {
         {
             return;
         }
-        let Some(start) = agui_core::json::last_string_member(&self.frame, b"delta") else {
+        let Some(start) = last_string_member(&self.frame, b"delta") else {
             return;
         };
         let Some(prefix) = self.frame.get(..start) else {
